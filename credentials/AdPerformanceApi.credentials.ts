@@ -1,0 +1,116 @@
+import type {
+	ICredentialDataDecryptedObject,
+	ICredentialTestRequest,
+	ICredentialType,
+	IHttpRequestOptions,
+	INodeProperties,
+	Icon,
+} from 'n8n-workflow';
+
+export const DEFAULT_API_VERSION = '2026-03-01';
+const API_KEY_PATTERN = /^service_(live|test)_[A-Za-z0-9]{24,}$/;
+
+/** The base URL as the user typed it, without trailing slashes or an accidental `/v1`. */
+export function normaliseBaseUrl(raw: unknown): string {
+	let url = String(raw ?? '').trim();
+	url = url.replace(/\/+$/, '');
+	url = url.replace(/\/v1$/i, '');
+	return url.replace(/\/+$/, '');
+}
+
+function originOf(url: string): string | undefined {
+	try {
+		return new URL(url).origin;
+	} catch {
+		return undefined;
+	}
+}
+
+export class AdPerformanceApi implements ICredentialType {
+	name = 'adPerformanceApi';
+
+	displayName = 'Ad Performance API';
+
+	icon: Icon = {
+		light: 'file:../nodes/AdPerformance/adPerformance.svg',
+		dark: 'file:../nodes/AdPerformance/adPerformance.dark.svg',
+	};
+
+	documentationUrl = 'https://github.com/ad-performance/n8n-nodes-ad-performance#credentials';
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'API Key',
+			name: 'apiKey',
+			type: 'string',
+			typeOptions: { password: true },
+			required: true,
+			default: '',
+			placeholder: 'service_live_…',
+			description:
+				'Created in the service dashboard under Settings → API Keys → Create API Key (Agency plan). Starts with service_live_ or service_test_.',
+		},
+		{
+			displayName: 'Base URL',
+			name: 'baseUrl',
+			type: 'string',
+			required: true,
+			default: '',
+			placeholder: 'https://api.example.com',
+			description: 'The service address without /v1; the nodes add the paths',
+		},
+		{
+			displayName: 'API Version',
+			name: 'apiVersion',
+			type: 'string',
+			default: DEFAULT_API_VERSION,
+			description:
+				'Sent as the service-version header. Change it only when the service asks you to.',
+		},
+		{
+			// Not shown in the editor. The offline sandbox can run its clock faster than real time
+			// (a service minute passing in seconds); the nodes then scale their rate-limit waits by
+			// the same factor. Always 1 against the real service.
+			displayName: 'Service Time Scale',
+			name: 'timeScale',
+			type: 'hidden',
+			default: 1,
+		},
+	];
+
+	/**
+	 * Adds the key to requests for the configured service only. A request to any other origin
+	 * (for example a signed download link on a CDN) goes out without it, so the key can never
+	 * leak to a third party, whichever helper a node used.
+	 */
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		requestOptions: IHttpRequestOptions,
+	): Promise<IHttpRequestOptions> {
+		const apiKey = String(credentials.apiKey ?? '').trim();
+		if (!API_KEY_PATTERN.test(apiKey)) {
+			throw new Error(
+				'The API key in the Ad Performance credential does not look like a service key: it must start with service_live_ or service_test_ followed by at least 24 letters and digits. Copy the key again from the dashboard (Settings → API Keys).',
+			);
+		}
+		const serviceOrigin = originOf(normaliseBaseUrl(credentials.baseUrl));
+		const target = requestOptions.baseURL
+			? originOf(String(requestOptions.baseURL))
+			: originOf(String(requestOptions.url));
+		const headers = { ...(requestOptions.headers ?? {}) };
+		if (serviceOrigin !== undefined && target === serviceOrigin) {
+			headers['x-api-key'] = apiKey;
+			headers['service-version'] = String(credentials.apiVersion || DEFAULT_API_VERSION);
+		}
+		return { ...requestOptions, headers };
+	}
+
+	test: ICredentialTestRequest = {
+		request: {
+			baseURL:
+				'={{ String($credentials.baseUrl).trim().replace(/\\/+$/, "").replace(/\\/v1$/i, "") }}',
+			url: '/v1/accounts',
+			qs: { page_size: 1 },
+		},
+	};
+}

@@ -1,0 +1,67 @@
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import * as account from './actions/account/Account.resource';
+import * as campaign from './actions/campaign/Campaign.resource';
+import { requestOptionsProperty } from './actions/common.descriptions';
+import * as diagnostic from './actions/diagnostic/Diagnostic.resource';
+import * as report from './actions/report/Report.resource';
+import { router } from './actions/router';
+import { listSearch } from './methods';
+
+// This node is programmatic, not declarative: retries with backoff and jitter, pacing by the
+// service's remaining-request counts, and the duplicate-safe report creation (look for the
+// report a lost answer may have created before resending) cannot be expressed in
+// declarative routing.
+export class AdPerformance implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Ad Performance',
+		name: 'adPerformance',
+		icon: { light: 'file:adPerformance.svg', dark: 'file:adPerformance.dark.svg' },
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
+		description:
+			'Ad Performance Reporting Service: list connected ad accounts and campaigns, generate AI performance reports, download them, and run campaign diagnostics',
+		defaults: { name: 'Ad Performance' },
+		usableAsTool: true,
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'adPerformanceApi', required: true }],
+		properties: [
+			{
+				displayName: 'Resource',
+				name: 'resource',
+				type: 'options',
+				noDataExpression: true,
+				options: [
+					{ name: 'Account', value: 'account', description: 'Connected ad accounts' },
+					{
+						name: 'Campaign',
+						value: 'campaign',
+						description: 'Campaigns of the connected accounts',
+					},
+					{ name: 'Diagnostic', value: 'diagnostic', description: 'AI analysis of one campaign' },
+					{ name: 'Report', value: 'report', description: 'AI-written performance reports' },
+				],
+				default: 'report',
+			},
+			...account.description,
+			...campaign.description,
+			...diagnostic.description,
+			...report.description,
+			requestOptionsProperty,
+		],
+	};
+
+	methods = { listSearch };
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return await router.call(this);
+	}
+}

@@ -1,0 +1,106 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+export function returnAllOrLimit(): INodeProperties[] {
+	return [
+		{
+			displayName: 'Return All',
+			name: 'returnAll',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to return all results or only up to a given limit',
+		},
+		{
+			displayName: 'Limit',
+			name: 'limit',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 50,
+			description: 'Max number of results to return',
+			displayOptions: { show: { returnAll: [false] } },
+		},
+	];
+}
+
+export const requestOptionsProperty: INodeProperties = {
+	displayName: 'Request Options',
+	name: 'requestOptions',
+	type: 'collection',
+	placeholder: 'Add option',
+	default: {},
+	options: [
+		{
+			displayName: 'Max Attempts',
+			name: 'maxAttempts',
+			type: 'number',
+			typeOptions: { minValue: 1, maxValue: 10 },
+			default: 5,
+			description:
+				'How many times a request is tried when the service is busy (429), has an internal error (500) or the connection drops. Waits grow exponentially with random jitter.',
+		},
+	],
+};
+
+export const campaignLocator: INodeProperties = {
+	displayName: 'Campaign',
+	name: 'campaignId',
+	type: 'resourceLocator',
+	default: { mode: 'list', value: '' },
+	required: true,
+	description: 'The campaign, picked from the list or given by its ID (camp_…)',
+	modes: [
+		{
+			displayName: 'From List',
+			name: 'list',
+			type: 'list',
+			typeOptions: { searchListMethod: 'searchCampaigns', searchable: true },
+		},
+		{
+			displayName: 'By ID',
+			name: 'id',
+			type: 'string',
+			placeholder: 'camp_8h2k4m9x1z7q',
+			validation: [
+				{
+					type: 'regex',
+					properties: {
+						regex: 'camp_[A-Za-z0-9_-]+',
+						errorMessage: 'A campaign ID starts with camp_',
+					},
+				},
+			],
+		},
+	],
+};
+
+export const accountLocator: INodeProperties = {
+	displayName: 'Ad Account',
+	name: 'accountId',
+	type: 'resourceLocator',
+	default: { mode: 'list', value: '' },
+	required: true,
+	description:
+		'The connected ad account, picked from the list or given by its ad platform account ID (act_ followed by digits)',
+	modes: [
+		{
+			displayName: 'From List',
+			name: 'list',
+			type: 'list',
+			typeOptions: { searchListMethod: 'searchAccounts', searchable: true },
+		},
+		{
+			displayName: 'By ID',
+			name: 'id',
+			type: 'string',
+			placeholder: 'act_123456789012345',
+			validation: [
+				{
+					type: 'regex',
+					properties: {
+						regex: 'act_[0-9]+',
+						errorMessage: 'An ad platform account ID is act_ followed by digits',
+					},
+				},
+			],
+		},
+	],
+};

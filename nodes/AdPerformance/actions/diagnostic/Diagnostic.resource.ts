@@ -1,0 +1,34 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import * as get from './get.operation';
+import * as run from './run.operation';
+
+export { get, run };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['diagnostic'] } },
+		options: [
+			{
+				name: 'Get',
+				value: 'get',
+				description: 'Get a diagnostic with its summary, issues and recommendations',
+				action: 'Get a diagnostic',
+			},
+			{
+				name: 'Run',
+				value: 'run',
+				description:
+					'Run an AI diagnostic of one campaign: summary, risk-scored issues and up to 3 recommendations',
+				action: 'Run a diagnostic',
+			},
+		],
+		default: 'run',
+	},
+	...get.description,
+	...run.description,
+];

@@ -1,0 +1,139 @@
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { serviceError } from '../../../shared/errors';
+import { pollUntilFinal } from '../../../shared/polling';
+import { pathId, type AdPerformanceClient } from '../../../shared/transport';
+import type { ServiceDiagnostic, SingleEnvelope } from '../../../shared/types';
+import { InputValidator } from '../../../shared/validation';
+import { campaignLocator } from '../common.descriptions';
+
+const properties: INodeProperties[] = [
+	campaignLocator,
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add option',
+		default: {},
+		options: [
+			{
+				displayName: 'Wait for Completion',
+				name: 'waitForCompletion',
+				type: 'boolean',
+				default: true,
+				description:
+					'Whether to wait until the diagnostic is finished (usually 5–10 seconds) and output its result, instead of its ID only',
+			},
+			{
+				displayName: 'Poll Interval (Seconds)',
+				name: 'pollIntervalSeconds',
+				type: 'number',
+				typeOptions: { minValue: 0.1, numberPrecision: 1 },
+				default: 2.5,
+				description: 'How often to check while waiting',
+			},
+			{
+				displayName: 'Timeout (Seconds)',
+				name: 'timeoutSeconds',
+				type: 'number',
+				typeOptions: { minValue: 1 },
+				default: 120,
+				description: 'How long to wait at most',
+			},
+		],
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['diagnostic'], operation: ['run'] } },
+	properties,
+);
+
+export async function execute(
+	this: IExecuteFunctions,
+	client: AdPerformanceClient,
+	itemIndex: number,
+): Promise<INodeExecutionData[]> {
+	const check = new InputValidator(this.getNode(), itemIndex);
+	const campaignId = check.id(
+		'Campaign',
+		this.getNodeParameter('campaignId', itemIndex, '', { extractValue: true }),
+		'camp_',
+		'camp_8h2k4m9x1z7q',
+	);
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const waitForCompletion = options.waitForCompletion !== false;
+	const intervalSeconds = check.seconds(
+		'Options → Poll Interval (Seconds)',
+		options.pollIntervalSeconds ?? 2.5,
+		0.1,
+		3600,
+	);
+	const timeoutSeconds = check.seconds(
+		'Options → Timeout (Seconds)',
+		options.timeoutSeconds ?? 120,
+		1,
+		86_400,
+	);
+
+	const started = await client.request<SingleEnvelope<ServiceDiagnostic>>({
+		method: 'POST',
+		path: '/diagnostics',
+		body: { campaign_id: campaignId },
+		itemIndex,
+		subject: `campaign ${campaignId}`,
+	});
+	const diagnostic = started.data;
+	if (
+		!waitForCompletion ||
+		!diagnostic?.id ||
+		diagnostic.status === 'completed' ||
+		diagnostic.status === 'failed'
+	) {
+		return [{ json: diagnostic }];
+	}
+
+	const result = await pollUntilFinal<string, ServiceDiagnostic>(client, {
+		keys: [diagnostic.id],
+		intervalMs: intervalSeconds * 1000,
+		timeoutMs: timeoutSeconds * 1000,
+		isFinal: (state) => state.status === 'completed' || state.status === 'failed',
+		sweep: async ([id]) => {
+			const envelope = await client.request<SingleEnvelope<ServiceDiagnostic>>({
+				method: 'GET',
+				path: `/diagnostics/${pathId(id)}`,
+				itemIndex,
+				subject: `diagnostic ${id}`,
+			});
+			return new Map([[id, envelope.data]]);
+		},
+	});
+	const final = result.states.get(diagnostic.id) ?? diagnostic;
+	if (result.timedOut.length > 0) {
+		throw serviceError(client.node, {
+			status: 408,
+			type: 'timeout',
+			itemIndex,
+			message: `Diagnostic ${diagnostic.id} was still ${final.status ?? 'running'} after ${timeoutSeconds} seconds`,
+			description: `Raise Options → Timeout, or switch off Wait for Completion and fetch the result later with Diagnostic → Get (ID ${diagnostic.id}).`,
+		});
+	}
+	if (final.status === 'failed') {
+		throw serviceError(client.node, {
+			status: 200,
+			type: final.error?.type,
+			serviceMessage: final.error?.message,
+			itemIndex,
+			message: `Diagnostic ${diagnostic.id} of campaign ${campaignId} failed${final.error?.message ? `: ${final.error.message}` : ''}`,
+			description:
+				'Run the diagnostic again. If it keeps failing, check the account connection in the dashboard.',
+		});
+	}
+	return [{ json: final }];
+}

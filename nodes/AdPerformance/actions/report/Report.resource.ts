@@ -1,0 +1,50 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import * as download from './download.operation';
+import * as generate from './generate.operation';
+import * as get from './get.operation';
+import * as getAll from './getAll.operation';
+
+export { download, generate, get, getAll };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['report'] } },
+		options: [
+			{
+				name: 'Download',
+				value: 'download',
+				description: 'Download the file of a completed report',
+				action: 'Download a report',
+			},
+			{
+				name: 'Generate',
+				value: 'generate',
+				description:
+					'Start generating an AI performance report (takes 10–20 seconds; follow with Wait for Ad Report)',
+				action: 'Generate a report',
+			},
+			{
+				name: 'Get',
+				value: 'get',
+				description: 'Get one report with its status and summary',
+				action: 'Get a report',
+			},
+			{
+				name: 'Get Many',
+				value: 'getAll',
+				description: 'List reports',
+				action: 'Get many reports',
+			},
+		],
+		default: 'generate',
+	},
+	...download.description,
+	...generate.description,
+	...get.description,
+	...getAll.description,
+];

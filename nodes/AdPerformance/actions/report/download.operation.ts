@@ -1,0 +1,62 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { downloadReportFile } from '../../../shared/reports';
+import type { AdPerformanceClient } from '../../../shared/transport';
+import { InputValidator } from '../../../shared/validation';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Report ID',
+		name: 'reportId',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'rpt_…',
+		description: 'ID of a completed report',
+	},
+	{
+		displayName: 'Put Output File in Field',
+		name: 'binaryPropertyName',
+		type: 'string',
+		required: true,
+		default: 'data',
+		hint: 'The name of the output binary field to put the file in',
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['report'], operation: ['download'] } },
+	properties,
+);
+
+export async function execute(
+	this: IExecuteFunctions,
+	client: AdPerformanceClient,
+	itemIndex: number,
+): Promise<INodeExecutionData[]> {
+	const check = new InputValidator(this.getNode(), itemIndex);
+	const reportId = check.id(
+		'Report ID',
+		this.getNodeParameter('reportId', itemIndex, ''),
+		'rpt_',
+		'rpt_4k9x2m7q1z8w3h5j',
+	);
+	const binaryPropertyName = check.text(
+		'Put Output File in Field',
+		this.getNodeParameter('binaryPropertyName', itemIndex, 'data'),
+		{ maxLength: 200 },
+	);
+	const binary = await downloadReportFile(this, client, { id: reportId }, itemIndex);
+	return [
+		{
+			json: {
+				id: reportId,
+				fileName: binary.fileName,
+				mimeType: binary.mimeType,
+				fileSize: binary.fileSize,
+			},
+			binary: { [binaryPropertyName]: binary },
+		},
+	];
+}

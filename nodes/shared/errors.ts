@@ -1,0 +1,124 @@
+import type { INode, JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+/**
+ * What each error type of spec §7 means for the person building the workflow, and how to fix
+ * it. The service's own message "may change between API versions and must not be parsed", so
+ * it is kept only as a detail; the type is the contract.
+ */
+const ERROR_GUIDE: Record<string, { message: string; description: string }> = {
+	invalid_request: {
+		message: 'The service rejected the request as invalid',
+		description: 'Check the fields named in the service message below and correct them.',
+	},
+	invalid_date_range: {
+		message: 'The date range is not valid',
+		description: 'The start date must be before the end date and the range at most 90 days.',
+	},
+	too_many_campaigns: {
+		message: 'Too many campaigns for one report',
+		description: 'A report covers at most 20 campaign IDs. Split them over several reports.',
+	},
+	authentication_error: {
+		message: 'The API key was not accepted',
+		description:
+			'Check the API key in the Ad Performance credential, or create a new key in the dashboard (Settings → API Keys) and paste it into the credential.',
+	},
+	key_revoked: {
+		message: 'The API key has been revoked',
+		description:
+			'Create a new key in the dashboard (Settings → API Keys → Create API Key) and update the Ad Performance credential.',
+	},
+	permission_error: {
+		message: 'This resource belongs to another workspace',
+		description:
+			'The API key reaches only the data of its own workspace. Use an ID from this workspace, or a credential with a key of the workspace that owns it.',
+	},
+	plan_insufficient: {
+		message: 'The workspace plan does not include API access',
+		description:
+			'API access needs the Agency plan. Upgrade the workspace in the dashboard, then retry.',
+	},
+	white_label_not_available: {
+		message: 'White-label reports are not available on this plan',
+		description:
+			'White-label options need the Agency plan. Remove the White Label fields or upgrade the workspace.',
+	},
+	not_found: {
+		message: 'The resource was not found',
+		description:
+			'Check the ID: it does not exist in this workspace (or a download link has expired; generate the report again).',
+	},
+	diagnostic_in_progress: {
+		message: 'A diagnostic is already running for this campaign',
+		description:
+			'Only one diagnostic can run per campaign at a time. Wait for it to finish (5–10 seconds) and get its result with Diagnostic → Get, or run again later.',
+	},
+	campaign_not_synced: {
+		message: "The campaign's data has not been synced yet",
+		description:
+			'A newly connected account syncs its campaigns in 30–60 seconds. Wait a minute and run again; if it persists, reconnect the account in the dashboard.',
+	},
+	rate_limit_error: {
+		message: 'The service rate limit was exceeded and retries ran out',
+		description:
+			'The key allows 120 reads, 10 writes, 10 diagnostic runs and 5 report generations a minute. Spread the work out, raise Max Attempts under Request Options, or ask the operator for higher limits.',
+	},
+	api_error: {
+		message: 'The service had an internal error and retries ran out',
+		description: 'The error is on the service side. Run the workflow again later.',
+	},
+	report_not_ready: {
+		message: 'The report is not ready to download yet',
+		description:
+			'Reports take 10–20 seconds to generate. Use the Wait for Ad Report node before downloading.',
+	},
+	generation_failed: {
+		message: 'The report generation failed',
+		description:
+			'The service could not generate the report. Generate it again; if it keeps failing, check the account connection in the dashboard.',
+	},
+};
+
+export interface ServiceErrorDetails {
+	status: number;
+	type?: string;
+	serviceMessage?: string;
+	itemIndex?: number;
+	/** What the request was about, e.g. "report rpt_123", to make the message specific. */
+	subject?: string;
+	/** A better description than the generic one for this situation. */
+	description?: string;
+	/** A better message than the generic one for this situation. */
+	message?: string;
+}
+
+export function describeServiceError(type: string | undefined) {
+	return type ? ERROR_GUIDE[type] : undefined;
+}
+
+/** Builds the NodeApiError for an error answer of the service. Never includes request headers. */
+export function serviceError(node: INode, details: ServiceErrorDetails): NodeApiError {
+	const guide = describeServiceError(details.type);
+	const base =
+		details.message ??
+		guide?.message ??
+		details.serviceMessage ??
+		`The service answered with status ${details.status}`;
+	const message = details.subject ? `${base} (${details.subject})` : base;
+	const descriptionParts = [details.description ?? guide?.description];
+	if (details.serviceMessage && details.serviceMessage !== base) {
+		descriptionParts.push(`Service message: ${details.serviceMessage}`);
+	}
+	const body: JsonObject = {
+		status: details.status,
+		type: details.type ?? null,
+		message: details.serviceMessage ?? null,
+	};
+	return new NodeApiError(node, body, {
+		message,
+		description: descriptionParts.filter(Boolean).join(' '),
+		httpCode: String(details.status),
+		itemIndex: details.itemIndex,
+	});
+}

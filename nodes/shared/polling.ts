@@ -1,0 +1,52 @@
+import type { AdPerformanceClient } from './transport';
+
+export interface PollOptions<K, V> {
+	/** Everything still awaited. */
+	keys: K[];
+	intervalMs: number;
+	timeoutMs: number;
+	/** One look at the service for the given pending keys; returns what it learnt. */
+	sweep: (pending: K[]) => Promise<Map<K, V>>;
+	/** Whether a state is final (completed or failed); anything else means "keep waiting". */
+	isFinal: (state: V) => boolean;
+}
+
+export interface PollResult<K, V> {
+	/** The last known state of every key (undefined if never seen). */
+	states: Map<K, V | undefined>;
+	/** Keys that were not final when the deadline passed. */
+	timedOut: K[];
+	sweeps: number;
+}
+
+/**
+ * Waits for many asynchronous jobs with one sweep per interval for all of them: the first
+ * look happens at once, the next ones on a fixed beat measured from the start (so a slow
+ * sweep does not stretch the beat), and the last at the deadline. Waiting goes through the
+ * client, i.e. n8n's sleep with the execution's cancel signal.
+ */
+export async function pollUntilFinal<K, V>(
+	client: AdPerformanceClient,
+	options: PollOptions<K, V>,
+): Promise<PollResult<K, V>> {
+	const started = Date.now();
+	const deadline = started + options.timeoutMs;
+	const states = new Map<K, V | undefined>(options.keys.map((key) => [key, undefined]));
+	let pending = [...options.keys];
+	let sweeps = 0;
+	for (let beat = 1; pending.length > 0; beat++) {
+		const seen = await options.sweep(pending);
+		sweeps++;
+		for (const [key, state] of seen) states.set(key, state);
+		pending = pending.filter((key) => {
+			const state = states.get(key);
+			return state === undefined || !options.isFinal(state);
+		});
+		if (pending.length === 0) break;
+		const now = Date.now();
+		if (now >= deadline) break;
+		const nextBeat = started + beat * options.intervalMs;
+		await client.wait(Math.max(0, Math.min(nextBeat, deadline) - now));
+	}
+	return { states, timedOut: pending, sweeps };
+}
