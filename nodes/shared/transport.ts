@@ -112,18 +112,47 @@ function bucketsOf(method: HttpMethod, path: string): Bucket[] {
 	return ['write'];
 }
 
+const NETWORK_ERROR_PROSE: Record<string, string> = {
+	ECONNRESET: 'the connection was dropped',
+	ECONNABORTED: 'the connection was aborted',
+	EPIPE: 'the connection was dropped',
+	ETIMEDOUT: 'the request timed out',
+	ECONNREFUSED: 'the connection was refused',
+	EAI_AGAIN: 'the host name could not be resolved',
+	ERR_SOCKET_CONNECTION_TIMEOUT: 'the request timed out',
+};
+
+/** n8n rewrites a network error's message into prose; these are its texts for the codes we retry. */
+const NETWORK_ERROR_TEXTS: Array<[RegExp, string]> = [
+	[/socket hang up|ECONNRESET|closed unexpectedly/i, 'ECONNRESET'],
+	[/ECONNABORTED|connection was aborted/i, 'ECONNABORTED'],
+	[/ETIMEDOUT|timed out/i, 'ETIMEDOUT'],
+	[/ECONNREFUSED|refused the connection/i, 'ECONNREFUSED'],
+	[/EPIPE/, 'EPIPE'],
+];
+
+/**
+ * The network error code behind an error, whichever way the n8n version at hand wrapped it
+ * (the raw axios error, or a NodeApiError holding it as cause / errorResponse / reason).
+ */
 function errorCodeOf(error: unknown): string | undefined {
-	let current = error as { code?: unknown; cause?: unknown; message?: unknown } | undefined;
-	for (let depth = 0; current && depth < 5; depth++) {
-		if (typeof current.code === 'string' && NETWORK_ERROR_CODES.has(current.code))
-			return current.code;
-		if (
-			typeof current.message === 'string' &&
-			/socket hang up|ECONNRESET|aborted/i.test(current.message)
-		) {
-			return 'ECONNRESET';
+	const queue: unknown[] = [error];
+	const seen = new Set<unknown>();
+	while (queue.length > 0 && seen.size < 20) {
+		const current = queue.shift() as Record<string, unknown> | undefined;
+		if (!current || typeof current !== 'object' || seen.has(current)) continue;
+		seen.add(current);
+		for (const key of ['code', 'httpCode']) {
+			const code = current[key];
+			if (typeof code === 'string' && NETWORK_ERROR_CODES.has(code)) return code;
 		}
-		current = current.cause as typeof current;
+		const texts = [current.message, ...(Array.isArray(current.messages) ? current.messages : [])];
+		for (const text of texts) {
+			if (typeof text !== 'string') continue;
+			const match = NETWORK_ERROR_TEXTS.find(([pattern]) => pattern.test(text));
+			if (match) return match[1];
+		}
+		queue.push(current.cause, current.errorResponse, current.reason, current.error);
 	}
 	return undefined;
 }
@@ -586,9 +615,14 @@ export class AdPerformanceClient {
 		const reason = error instanceof Error ? error.message : String(error);
 		return new NodeApiError(
 			this.node,
-			{ code, message: reason.replace(/service_(live|test)_[A-Za-z0-9]+/g, '[redacted]') },
+			// Not under `code`: NodeApiError would replace our message with its generic text for it.
 			{
-				message: `The service could not be reached${subject ? ` (${subject})` : ''}: ${code}`,
+				networkError: code,
+				detail: reason.replace(/service_(live|test)_[A-Za-z0-9]+/g, '[redacted]'),
+			},
+			{
+				// In prose: NodeApiError swaps a message that contains an error code for its own text.
+				message: `The service could not be reached${subject ? ` (${subject})` : ''}: ${NETWORK_ERROR_PROSE[code] ?? 'the request failed'}`,
 				description: `Check the Base URL in the credential (${this.baseUrl}) and that the service is up. The connection failed ${this.maxAttempts} time(s).`,
 				itemIndex,
 			},

@@ -1,0 +1,41 @@
+/**
+ * Fake Ad Performance Reporting Service: a stateful test double and offline sandbox.
+ * See server.ts for the behaviour decisions where the spec and open-points are silent.
+ */
+import { FakeServer, type FakeService, type FakeServiceOptions } from './server';
+
+export type { FakeService, FakeServiceOptions, FaultOptions, InjectRule, LoggedRequest } from './server';
+export { SERVICE_VERSION } from './server';
+export type { Account, Campaign, Report, Diagnostic } from './types';
+
+export async function startFakeService(options: FakeServiceOptions = {}): Promise<FakeService> {
+	const server = new FakeServer(options);
+	await server.listen();
+	const state = server.state;
+	const service: FakeService = {
+		url: server.url,
+		...(server.foreignUrl ? { foreignUrl: server.foreignUrl } : {}),
+		keys: { ...state.keys },
+		log: server.log,
+		clearLog: () => {
+			server.log.length = 0;
+		},
+		setFaults: (faults) => server.setFaults(faults),
+		injectOnce: (rule) => server.inject(rule),
+		accounts: () => server.snapshot().accounts,
+		campaigns: () => server.snapshot().campaigns,
+		reports: () => server.snapshot().reports,
+		diagnostics: () => server.snapshot().diagnostics,
+		addAccount: (partial) => server.addAccount(partial),
+		addCampaigns: (accountId, count, partial) => server.addCampaigns(accountId, count, partial),
+		addReports: (count, partial) => server.addReports(count, partial),
+		setConnectionStatus: (accountId, status) => state.setConnectionStatus(accountId, status),
+		failNextReports: (count, error) => state.failNextReports(count, error),
+		failNextDiagnostics: (count) => state.failNextDiagnostics(count),
+		expireReport: (reportId) => state.expireReport(reportId),
+		setReportFileSize: (reportId, bytes) => state.setReportFileSize(reportId, bytes),
+		resetLimits: () => server.limiter.reset(),
+		stop: () => server.stop(),
+	};
+	return service;
+}
