@@ -104,6 +104,8 @@ export interface RunWorkflowResult {
 	/** Output of every node that ran, by name. */
 	nodes: Record<string, NodeRunResult>;
 	durationMs: number;
+	/** Parameter issues per node name when n8n refused to start the workflow. */
+	issues?: Record<string, { parameters?: Record<string, string[]> }>;
 }
 
 const TRIGGER_NAME = 'Manual Trigger';
@@ -206,6 +208,28 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunWorkflowR
 
 	const started = Date.now();
 	const execute = new WorkflowExecute(additionalData, 'manual', runExecutionData);
+	// n8n refuses to start a workflow whose parameters have issues (a required field left
+	// empty, a resource locator ID failing its pattern) and shows them on the node in the
+	// editor; report them the same way.
+	const issues = execute.checkReadyForExecution(workflow, { startNode: TRIGGER_NAME });
+	if (issues !== null) {
+		const error = Object.assign(
+			new Error(
+				'The workflow has issues and cannot be executed for that reason. Please fix them first.',
+			),
+			{
+				name: 'WorkflowHasIssuesError',
+			},
+		);
+		return {
+			run: undefined as unknown as IRun,
+			items: [],
+			error,
+			nodes: {},
+			durationMs: 0,
+			issues,
+		};
+	}
 	const running = execute.processRunExecutionData(workflow);
 	if (input.cancelAfterMs !== undefined) {
 		const timer = setTimeout(() => running.cancel(), input.cancelAfterMs);
