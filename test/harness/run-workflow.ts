@@ -235,7 +235,9 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunWorkflowR
 		const timer = setTimeout(() => running.cancel(), input.cancelAfterMs);
 		void finished.promise.finally(() => clearTimeout(timer));
 	}
-	const run = await running;
+	await running;
+	// What n8n records for the execution: on cancel the hook reports it as canceled at once.
+	const run = await finished.promise;
 	const durationMs = Date.now() - started;
 
 	const nodesOut: Record<string, NodeRunResult> = {};
