@@ -21,17 +21,38 @@ afterAll(async () => fake.stop());
  */
 async function credentialTest(credentials: Record<string, string>) {
 	const workflow = new Workflow({ nodes: [], connections: {}, active: false, nodeTypes });
-	const node = { id: 't', name: 'Temp-Node', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [0, 0] as [number, number], parameters: {} };
-	const baseURL = workflow.expression.getSimpleParameterValue(node, credentialType.test.request.baseURL as string, 'internal', { $credentials: credentials } as never) as string;
+	const node = {
+		id: 't',
+		name: 'Temp-Node',
+		type: 'n8n-nodes-base.noOp',
+		typeVersion: 1,
+		position: [0, 0] as [number, number],
+		parameters: {},
+	};
+	const baseURL = workflow.expression.getSimpleParameterValue(
+		node,
+		credentialType.test.request.baseURL as string,
+		'internal',
+		{ $credentials: credentials } as never,
+	) as string;
 	const request = await credentialType.authenticate(
 		{ apiVersion: '2026-03-01', ...credentials },
-		{ ...(credentialType.test.request as IHttpRequestOptions), baseURL, url: credentialType.test.request.url as string },
+		{
+			...(credentialType.test.request as IHttpRequestOptions),
+			baseURL,
+			url: credentialType.test.request.url as string,
+		},
 	);
 	const url = new URL(`${request.baseURL}${request.url}`);
-	for (const [key, value] of Object.entries(request.qs ?? {})) url.searchParams.set(key, String(value));
+	for (const [key, value] of Object.entries(request.qs ?? {}))
+		url.searchParams.set(key, String(value));
 	fake.clearLog();
 	const response = await fetch(url, { headers: request.headers as Record<string, string> });
-	return { status: response.status, body: (await response.json()) as { error?: { type: string } }, log: fake.log };
+	return {
+		status: response.status,
+		body: (await response.json()) as { error?: { type: string } },
+		log: fake.log,
+	};
 }
 
 describe('credential Ad Performance API', () => {
@@ -39,7 +60,11 @@ describe('credential Ad Performance API', () => {
 		const result = await credentialTest({ apiKey: fake.keys.live, baseUrl: `${fake.url}/v1/` });
 		expect(result.status).toBe(200);
 		expect(result.log).toHaveLength(1);
-		expect(result.log[0]).toMatchObject({ method: 'GET', path: '/v1/accounts', query: { page_size: '1' } });
+		expect(result.log[0]).toMatchObject({
+			method: 'GET',
+			path: '/v1/accounts',
+			query: { page_size: '1' },
+		});
 		expect(result.log[0].headers['x-api-key']).toBe(fake.keys.live);
 		expect(result.log[0].headers['service-version']).toBe('2026-03-01');
 	});
@@ -51,16 +76,22 @@ describe('credential Ad Performance API', () => {
 	});
 
 	test('a key without the service prefix fails before sending, with a message saying so', async () => {
-		await expect(credentialTest({ apiKey: 'sk_live_1234567890abcdefghijklmn', baseUrl: fake.url })).rejects.toThrow(
-			/must start with service_live_ or service_test_/,
-		);
+		await expect(
+			credentialTest({ apiKey: 'sk_live_1234567890abcdefghijklmn', baseUrl: fake.url }),
+		).rejects.toThrow(/must start with service_live_ or service_test_/);
 	});
 
 	test('the key is added only for the configured origin', async () => {
 		const credentials = { apiKey: fake.keys.live, baseUrl: 'https://api.example.com' };
-		const own = await credentialType.authenticate(credentials, { url: 'https://api.example.com/v1/reports' });
+		const own = await credentialType.authenticate(credentials, {
+			url: 'https://api.example.com/v1/reports',
+		});
 		expect(own.headers?.['x-api-key']).toBe(fake.keys.live);
-		for (const url of ['https://cdn.example.net/file.pdf', 'https://api.example.com.evil.test/v1', 'http://api.example.com/v1/reports']) {
+		for (const url of [
+			'https://cdn.example.net/file.pdf',
+			'https://api.example.com.evil.test/v1',
+			'http://api.example.com/v1/reports',
+		]) {
 			const other = await credentialType.authenticate(credentials, { url });
 			expect(other.headers?.['x-api-key']).toBeUndefined();
 		}
