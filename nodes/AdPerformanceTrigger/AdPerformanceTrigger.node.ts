@@ -1,0 +1,94 @@
+import type {
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+	IPollFunctions,
+} from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { requestOptionsProperty } from '../AdPerformance/actions/common.descriptions';
+import { pollEvents } from './events/router';
+
+// A polling trigger: the service has no webhooks or events of any kind (spec §6), so n8n
+// calls poll() on the schedule set under "Poll Times". How each event is detected exactly
+// once is described in events/reports.ts and events/accounts.ts.
+export class AdPerformanceTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Ad Performance Trigger',
+		name: 'adPerformanceTrigger',
+		icon: {
+			light: 'file:../AdPerformance/adPerformance.svg',
+			dark: 'file:../AdPerformance/adPerformance.dark.svg',
+		},
+		group: ['trigger'],
+		version: 1,
+		subtitle:
+			'={{ {"reportCompleted": "Report Completed", "reportFailed": "Report Failed", "accountConnectionChanged": "Account Connection Changed"}[$parameter["event"]] }}',
+		description:
+			'Starts the workflow when an Ad Performance report is completed or fails, or when the connection of an ad account changes (token expired, disconnected, reconnected)',
+		defaults: { name: 'Ad Performance Trigger' },
+		polling: true,
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'adPerformanceApi', required: true }],
+		properties: [
+			{
+				displayName: 'Event',
+				name: 'event',
+				type: 'options',
+				noDataExpression: true,
+				required: true,
+				default: 'reportCompleted',
+				options: [
+					{
+						name: 'Account Connection Changed',
+						value: 'accountConnectionChanged',
+						description:
+							"An ad account's connection changed, e.g. its token expired, it was disconnected or reconnected, or a new account was connected. Outputs the account with its previous and current status.",
+					},
+					{
+						name: 'Report Completed',
+						value: 'reportCompleted',
+						description:
+							'A performance report finished generating and can be downloaded. Outputs the report with its summary and download link.',
+					},
+					{
+						name: 'Report Failed',
+						value: 'reportFailed',
+						description: 'A report could not be generated. Outputs the report with its error.',
+					},
+				],
+			},
+			{
+				displayName:
+					'Only events that happen after the workflow is activated are output; the first check just notes the current state. Use "Fetch Test Event" to get a recent example to map fields from.',
+				name: 'notice',
+				type: 'notice',
+				default: '',
+			},
+			{
+				displayName: 'Filters',
+				name: 'filters',
+				type: 'collection',
+				placeholder: 'Add Filter',
+				default: {},
+				options: [
+					{
+						displayName: 'Account ID',
+						name: 'accountId',
+						type: 'string',
+						default: '',
+						placeholder: 'act_123456789012345',
+						description:
+							'Only events of this ad account. For report events use the ad platform account ID (act_ followed by digits); for account events the ad platform or the service account ID.',
+					},
+				],
+			},
+			requestOptionsProperty,
+		],
+	};
+
+	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+		return await pollEvents.call(this);
+	}
+}
