@@ -1,6 +1,5 @@
 import './env';
 
-import { Container } from '@n8n/di';
 import { BinaryDataService, ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
 import type {
 	ICredentialDataDecryptedObject,
@@ -17,6 +16,7 @@ import type {
 	IWorkflowExecuteAdditionalData,
 } from 'n8n-workflow';
 import { createDeferredPromise, createRunExecutionData, NodeHelpers, Workflow } from 'n8n-workflow';
+import path from 'node:path';
 
 import { AdPerformanceApi } from '../../credentials/AdPerformanceApi.credentials';
 import { TestCredentialsHelper } from './credentials-helper';
@@ -62,6 +62,15 @@ class HarnessNodeTypes implements INodeTypes {
 }
 
 export const nodeTypes = new HarnessNodeTypes();
+
+/**
+ * n8n-core registers its services in the DI container of the `@n8n/di` copy it resolves
+ * itself; npm may hoist a different copy to the top, so take the one next to n8n-core.
+ */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { Container } = require(
+	require.resolve('@n8n/di', { paths: [path.dirname(require.resolve('n8n-core'))] }),
+) as typeof import('@n8n/di');
 
 let binaryDataReady: Promise<void> | undefined;
 /** n8n initialises its binary-data store once at start-up; so do we. */
