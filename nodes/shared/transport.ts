@@ -16,6 +16,7 @@ import type {
 	HttpMethod,
 	ListEnvelope,
 	ServiceErrorBody,
+	ServiceDiagnostic,
 	ServiceReport,
 	SingleEnvelope,
 } from './types';
@@ -49,6 +50,8 @@ const NETWORK_ERROR_CODES = new Set([
 ]);
 /** The service's and the n8n host's clocks may differ; look this far back for our own report. */
 const CLOCK_SKEW_MS = 120_000;
+/** How long a diagnostic started by a lost request may block ours (runs take 5–10 s). */
+const LOST_DIAGNOSTIC_WAIT_MS = 60_000;
 const API_KEY_PATTERN = /^service_(live|test)_[A-Za-z0-9]{24,}$/;
 
 export interface ClientOptions {
@@ -67,6 +70,8 @@ export interface RequestSpec {
 	subject?: string;
 	/** Whether a transient failure may be retried by resending (false for report creation). */
 	resendable?: boolean;
+	/** Error statuses the caller settles itself: answered as a response instead of thrown. */
+	passThroughStatuses?: number[];
 	/** A message and fix better suited to this request than the generic ones of its error type. */
 	explain?: (
 		status: number,
@@ -394,6 +399,55 @@ export class AdPerformanceClient {
 		throw lastError ?? this.networkError(undefined, itemIndex);
 	}
 
+	/**
+	 * POST /v1/diagnostics without resending blindly. Diagnostics cannot be listed, so a run
+	 * whose answer was lost (5xx or dropped connection) cannot be found again. Resending then
+	 * meets 409 diagnostic_in_progress while that run goes on (5–10 s): we wait for it to end
+	 * and start ours, so the item still gets a diagnostic it can poll, instead of failing.
+	 */
+	async createDiagnostic(campaignId: string, itemIndex: number): Promise<ServiceDiagnostic> {
+		const subject = `campaign ${campaignId}`;
+		const giveUpAt = Date.now() + this.serviceMs(LOST_DIAGNOSTIC_WAIT_MS);
+		let lostAnswer: NodeApiError | undefined;
+		for (let attempt = 1; ; attempt++) {
+			const outcome = await this.send(
+				{
+					method: 'POST',
+					path: '/diagnostics',
+					body: { campaign_id: campaignId },
+					itemIndex,
+					subject,
+					resendable: false,
+					passThroughStatuses: lostAnswer ? [409] : undefined,
+				},
+				{ json: true },
+			);
+			if (outcome.ambiguous) {
+				lostAnswer = outcome.ambiguous;
+				if (attempt >= this.maxAttempts) throw lostAnswer;
+				this.stats.retries++;
+				await this.wait(this.backoffMs(attempt));
+				continue;
+			}
+			if (outcome.response.statusCode === 409) {
+				if (Date.now() >= giveUpAt) {
+					throw serviceError(this.node, {
+						status: 409,
+						type: 'diagnostic_in_progress',
+						itemIndex,
+						subject,
+						description:
+							'A run started by an earlier attempt whose answer was lost is still going. Run the diagnostic again in a minute.',
+					});
+				}
+				this.stats.retries++;
+				await this.wait(this.serviceMs(2_500));
+				continue;
+			}
+			return (parseBody(outcome.response.body) as SingleEnvelope<ServiceDiagnostic>).data;
+		}
+	}
+
 	private async findCreatedReport(
 		body: IDataObject,
 		since: number,
@@ -500,6 +554,10 @@ export class AdPerformanceClient {
 				return { response };
 			}
 
+			if (spec.passThroughStatuses?.includes(response.statusCode)) {
+				this.book(buckets, undefined);
+				return { response };
+			}
 			const errorBody = (await this.readErrorBody(response)) as ServiceErrorBody;
 			const type = errorBody?.error?.type;
 			const serviceMessage = errorBody?.error?.message;

@@ -292,6 +292,35 @@ describe('no duplicate report when the answer to POST /v1/reports is lost', () =
 	});
 });
 
+describe('Diagnostic → Run when the answer to its start is lost', () => {
+	test.each([
+		['500', '500' as const],
+		['dropped connection', 'drop' as const],
+	])('after a %s the item still gets a finished diagnostic', async (_name, kind) => {
+		const campaign = service.fake.campaigns().filter((c) => c.accountId === acme().id)[7];
+		service.fake.injectOnce({
+			kind,
+			phase: 'after',
+			method: 'POST',
+			pathPrefix: '/v1/diagnostics',
+		});
+		const result = await run(service, [
+			adNode({
+				resource: 'diagnostic',
+				operation: 'run',
+				campaignId: rl(campaign.id),
+				options: { pollIntervalSeconds: 0.1 },
+			}),
+		]);
+		expect(result.error).toBeUndefined();
+		expect(result.items[0].json).toMatchObject({ campaignId: campaign.id, status: 'completed' });
+		const posts = apiRequests(service, { method: 'POST' });
+		// The lost run, then resends refused while it was still running, then ours.
+		expect(posts[0].fault).toBe(kind);
+		expect(posts.filter((p) => p.status === 202)).toHaveLength(1);
+	});
+});
+
 describe('Continue On Fail and paired items', () => {
 	test('a failing item outputs { error } and the others go on', async () => {
 		const campaigns = service.fake.campaigns().slice(0, 2);

@@ -82,14 +82,7 @@ export async function execute(
 		86_400,
 	);
 
-	const started = await client.request<SingleEnvelope<ServiceDiagnostic>>({
-		method: 'POST',
-		path: '/diagnostics',
-		body: { campaign_id: campaignId },
-		itemIndex,
-		subject: `campaign ${campaignId}`,
-	});
-	const diagnostic = started.data;
+	const diagnostic = await client.createDiagnostic(campaignId, itemIndex);
 	if (
 		!waitForCompletion ||
 		!diagnostic?.id ||
