@@ -152,11 +152,9 @@ export class AdPerformanceWaitForReport implements INodeType {
 		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 			try {
 				const check = new InputValidator(this.getNode(), itemIndex);
-				const reportId = check.id(
+				const reportId = check.reportId(
 					'Report ID',
 					this.getNodeParameter('reportId', itemIndex, ''),
-					'rpt_',
-					'rpt_4k9x2m7q1z8w3h5j',
 				);
 				if (settings.download) {
 					check.text(

@@ -68,6 +68,23 @@ export class InputValidator {
 		return text;
 	}
 
+	reportId(field: string, value: unknown): string {
+		return this.id(field, value, 'rpt_', 'rpt_4k9x2m7q1z8w3h5j');
+	}
+
+	campaignId(field: string, value: unknown): string {
+		return this.id(field, value, 'camp_', 'camp_8h2k4m9x1z7q');
+	}
+
+	diagnosticId(field: string, value: unknown): string {
+		return this.id(field, value, 'diag_', 'diag_3m8k2x9q1z7w');
+	}
+
+	/** A service account id or an ad platform account id; both start with `act_`. */
+	accountId(field: string, value: unknown): string {
+		return this.id(field, value, 'act_', 'act_123456789012345');
+	}
+
 	/** An ad platform account id: `act_` followed by digits. */
 	platformAccountId(field: string, value: unknown): string {
 		const text = this.text(field, value, { maxLength: 200 });

@@ -24,7 +24,7 @@ function readSettings(ctx: IPollFunctions): TriggerSettings {
 	const accountId =
 		event === 'accountConnectionChanged'
 			? // The account list knows both ids: the service's (act_…) and the ad platform's (act_digits).
-				check.id('Account ID', raw, 'act_', 'act_123456789012345')
+				check.accountId('Account ID', raw)
 			: // Reports carry the ad platform account id.
 				check.platformAccountId('Account ID', raw);
 	return { event, accountId };

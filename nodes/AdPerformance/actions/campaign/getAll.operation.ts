@@ -57,13 +57,7 @@ export async function execute(
 	const check = new InputValidator(this.getNode(), itemIndex);
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
 	const qs: IDataObject = {};
-	if (filters.accountId)
-		qs.accountId = check.id(
-			'Filters → Account ID',
-			filters.accountId,
-			'act_',
-			'act_123456789012345',
-		);
+	if (filters.accountId) qs.accountId = check.accountId('Filters → Account ID', filters.accountId);
 	if (filters.status)
 		qs.status = check.oneOf('Filters → Status', filters.status, CAMPAIGN_STATUSES);
 	const campaigns = await client.list<ServiceCampaign>('/campaigns', qs, {

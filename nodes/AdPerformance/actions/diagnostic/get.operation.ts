@@ -28,11 +28,9 @@ export async function execute(
 	itemIndex: number,
 ): Promise<INodeExecutionData[]> {
 	const check = new InputValidator(this.getNode(), itemIndex);
-	const diagnosticId = check.id(
+	const diagnosticId = check.diagnosticId(
 		'Diagnostic ID',
 		this.getNodeParameter('diagnosticId', itemIndex, ''),
-		'diag_',
-		'diag_3m8k2x9q1z7w',
 	);
 	const envelope = await client.request<SingleEnvelope<ServiceDiagnostic>>({
 		method: 'GET',

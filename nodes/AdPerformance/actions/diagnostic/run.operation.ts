@@ -61,11 +61,9 @@ export async function execute(
 	itemIndex: number,
 ): Promise<INodeExecutionData[]> {
 	const check = new InputValidator(this.getNode(), itemIndex);
-	const campaignId = check.id(
+	const campaignId = check.campaignId(
 		'Campaign',
 		this.getNodeParameter('campaignId', itemIndex, '', { extractValue: true }),
-		'camp_',
-		'camp_8h2k4m9x1z7q',
 	);
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const waitForCompletion = options.waitForCompletion !== false;

@@ -36,12 +36,7 @@ export async function execute(
 	itemIndex: number,
 ): Promise<INodeExecutionData[]> {
 	const check = new InputValidator(this.getNode(), itemIndex);
-	const reportId = check.id(
-		'Report ID',
-		this.getNodeParameter('reportId', itemIndex, ''),
-		'rpt_',
-		'rpt_4k9x2m7q1z8w3h5j',
-	);
+	const reportId = check.reportId('Report ID', this.getNodeParameter('reportId', itemIndex, ''));
 	const binaryPropertyName = check.text(
 		'Put Output File in Field',
 		this.getNodeParameter('binaryPropertyName', itemIndex, 'data'),

@@ -58,21 +58,11 @@ export async function execute(
 	itemIndex: number,
 ): Promise<INodeExecutionData[]> {
 	const check = new InputValidator(this.getNode(), itemIndex);
-	const reportId = check.id(
-		'Report ID',
-		this.getNodeParameter('reportId', itemIndex, ''),
-		'rpt_',
-		'rpt_4k9x2m7q1z8w3h5j',
-	);
+	const reportId = check.reportId('Report ID', this.getNodeParameter('reportId', itemIndex, ''));
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const narrow: { accountId?: string; createdAfter?: string } = {};
 	if (options.accountId)
-		narrow.accountId = check.id(
-			'Options → Account ID',
-			options.accountId,
-			'act_',
-			'act_123456789012345',
-		);
+		narrow.accountId = check.accountId('Options → Account ID', options.accountId);
 	if (options.createdAfter)
 		narrow.createdAfter = check.timestamp('Options → Created After', options.createdAfter);
 	const report = await findReport(client, reportId, itemIndex, narrow);

@@ -91,20 +91,9 @@ export async function execute(
 	const check = new InputValidator(this.getNode(), itemIndex);
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
 	const qs: IDataObject = {};
-	if (filters.accountId)
-		qs.accountId = check.id(
-			'Filters → Account ID',
-			filters.accountId,
-			'act_',
-			'act_123456789012345',
-		);
+	if (filters.accountId) qs.accountId = check.accountId('Filters → Account ID', filters.accountId);
 	if (filters.campaignId)
-		qs.campaignId = check.id(
-			'Filters → Campaign ID',
-			filters.campaignId,
-			'camp_',
-			'camp_8h2k4m9x1z7q',
-		);
+		qs.campaignId = check.campaignId('Filters → Campaign ID', filters.campaignId);
 	if (filters.status) qs.status = check.oneOf('Filters → Status', filters.status, REPORT_STATUSES);
 	if (filters.format) qs.format = check.oneOf('Filters → Format', filters.format, REPORT_FORMATS);
 	if (filters.from) qs.from = check.timestamp('Filters → Created After', filters.from);
