@@ -1,0 +1,326 @@
+// Browser checks of n8n's editor with Debian's Chromium driven by playwright-core.
+//
+//   import { inspectNodeInEditor } from './browser.mjs';
+//   const server = await n8n.start();                       // from n8n-instance.mjs
+//   const r = await inspectNodeInEditor({ ...server, displayName: 'Ad Performance', screenshotPath: 'out/ndv.png' });
+//   r.resourceOptions   // ['Account', 'Campaign', ...] or null when the node has no Resource parameter
+//   r.icon.isImg        // true when the node icon is an <img> (a file: SVG) that loaded
+//
+// Chromium: /usr/bin/chromium (apt-get install -y chromium), or CHROMIUM_PATH. playwright-core
+// never downloads a browser. PLAYWRIGHT_CORE_DIR may point at a playwright-core outside the repo.
+//
+// Selectors are n8n's data-test-id attributes; the same ones work on 1.123.x and 2.41.x (see
+// SELECTORS); where the two lines differ there are alternatives in the selector lists.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+
+export const CHROMIUM_ARGS = [
+	'--no-sandbox',
+	'--disable-gpu',
+	'--disable-dev-shm-usage',
+	'--disable-quic',
+	'--no-first-run',
+	'--disable-background-networking',
+	'--disable-component-update',
+	'--disable-sync',
+	'--disable-default-apps',
+	'--disable-extensions',
+];
+
+export const SELECTORS = {
+	loginEmail: 'input[name="emailOrLdapLoginId"], input[name="email"]',
+	loginPassword: 'input[name="password"]',
+	loginSubmit: '[data-test-id="form-submit-button"]',
+	/** the big "Add first step" on an empty canvas, or the "+" in the top right corner */
+	openCreator: '[data-test-id="canvas-plus-button"], [data-test-id="canvas-add-button"], [data-test-id="node-creator-plus-button"]',
+	creator: '[data-test-id="node-creator"]',
+	creatorSearch: '[data-test-id="node-creator-search-bar"]',
+	creatorItem: '[data-test-id="item-iterator-item"]',
+	creatorItemName: '[data-test-id="node-creator-item-name"]',
+	creatorCategory: '[data-test-id="node-creator-category-item"]',
+	nodeIcon: '.n8n-node-icon',
+	ndv: '[data-test-id="ndv"]',
+	ndvParameters: '[data-test-id="node-parameters"]',
+	ndvTitle: '[data-test-id="node-title-container"]',
+	parameterInput: (name) => `[data-test-id="parameter-input-${name}"]`,
+	dropdownOption: '.el-select-dropdown__item, [role="option"]',
+};
+
+async function loadPlaywright() {
+	try {
+		return await import('playwright-core');
+	} catch (e) {
+		const candidates = [process.env.PLAYWRIGHT_CORE_DIR, path.join(process.cwd(), 'node_modules', 'playwright-core')].filter(Boolean);
+		for (const dir of candidates) {
+			if (fs.existsSync(path.join(dir, 'package.json'))) {
+				const req = createRequire(path.join(dir, 'package.json'));
+				return import(pathToFileURL(req.resolve('playwright-core')).href);
+			}
+		}
+		throw new Error(`playwright-core is not installed (dev dependency), nor found via PLAYWRIGHT_CORE_DIR: ${e.message}`);
+	}
+}
+
+export function chromiumPath() {
+	const p = process.env.CHROMIUM_PATH || ['/usr/bin/chromium', '/usr/bin/chromium-headless-shell', '/usr/bin/chromium-browser'].find((f) => fs.existsSync(f));
+	if (!p || !fs.existsSync(p)) throw new Error('Chromium not found: apt-get install -y chromium (or set CHROMIUM_PATH)');
+	return p;
+}
+
+/** Launches headless Chromium with a fresh profile. Close it with `await browser.close()`. */
+export async function launchBrowser({ headless = true, executablePath = chromiumPath() } = {}) {
+	const { chromium } = await loadPlaywright();
+	// chromium.launch() gives every launch a fresh temporary profile (its own --user-data-dir)
+	return chromium.launch({ executablePath, headless, args: CHROMIUM_ARGS });
+}
+
+/** Signs in through n8n's login form; resolves when the editor left /signin. */
+export async function login(page, { baseUrl, email, password, timeoutMs = 30_000 }) {
+	await page.goto(`${baseUrl}/signin`, { timeout: timeoutMs });
+	await page.locator(SELECTORS.loginEmail).first().fill(email, { timeout: timeoutMs });
+	await page.locator(SELECTORS.loginPassword).fill(password);
+	await page.locator(SELECTORS.loginSubmit).click();
+	await page.waitForURL((u) => !u.pathname.includes('/signin'), { timeout: timeoutMs });
+}
+
+/** Opens an empty new workflow in the editor. */
+export async function openNewWorkflow(page, { baseUrl, timeoutMs = 30_000 }) {
+	await page.goto(`${baseUrl}/workflow/new`, { timeout: timeoutMs });
+	await page.locator(SELECTORS.openCreator).first().waitFor({ state: 'visible', timeout: timeoutMs });
+}
+
+/** The node icon next to the NDV title: inside its container in 1.x, a sibling in the 2.x header. */
+async function ndvIconInfo(page) {
+	const title = page.locator(`${SELECTORS.ndv} ${SELECTORS.ndvTitle}`).first();
+	if (!(await title.count())) return { found: false, isImg: false };
+	const handle = await title.evaluateHandle((t, iconSel) => {
+		for (let el = t, i = 0; el && i < 4; el = el.parentElement, i++) {
+			const icon = el.querySelector(iconSel);
+			if (icon) return icon;
+		}
+		return null;
+	}, SELECTORS.nodeIcon);
+	const el = handle.asElement();
+	if (!el) return { found: false, isImg: false };
+	return iconInfoOf(el);
+}
+
+async function iconInfo(locator) {
+	if (!(await locator.count())) return { found: false, isImg: false };
+	return iconInfoOf(locator.first());
+}
+
+function iconInfoOf(target) {
+	return target.evaluate((el) => {
+		const img = el.querySelector('img');
+		const svg = el.querySelector('svg');
+		return {
+			found: true,
+			isImg: Boolean(img),
+			src: img?.getAttribute('src') ?? undefined,
+			loaded: img ? img.complete && img.naturalWidth > 0 : false,
+			naturalWidth: img?.naturalWidth,
+			/** n8n's stand-ins: an inline (font/lucide) svg, or the node name's initials as text */
+			inlineSvgIcon: !img && svg ? svg.getAttribute('data-icon') || 'svg' : undefined,
+			placeholderText: !img && !svg ? el.textContent.trim() : undefined,
+		};
+	});
+}
+
+/**
+ * Logs in, opens a new workflow, searches the node creator for `displayName`, adds the node
+ * (choosing `action` — or the first action — when n8n lists the node's actions), opens its
+ * parameter panel and screenshots it.
+ *
+ * @param {{ baseUrl: string, email: string, password: string, displayName: string,
+ *           screenshotPath: string, action?: string|RegExp, category?: 'Actions'|'Triggers',
+ *           dropdownScreenshotPath?: string,
+ *           browser?: import('playwright-core').Browser, timeoutMs?: number,
+ *           viewport?: {width: number, height: number} }} options
+ */
+export async function inspectNodeInEditor(options) {
+	const { baseUrl, email, password, displayName, screenshotPath, timeoutMs = 30_000 } = options;
+	const ownBrowser = !options.browser;
+	const browser = options.browser ?? (await launchBrowser());
+	const context = await browser.newContext({ viewport: options.viewport ?? { width: 1440, height: 900 } });
+	const page = await context.newPage();
+	const consoleErrors = [];
+	page.on('console', (m) => m.type() === 'error' && consoleErrors.push(m.text()));
+	const failedRequests = [];
+	page.on('response', (r) => r.status() >= 400 && failedRequests.push(`${r.status()} ${new URL(r.url()).pathname}`));
+	const steps = [];
+	const t0 = Date.now();
+	const mark = (s) => steps.push(`${((Date.now() - t0) / 1000).toFixed(1)}s ${s}`);
+	try {
+		await login(page, { baseUrl, email, password, timeoutMs });
+		mark('logged in');
+		await openNewWorkflow(page, { baseUrl, timeoutMs });
+		mark('new workflow open');
+
+		await page.locator(SELECTORS.openCreator).first().click();
+		const search = page.locator(SELECTORS.creatorSearch);
+		await search.waitFor({ state: 'visible', timeout: timeoutMs });
+		await search.fill(displayName);
+		const esc = (t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+		// n8n lists a "<Name> Trigger" node under "<Name>" (its Triggers category) when both exist
+		const baseName = /\sTrigger$/.test(displayName) ? displayName.replace(/\s+Trigger$/, '') : undefined;
+		const namePattern = baseName ? `(${esc(displayName)}|${esc(baseName)})` : esc(displayName);
+		const item = page
+			.locator(SELECTORS.creatorItem)
+			.filter({ has: page.locator(SELECTORS.creatorItemName, { hasText: new RegExp(`^\\s*${namePattern}\\s*$`) }) })
+			.first();
+		await item.waitFor({ state: 'visible', timeout: timeoutMs });
+		const listedAs = (await item.locator(SELECTORS.creatorItemName).first().innerText()).trim();
+		mark(`found "${listedAs}" in the node creator`);
+		const creatorIcon = await iconInfo(item.locator(SELECTORS.nodeIcon));
+		const creatorText = await item.innerText();
+		await item.click();
+
+		// Either the node is added at once (NDV opens), or n8n lists the node's triggers and actions
+		// ("Node details"), or (a community node without actions) "Node details" offers "Add to
+		// workflow". When the package has a trigger too, the trigger list comes first and the
+		// Actions category starts collapsed.
+		const category = options.category ?? (baseName && listedAs === baseName ? 'Triggers' : 'Actions');
+		const ndv = page.locator(SELECTORS.ndv);
+		const anyCategory = page.locator(`${SELECTORS.creator} ${SELECTORS.creatorCategory}`, { hasText: /^\s*(Actions|Triggers)\b/ });
+		const wantedCategory = page.locator(`${SELECTORS.creator} ${SELECTORS.creatorCategory}`, { hasText: new RegExp(`^\\s*${category}\\b`) });
+		const addToWorkflow = page.locator(`${SELECTORS.creator} ${SELECTORS.creatorItem}`, { hasText: /^\s*Add to workflow\s*$/ });
+		await Promise.race([
+			ndv.waitFor({ state: 'visible', timeout: timeoutMs }),
+			anyCategory.first().waitFor({ state: 'visible', timeout: timeoutMs }),
+			addToWorkflow.first().waitFor({ state: 'visible', timeout: timeoutMs }),
+		]).catch(() => {});
+		let chosenAction;
+		const findAction = () =>
+			page.evaluate(
+				({ sel, action, category }) => {
+					const all = [...document.querySelectorAll(`${sel.creator} ${sel.creatorCategory}, ${sel.creator} ${sel.creatorItem}`)];
+					const items = [...document.querySelectorAll(`${sel.creator} ${sel.creatorItem}`)];
+					let inCategory = false;
+					for (const el of all) {
+						if (el.matches(sel.creatorCategory)) {
+							inCategory = new RegExp(`^\\s*${category}\\b`).test(el.textContent);
+							continue;
+						}
+						const name = el.querySelector(sel.creatorItemName)?.textContent.trim();
+						if (!inCategory || !name || el.offsetParent === null) continue;
+						if (action && !(action.re ? new RegExp(action.re, action.flags).test(name) : name === action.text)) continue;
+						return { index: items.indexOf(el), name };
+					}
+					return null;
+				},
+				{
+					sel: { creator: SELECTORS.creator, creatorCategory: SELECTORS.creatorCategory, creatorItem: SELECTORS.creatorItem, creatorItemName: SELECTORS.creatorItemName },
+					action: options.action === undefined ? undefined : options.action instanceof RegExp ? { re: options.action.source, flags: options.action.flags } : { text: options.action },
+					category,
+				},
+			);
+		if (!(await ndv.isVisible()) && !(await anyCategory.count()) && (await addToWorkflow.count())) {
+			await addToWorkflow.first().click();
+			mark('clicked "Add to workflow" in the node details');
+		} else if (!(await ndv.isVisible()) && (await anyCategory.count())) {
+			let found = await findAction();
+			if (!found && (await wantedCategory.count())) {
+				// collapsed: open it
+				await wantedCategory.first().click();
+				await page.waitForTimeout(300);
+				found = await findAction();
+			}
+			if (!found) throw new Error(`no ${category.toLowerCase()} item${options.action ? ` matching ${options.action}` : ''} listed for ${displayName}`);
+			chosenAction = found.name;
+			await page.locator(`${SELECTORS.creator} ${SELECTORS.creatorItem}`).nth(found.index).click();
+			mark(`chose ${category === 'Actions' ? 'action' : 'trigger'} "${chosenAction}"`);
+		}
+		await ndv.waitFor({ state: 'visible', timeout: timeoutMs });
+		await page.locator(`${SELECTORS.ndv} ${SELECTORS.ndvParameters}`).waitFor({ state: 'visible', timeout: timeoutMs });
+		mark('parameter panel open');
+		// the node creator slides out behind the NDV; wait until it is gone
+		await page.locator(SELECTORS.creator).waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => {});
+		// let icons and remote option lists settle
+		await page.waitForLoadState('networkidle', { timeout: 5_000 }).catch(() => {});
+
+		const nodeTitle = (await page.locator(`${SELECTORS.ndv} ${SELECTORS.ndvTitle}`).first().innerText().catch(() => '')).trim();
+		const ndvIcon = await ndvIconInfo(page);
+		const parameterLabels = await page
+			.locator(`${SELECTORS.ndv} ${SELECTORS.ndvParameters} label.n8n-input-label`)
+			.evaluateAll((els) =>
+				els
+					.filter((e) => e.offsetParent !== null)
+					.map((e) => (e.querySelector('.n8n-text') ?? e).textContent.trim())
+					.filter(Boolean),
+			);
+
+		if (screenshotPath) {
+			fs.mkdirSync(path.dirname(path.resolve(screenshotPath)), { recursive: true });
+			await page.screenshot({ path: screenshotPath });
+			mark(`screenshot ${screenshotPath}`);
+		}
+
+		const readOptions = async (name) => {
+			const input = page.locator(`${SELECTORS.ndv} ${SELECTORS.parameterInput(name)}`).first();
+			if (!(await input.count())) return null;
+			await input.click();
+			const opts = page.locator(SELECTORS.dropdownOption).filter({ visible: true });
+			await opts.first().waitFor({ state: 'visible', timeout: 5_000 }).catch(() => {});
+			const texts = (await opts.allInnerTexts()).map((t) => t.split('\n')[0].trim()).filter(Boolean);
+			if (name === 'resource' && options.dropdownScreenshotPath) await page.screenshot({ path: options.dropdownScreenshotPath });
+			await page.keyboard.press('Escape');
+			// Escape must close only the dropdown, not the NDV
+			await opts.first().waitFor({ state: 'hidden', timeout: 2_000 }).catch(() => {});
+			return texts;
+		};
+		const resourceOptions = await readOptions('resource');
+		const operationOptions = (await ndv.isVisible()) ? await readOptions('operation') : null;
+		mark('read dropdowns');
+
+		const img = ndvIcon.isImg ? ndvIcon : creatorIcon;
+		return {
+			displayName,
+			creatorText: creatorText.trim(),
+			chosenAction,
+			nodeTitle,
+			parameterLabels,
+			resourceOptions,
+			operationOptions,
+			icon: {
+				isImg: Boolean(img.isImg && img.loaded),
+				src: img.src,
+				creator: creatorIcon,
+				ndv: ndvIcon,
+			},
+			screenshotPath,
+			consoleErrors,
+			failedRequests,
+			steps,
+		};
+	} catch (e) {
+		const shot = screenshotPath ? screenshotPath.replace(/(\.png)?$/, '.failure.png') : path.join(os.tmpdir(), `e2e-failure-${Date.now()}.png`);
+		await page.screenshot({ path: shot }).catch(() => {});
+		e.message += `\n(steps: ${steps.join(' → ')}; failure screenshot: ${shot})`;
+		throw e;
+	} finally {
+		await context.close().catch(() => {});
+		if (ownBrowser) await browser.close().catch(() => {});
+	}
+}
+
+/** Screenshot of any editor page after login (e.g. '/home/workflows'). */
+export async function screenshotPage({ baseUrl, email, password, urlPath = '/home/workflows', screenshotPath, browser: given }) {
+	const browser = given ?? (await launchBrowser());
+	const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+	const page = await context.newPage();
+	try {
+		await login(page, { baseUrl, email, password });
+		await page.goto(`${baseUrl}${urlPath}`);
+		await page.waitForLoadState('networkidle', { timeout: 10_000 }).catch(() => {});
+		await page.screenshot({ path: screenshotPath });
+		return screenshotPath;
+	} finally {
+		await context.close();
+		if (!given) await browser.close();
+	}
+}

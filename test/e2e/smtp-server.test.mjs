@@ -1,0 +1,113 @@
+// Self-test of the SMTP sink used by the end-to-end tests: a raw SMTP client (no dependencies)
+// sends what nodemailer sends for n8n's Send Email node — AUTH PLAIN, dot-stuffed lines, a
+// multipart/mixed body with a nested multipart/alternative, base64 and quoted-printable parts,
+// an RFC 2231 continued file name and an RFC 2047 subject.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { startSmtpServer, parseMessage } from '../../scripts/e2e/smtp-server.mjs';
+
+function smtpDialog(port, lines) {
+	return new Promise((resolve, reject) => {
+		const socket = net.connect(port, '127.0.0.1');
+		const replies = [];
+		let buf = '';
+		let i = 0;
+		socket.on('data', (d) => {
+			buf += d;
+			let idx;
+			while ((idx = buf.indexOf('\r\n')) >= 0) {
+				const line = buf.slice(0, idx);
+				buf = buf.slice(idx + 2);
+				replies.push(line);
+				if (/^\d{3} /.test(line)) {
+					// final line of a reply: send the next command
+					if (i < lines.length) socket.write(lines[i++]);
+				}
+			}
+		});
+		socket.on('end', () => resolve(replies));
+		socket.on('error', reject);
+	});
+}
+
+const pdfBytes = Buffer.from(Array.from({ length: 3000 }, (_, k) => (k * 37 + 11) & 255));
+const boundary = 'mixed_123';
+const alt = 'alt_456';
+const message = [
+	'From: "n8n" <n8n@example.com>',
+	'To: boss@example.com',
+	'Subject: =?UTF-8?Q?Wochenbericht_=E2=9C=93?= for',
+	' campaign 42',
+	'MIME-Version: 1.0',
+	`Content-Type: multipart/mixed; boundary="${boundary}"`,
+	'',
+	`--${boundary}`,
+	`Content-Type: multipart/alternative; boundary="${alt}"`,
+	'',
+	`--${alt}`,
+	'Content-Type: text/plain; charset=utf-8',
+	'Content-Transfer-Encoding: quoted-printable',
+	'',
+	'Gr=C3=BC=C3=9Fe,',
+	'..a line starting with a dot',
+	`--${alt}`,
+	'Content-Type: text/html; charset=utf-8',
+	'',
+	'<p>hi</p>',
+	`--${alt}--`,
+	`--${boundary}`,
+	'Content-Type: application/pdf',
+	'Content-Transfer-Encoding: base64',
+	"Content-Disposition: attachment; filename*0*=utf-8''R%C3%A9sum%C3%A9%20of%20a%20long;",
+	' filename*1*=%20name.pdf',
+	'',
+	...pdfBytes.toString('base64').match(/.{1,76}/g),
+	`--${boundary}`,
+	'Content-Type: text/csv; name="report.csv"',
+	'Content-Disposition: attachment; filename="report.csv"',
+	'',
+	'day,clicks',
+	'2026-11-01,42',
+	`--${boundary}--`,
+	'',
+].join('\r\n');
+
+test('SMTP sink captures a message with attachments', async () => {
+	const smtp = await startSmtpServer();
+	try {
+		const replies = await smtpDialog(smtp.port, [
+			'EHLO client.test\r\n',
+			`AUTH PLAIN ${Buffer.from('\0user\0secret').toString('base64')}\r\n`,
+			'MAIL FROM:<n8n@example.com> SIZE=1000\r\n',
+			'RCPT TO:<boss@example.com>\r\n',
+			'RCPT TO:<cc@example.com>\r\n',
+			'DATA\r\n',
+			`${message}\r\n.\r\n`,
+			'QUIT\r\n',
+		]);
+		assert.ok(replies.some((r) => r.startsWith('250-AUTH')), 'advertises AUTH');
+		assert.ok(!replies.some((r) => /STARTTLS/.test(r)), 'never offers STARTTLS');
+		const m = await smtp.waitForMessage((x) => x.from === 'n8n@example.com', 2000);
+		assert.deepEqual(m.to, ['boss@example.com', 'cc@example.com']);
+		assert.deepEqual(m.auth, { method: 'PLAIN', user: 'user', pass: 'secret' });
+		assert.equal(m.subject, 'Wochenbericht ✓ for campaign 42');
+		assert.equal(m.text, 'Grüße,\r\n.a line starting with a dot');
+		assert.equal(m.html, '<p>hi</p>');
+		assert.equal(m.attachments.length, 2);
+		assert.equal(m.attachments[0].filename, 'Résumé of a long name.pdf');
+		assert.equal(m.attachments[0].contentType, 'application/pdf');
+		assert.ok(m.attachments[0].content.equals(pdfBytes), 'base64 attachment bytes');
+		assert.equal(m.attachments[1].filename, 'report.csv');
+		assert.equal(m.attachments[1].content.toString(), 'day,clicks\r\n2026-11-01,42');
+	} finally {
+		await smtp.close();
+	}
+});
+
+test('parseMessage handles a single-part message', () => {
+	const m = parseMessage('Subject: plain\r\nContent-Type: text/plain\r\n\r\nbody\r\n');
+	assert.equal(m.subject, 'plain');
+	assert.equal(m.text, 'body\r\n');
+	assert.deepEqual(m.attachments, []);
+});
