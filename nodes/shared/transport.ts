@@ -1,5 +1,6 @@
 import * as n8nWorkflow from 'n8n-workflow';
 import type {
+	ICredentialDataDecryptedObject,
 	IDataObject,
 	IExecuteFunctions,
 	IHttpRequestOptions,
@@ -205,6 +206,8 @@ export class AdPerformanceClient {
 
 	private constructor(
 		private readonly ctx: RequestContext,
+		/** Read once per execution; handed to n8n with each request instead of decrypting it again. */
+		private readonly credentials: ICredentialDataDecryptedObject,
 		readonly baseUrl: string,
 		/** Service seconds per real second of the offline sandbox; 1 for the real service. */
 		private readonly timeScale: number,
@@ -246,6 +249,7 @@ export class AdPerformanceClient {
 		);
 		return new AdPerformanceClient(
 			ctx,
+			credentials,
 			baseUrl,
 			timeScale > 0 && timeScale <= 1 ? timeScale : 1,
 			maxAttempts,
@@ -535,6 +539,14 @@ export class AdPerformanceClient {
 								this.ctx,
 								CREDENTIAL_TYPE,
 								options,
+								{
+									credentialsDecrypted: {
+										id: this.ctx.getNode().credentials?.[CREDENTIAL_TYPE]?.id ?? '',
+										name: CREDENTIAL_TYPE,
+										type: CREDENTIAL_TYPE,
+										data: this.credentials,
+									},
+								},
 							)) as RawResponse);
 			} catch (error) {
 				this.throwIfCancelled(this.cancelSignal);
