@@ -22,10 +22,20 @@ function usage(message?: string): never {
 }
 
 function parseArgs(argv: string[]): CliArgs {
-	const args: CliArgs = { port: 4010, host: '127.0.0.1', timeScale: 1, seed: 1, json: false, foreign: false };
+	const args: CliArgs = {
+		port: 4010,
+		host: '127.0.0.1',
+		timeScale: 1,
+		seed: 1,
+		json: false,
+		foreign: false,
+	};
 	for (let i = 0; i < argv.length; i++) {
 		const a = argv[i];
-		const [flag, inline] = a.startsWith('--') && a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
+		const [flag, inline] =
+			a.startsWith('--') && a.includes('=')
+				? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]
+				: [a, undefined];
 		const value = (): string => {
 			const v = inline ?? argv[++i];
 			if (v === undefined) usage(`${flag} needs a value`);
@@ -78,7 +88,12 @@ async function main(): Promise<void> {
 	const service = await startFakeService(options);
 	if (args.json) {
 		process.stdout.write(
-			JSON.stringify({ url: service.url, foreignUrl: service.foreignUrl, keys: service.keys, timeScale: args.timeScale }) + '\n',
+			JSON.stringify({
+				url: service.url,
+				foreignUrl: service.foreignUrl,
+				keys: service.keys,
+				timeScale: args.timeScale,
+			}) + '\n',
 		);
 	} else {
 		const k = service.keys;
@@ -87,7 +102,9 @@ async function main(): Promise<void> {
 			'  Ad Performance Reporting Service: offline sandbox (fake)',
 			'',
 			`  Base URL:        ${service.url}`,
-			...(service.foreignUrl ? [`  Download origin: ${service.foreignUrl}  (signed links, no API key)`] : []),
+			...(service.foreignUrl
+				? [`  Download origin: ${service.foreignUrl}  (signed links, no API key)`]
+				: []),
 			`  Time scale:      ${args.timeScale}  (durations: reports 10-20 s, diagnostics 5-10 s, sync 30-60 s, limit window 60 s, all x ${args.timeScale})`,
 			`  Seed:            ${args.seed}`,
 			'',

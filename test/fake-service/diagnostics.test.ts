@@ -5,11 +5,15 @@ import type { Diagnostic } from './types';
 describe('fake service: diagnostics (A1, A2, §3.3)', () => {
 	let svc: FakeService;
 	beforeEach(async () => {
-		svc = await startFakeService({ timeScale: 0.03, limits: { write: 1000, diagnosticRuns: 1000 } }); // diagnostics 150–300 ms, sync 0.9–1.8 s
+		svc = await startFakeService({
+			timeScale: 0.03,
+			limits: { write: 1000, diagnosticRuns: 1000 },
+		}); // diagnostics 150–300 ms, sync 0.9–1.8 s
 	});
 	afterEach(() => svc.stop());
 
-	const acmeCampaign = (s: FakeService, i = 0): string => s.campaigns().filter((c) => c.accountId === s.accounts()[0].id)[i].id;
+	const acmeCampaign = (s: FakeService, i = 0): string =>
+		s.campaigns().filter((c) => c.accountId === s.accounts()[0].id)[i].id;
 
 	test('POST /v1/diagnostics → 202 {data:{id,campaignId,status:running,createdAt}, meta}; completes 5–10 s × timeScale later', async () => {
 		const campaignId = acmeCampaign(svc);
@@ -49,8 +53,14 @@ describe('fake service: diagnostics (A1, A2, §3.3)', () => {
 		const c = acmeCampaign(svc);
 		const first = await post(svc, '/v1/diagnostics', { campaign_id: c });
 		expect(first.status).toBe(202);
-		expectError(await post(svc, '/v1/diagnostics', { campaign_id: c }), 409, 'diagnostic_in_progress');
-		expect((await post(svc, '/v1/diagnostics', { campaign_id: acmeCampaign(svc, 1) })).status).toBe(202);
+		expectError(
+			await post(svc, '/v1/diagnostics', { campaign_id: c }),
+			409,
+			'diagnostic_in_progress',
+		);
+		expect((await post(svc, '/v1/diagnostics', { campaign_id: acmeCampaign(svc, 1) })).status).toBe(
+			202,
+		);
 		await waitFor(() => svc.diagnostics().every((d) => d.status !== 'running'), 2000);
 		expect((await post(svc, '/v1/diagnostics', { campaign_id: c })).status).toBe(202);
 	});
@@ -59,7 +69,11 @@ describe('fake service: diagnostics (A1, A2, §3.3)', () => {
 		const delta = svc.accounts().find((a) => a.name === 'Delta Fitness');
 		expect(delta?.lastSyncedAt).toBeUndefined();
 		const c = svc.campaigns().find((x) => x.accountId === delta?.id) as { id: string };
-		expectError(await post(svc, '/v1/diagnostics', { campaign_id: c.id }), 422, 'campaign_not_synced');
+		expectError(
+			await post(svc, '/v1/diagnostics', { campaign_id: c.id }),
+			422,
+			'campaign_not_synced',
+		);
 		await waitFor(() => svc.accounts().find((a) => a.name === 'Delta Fitness')?.lastSyncedAt, 3000);
 		expect((await post(svc, '/v1/diagnostics', { campaign_id: c.id })).status).toBe(202);
 		expect(svc.accounts().find((a) => a.name === 'Delta Fitness')?.lastSyncedAt).toBeDefined();
@@ -68,15 +82,25 @@ describe('fake service: diagnostics (A1, A2, §3.3)', () => {
 	test('addAccount({syncing}) + addCampaigns: unsynced; a normal new account is synced', async () => {
 		const acc = svc.addAccount({ name: 'Echo Bikes', syncing: true });
 		const [c] = svc.addCampaigns(acc.id, 2);
-		expectError(await post(svc, '/v1/diagnostics', { campaign_id: c.id }), 422, 'campaign_not_synced');
+		expectError(
+			await post(svc, '/v1/diagnostics', { campaign_id: c.id }),
+			422,
+			'campaign_not_synced',
+		);
 		const plain = svc.addAccount({ name: 'Foxtrot Foods' });
 		const [p] = svc.addCampaigns(plain.id, 1);
 		expect((await post(svc, '/v1/diagnostics', { campaign_id: p.id })).status).toBe(202);
-		expect((await get(svc, `/v1/campaigns?accountId=${acc.platformAccountId}`)).body.pagination.total).toBe(2);
+		expect(
+			(await get(svc, `/v1/campaigns?accountId=${acc.platformAccountId}`)).body.pagination.total,
+		).toBe(2);
 	});
 
 	test('unknown campaign → 404; invalid body → 400 naming campaign_id; unknown diagnostic → 404', async () => {
-		expectError(await post(svc, '/v1/diagnostics', { campaign_id: 'camp_nothinghere' }), 404, 'not_found');
+		expectError(
+			await post(svc, '/v1/diagnostics', { campaign_id: 'camp_nothinghere' }),
+			404,
+			'not_found',
+		);
 		const missing = await post(svc, '/v1/diagnostics', {});
 		expectError(missing, 400, 'invalid_request');
 		expect(missing.body.error.message).toContain('campaign_id');

@@ -23,17 +23,27 @@ function checkPdf(buf: Buffer): void {
 	// stream lengths are right
 	for (const m of text.matchAll(/<< \/Length (\d+) >>\nstream\n/g)) {
 		const start = (m.index ?? 0) + m[0].length;
-		expect(text.slice(start + Number(m[1]), start + Number(m[1]) + 'endstream'.length).replace(/^\n/, '')).toMatch(/^endstrea/);
+		expect(
+			text
+				.slice(start + Number(m[1]), start + Number(m[1]) + 'endstream'.length)
+				.replace(/^\n/, ''),
+		).toMatch(/^endstrea/);
 	}
 }
 
 async function completedReport(svc: FakeService, extra: Record<string, unknown>): Promise<Report> {
 	const res = await post(svc, '/v1/reports', reportBody(svc, extra));
 	expect(res.status).toBe(202);
-	return waitFor(() => svc.reports().find((r) => r.id === res.body.data.id && r.status === 'completed'), 3000);
+	return waitFor(
+		() => svc.reports().find((r) => r.id === res.body.data.id && r.status === 'completed'),
+		3000,
+	);
 }
 
-const authHeaders = (svc: FakeService): Record<string, string> => ({ 'x-api-key': svc.keys.live, 'service-version': VERSION });
+const authHeaders = (svc: FakeService): Record<string, string> => ({
+	'x-api-key': svc.keys.live,
+	'service-version': VERSION,
+});
 
 describe('fake service: GET /v1/reports/{id}/download (§4.3, A7, A16)', () => {
 	let svc: FakeService;
@@ -47,7 +57,9 @@ describe('fake service: GET /v1/reports/{id}/download (§4.3, A7, A16)', () => {
 		const res = await fetch(r.downloadUrl as string, { headers: authHeaders(svc) });
 		expect(res.status).toBe(200);
 		expect(res.headers.get('content-type')).toBe('application/pdf');
-		expect(res.headers.get('content-disposition')).toBe('attachment; filename="q1-review-acme-outdoor.pdf"');
+		expect(res.headers.get('content-disposition')).toBe(
+			'attachment; filename="q1-review-acme-outdoor.pdf"',
+		);
 		const buf = Buffer.from(await res.arrayBuffer());
 		expect(Number(res.headers.get('content-length'))).toBe(buf.length);
 		checkPdf(buf);
@@ -68,7 +80,9 @@ describe('fake service: GET /v1/reports/{id}/download (§4.3, A7, A16)', () => {
 		const js = await completedReport(svc, { title: 'Data export', format: 'json' });
 		const jsRes = await call(svc, 'GET', `/v1/reports/${js.id}/download`);
 		expect(jsRes.headers.get('content-type')).toBe('application/json');
-		expect(jsRes.headers.get('content-disposition')).toBe('attachment; filename="data-export.json"');
+		expect(jsRes.headers.get('content-disposition')).toBe(
+			'attachment; filename="data-export.json"',
+		);
 		expect(typeof jsRes.body).toBe('object');
 		expect(jsRes.body.id).toBe(js.id);
 		expect(jsRes.body.summary).toEqual(js.summary);
@@ -78,7 +92,9 @@ describe('fake service: GET /v1/reports/{id}/download (§4.3, A7, A16)', () => {
 
 	test('seeded reports of every format download', async () => {
 		for (const r of svc.reports().filter((x) => x.status === 'completed')) {
-			const res = await fetch(`${svc.url}/v1/reports/${r.id}/download`, { headers: authHeaders(svc) });
+			const res = await fetch(`${svc.url}/v1/reports/${r.id}/download`, {
+				headers: authHeaders(svc),
+			});
 			expect(res.status).toBe(200);
 			const buf = Buffer.from(await res.arrayBuffer());
 			if (r.format === 'pdf') checkPdf(buf);
@@ -96,7 +112,11 @@ describe('fake service: GET /v1/reports/{id}/download (§4.3, A7, A16)', () => {
 		expectError(await get(svc, `/v1/reports/${failed.id}/download`), 409, 'report_not_ready');
 		expectError(await get(svc, '/v1/reports/rpt_0000000000000000/download'), 404, 'not_found');
 		const done = svc.reports().find((r) => r.status === 'completed') as Report;
-		expectError(await get(svc, `/v1/reports/${done.id}/download`, { key: null }), 401, 'authentication_error');
+		expectError(
+			await get(svc, `/v1/reports/${done.id}/download`, { key: null }),
+			401,
+			'authentication_error',
+		);
 		svc.clearLog();
 		await get(svc, `/v1/reports/${done.id}/download`);
 		expect(svc.log[0].bucket).toBe('read');
@@ -117,7 +137,11 @@ describe('fake service: GET /v1/reports/{id}/download (§4.3, A7, A16)', () => {
 		const tiny = await startFakeService({ timeScale: 0.000002 }); // 7 days → ~1.2 s, a report → 20–40 ms
 		try {
 			const res = await post(tiny, '/v1/reports', reportBody(tiny));
-			const r = await waitFor(() => tiny.reports().find((x) => x.id === res.body.data.id && x.status === 'completed'), 2000, 5);
+			const r = await waitFor(
+				() => tiny.reports().find((x) => x.id === res.body.data.id && x.status === 'completed'),
+				2000,
+				5,
+			);
 			expect((await get(tiny, `/v1/reports/${r.id}/download`)).status).toBe(200);
 			await waitFor(() => Date.now() > Date.parse(r.expiresAt as string) + 5, 3000);
 			expectError(await get(tiny, `/v1/reports/${r.id}/download`), 404, 'not_found');
@@ -130,7 +154,9 @@ describe('fake service: GET /v1/reports/{id}/download (§4.3, A7, A16)', () => {
 		const r = await completedReport(svc, { format: 'pdf', title: 'Big one' });
 		const target = 50 * 1024 * 1024;
 		svc.setReportFileSize(r.id, target);
-		const res = await fetch(`${svc.url}/v1/reports/${r.id}/download`, { headers: authHeaders(svc) });
+		const res = await fetch(`${svc.url}/v1/reports/${r.id}/download`, {
+			headers: authHeaders(svc),
+		});
 		expect(res.status).toBe(200);
 		const length = Number(res.headers.get('content-length'));
 		expect(Math.abs(length - target)).toBeLessThan(64);
@@ -180,7 +206,11 @@ describe('fake service: GET /v1/reports/{id}/download (§4.3, A7, A16)', () => {
 describe('fake service: foreign download origin', () => {
 	let svc: FakeService;
 	beforeAll(async () => {
-		svc = await startFakeService({ timeScale: 0.005, downloadOrigin: 'foreign', limits: { write: 1000, generations: 1000 } });
+		svc = await startFakeService({
+			timeScale: 0.005,
+			downloadOrigin: 'foreign',
+			limits: { write: 1000, generations: 1000 },
+		});
 	});
 	afterAll(() => svc.stop());
 
@@ -188,7 +218,11 @@ describe('fake service: foreign download origin', () => {
 		expect(svc.foreignUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 		expect(svc.foreignUrl).not.toBe(svc.url);
 		const r = await completedReport(svc, { format: 'pdf' });
-		expect((r.downloadUrl as string).startsWith(`${svc.foreignUrl}/v1/reports/${r.id}/download?expires=`)).toBe(true);
+		expect(
+			(r.downloadUrl as string).startsWith(
+				`${svc.foreignUrl}/v1/reports/${r.id}/download?expires=`,
+			),
+		).toBe(true);
 		svc.clearLog();
 		const res = await fetch(r.downloadUrl as string);
 		expect(res.status).toBe(200);
@@ -213,11 +247,19 @@ describe('fake service: foreign download origin', () => {
 		const bare = await call(svc, 'GET', url.pathname, { base: svc.foreignUrl, key: svc.keys.live });
 		expectError(bare, 401, 'authentication_error');
 		url.searchParams.set('signature', '0'.repeat(64));
-		const wrong = await call(svc, 'GET', url.pathname + url.search, { base: svc.foreignUrl, key: null, version: null });
+		const wrong = await call(svc, 'GET', url.pathname + url.search, {
+			base: svc.foreignUrl,
+			key: null,
+			version: null,
+		});
 		expectError(wrong, 401, 'authentication_error');
 		const u2 = new URL(r.downloadUrl as string);
 		u2.searchParams.set('expires', String(Number(u2.searchParams.get('expires')) + 1));
-		expectError(await call(svc, 'GET', u2.pathname + u2.search, { base: svc.foreignUrl, key: null }), 401, 'authentication_error');
+		expectError(
+			await call(svc, 'GET', u2.pathname + u2.search, { base: svc.foreignUrl, key: null }),
+			401,
+			'authentication_error',
+		);
 	});
 
 	test('the main origin still serves the file with a key, no signature needed; expiry → 404 on both', async () => {
@@ -226,7 +268,16 @@ describe('fake service: foreign download origin', () => {
 		expect(main.status).toBe(200);
 		expect(main.body.id).toBe(r.id);
 		svc.expireReport(r.id);
-		expectError(await call(svc, 'GET', new URL(r.downloadUrl as string).pathname + new URL(r.downloadUrl as string).search, { base: svc.foreignUrl, key: null }), 404, 'not_found');
+		expectError(
+			await call(
+				svc,
+				'GET',
+				new URL(r.downloadUrl as string).pathname + new URL(r.downloadUrl as string).search,
+				{ base: svc.foreignUrl, key: null },
+			),
+			404,
+			'not_found',
+		);
 		expectError(await get(svc, `/v1/reports/${r.id}/download`), 404, 'not_found');
 	});
 });

@@ -41,7 +41,10 @@ export interface ReportFile {
 }
 
 /** 64 KiB of lines of spaces: whitespace is valid trailing content in JSON, Markdown and a PDF stream. */
-const FILLER = Buffer.from(('                                                               \n').repeat(1024), 'latin1');
+const FILLER = Buffer.from(
+	'                                                               \n'.repeat(1024),
+	'latin1',
+);
 
 export function slugify(title: string): string {
 	const slug = title
@@ -121,14 +124,22 @@ function renderMarkdown(ctx: FileContext): string {
 		lines.push(`| Average ROAS | ${s.avgRoas.toFixed(2)} |`);
 		lines.push(`| Overall risk level | ${s.overallRiskLevel} |`, '');
 	}
-	lines.push('## Campaigns', '', '| Campaign | Spend | Conversions | CPA | ROAS | Risk |', '| --- | ---: | ---: | ---: | ---: | --- |');
+	lines.push(
+		'## Campaigns',
+		'',
+		'| Campaign | Spend | Conversions | CPA | ROAS | Risk |',
+		'| --- | ---: | ---: | ---: | ---: | --- |',
+	);
 	for (const c of ctx.analysis.campaigns) {
-		lines.push(`| ${c.name.replace(/\|/g, '\\|')} | ${c.spend.toFixed(2)} | ${c.conversions} | ${c.cpa.toFixed(2)} | ${c.roas.toFixed(2)} | ${c.riskLevel} |`);
+		lines.push(
+			`| ${c.name.replace(/\|/g, '\\|')} | ${c.spend.toFixed(2)} | ${c.conversions} | ${c.cpa.toFixed(2)} | ${c.roas.toFixed(2)} | ${c.riskLevel} |`,
+		);
 	}
 	lines.push('', '## Insights', '');
 	for (const i of ctx.analysis.insights) lines.push(`- ${i}`);
 	lines.push('', '## Recommendations', '');
-	for (const rec of ctx.analysis.recommendations) lines.push(`${rec.priority}. **${rec.title}**: ${rec.description}`);
+	for (const rec of ctx.analysis.recommendations)
+		lines.push(`${rec.priority}. **${rec.title}**: ${rec.description}`);
 	return lines.join('\n') + '\n';
 }
 
@@ -175,11 +186,14 @@ function renderPdf(ctx: FileContext): Part[] {
 	}
 	body.push('Campaigns');
 	for (const c of ctx.analysis.campaigns.slice(0, 20)) {
-		body.push(`${c.name.slice(0, 50)}: spend ${c.spend.toFixed(2)}, conv ${c.conversions}, ROAS ${c.roas.toFixed(2)}, risk ${c.riskLevel}`);
+		body.push(
+			`${c.name.slice(0, 50)}: spend ${c.spend.toFixed(2)}, conv ${c.conversions}, ROAS ${c.roas.toFixed(2)}, risk ${c.riskLevel}`,
+		);
 	}
 	body.push('');
 	body.push('Recommendations');
-	for (const rec of ctx.analysis.recommendations) body.push(...wrap(`${rec.priority}. ${rec.title}: ${rec.description}`, 95));
+	for (const rec of ctx.analysis.recommendations)
+		body.push(...wrap(`${rec.priority}. ${rec.title}: ${rec.description}`, 95));
 
 	const titleLines = wrap(r.title, 50).slice(0, 3);
 	let content = 'BT\n/F1 18 Tf\n22 TL\n72 740 Td\n';
@@ -204,7 +218,9 @@ function renderPdf(ctx: FileContext): Part[] {
 	});
 	const main = Buffer.from(text, 'latin1');
 
-	const tail = (fillerObj: { offset: number; length: number } | null): { head: Buffer; foot: Buffer } => {
+	const tail = (
+		fillerObj: { offset: number; length: number } | null,
+	): { head: Buffer; foot: Buffer } => {
 		const all = [...offsets];
 		let fillerHead = '';
 		let fillerFoot = '';
@@ -213,12 +229,18 @@ function renderPdf(ctx: FileContext): Part[] {
 			fillerHead = `${objects.length + 1} 0 obj\n<< /Length ${fillerObj.length} >>\nstream\n`;
 			fillerFoot = '\nendstream\nendobj\n';
 			all.push(pos);
-			pos += Buffer.byteLength(fillerHead, 'latin1') + fillerObj.length + Buffer.byteLength(fillerFoot, 'latin1');
+			pos +=
+				Buffer.byteLength(fillerHead, 'latin1') +
+				fillerObj.length +
+				Buffer.byteLength(fillerFoot, 'latin1');
 		}
 		let xref = `xref\n0 ${all.length + 1}\n0000000000 65535 f \n`;
 		for (const off of all) xref += `${String(off).padStart(10, '0')} 00000 n \n`;
 		xref += `trailer\n<< /Size ${all.length + 1} /Root 1 0 R >>\nstartxref\n${pos}\n%%EOF`;
-		return { head: Buffer.from(fillerHead, 'latin1'), foot: Buffer.from(fillerFoot + xref, 'latin1') };
+		return {
+			head: Buffer.from(fillerHead, 'latin1'),
+			foot: Buffer.from(fillerFoot + xref, 'latin1'),
+		};
 	};
 
 	const plain = tail(null);

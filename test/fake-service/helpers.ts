@@ -19,7 +19,12 @@ export interface CallResult {
 	headers: Headers;
 }
 
-export async function call(svc: FakeService, method: string, path: string, opts: CallOptions = {}): Promise<CallResult> {
+export async function call(
+	svc: FakeService,
+	method: string,
+	path: string,
+	opts: CallOptions = {},
+): Promise<CallResult> {
 	const headers: Record<string, string> = { ...opts.headers };
 	const key = opts.key === undefined ? svc.keys.live : opts.key;
 	if (key !== null) headers['x-api-key'] = key;
@@ -42,14 +47,23 @@ export async function call(svc: FakeService, method: string, path: string, opts:
 	return { status: res.status, body: parsed, headers: res.headers };
 }
 
-export const get = (svc: FakeService, path: string, opts?: CallOptions): Promise<CallResult> => call(svc, 'GET', path, opts);
-export const post = (svc: FakeService, path: string, body: unknown, opts?: CallOptions): Promise<CallResult> =>
-	call(svc, 'POST', path, { ...opts, body });
+export const get = (svc: FakeService, path: string, opts?: CallOptions): Promise<CallResult> =>
+	call(svc, 'GET', path, opts);
+export const post = (
+	svc: FakeService,
+	path: string,
+	body: unknown,
+	opts?: CallOptions,
+): Promise<CallResult> => call(svc, 'POST', path, { ...opts, body });
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** Poll fn until it returns a truthy value or the deadline passes. */
-export async function waitFor<T>(fn: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 5000, everyMs = 10): Promise<T> {
+export async function waitFor<T>(
+	fn: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+	timeoutMs = 5000,
+	everyMs = 10,
+): Promise<T> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		const v = await fn();
@@ -71,7 +85,10 @@ export function ymd(offsetDays: number, from = Date.now()): string {
 }
 
 /** A valid report body for the first account of workspace A (Acme Outdoor). */
-export function reportBody(svc: FakeService, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function reportBody(
+	svc: FakeService,
+	extra: Record<string, unknown> = {},
+): Record<string, unknown> {
 	return {
 		account_id: svc.accounts()[0].platformAccountId,
 		title: 'Weekly performance',

@@ -4,7 +4,13 @@
  */
 import { FakeServer, type FakeService, type FakeServiceOptions } from './server';
 
-export type { FakeService, FakeServiceOptions, FaultOptions, InjectRule, LoggedRequest } from './server';
+export type {
+	FakeService,
+	FakeServiceOptions,
+	FaultOptions,
+	InjectRule,
+	LoggedRequest,
+} from './server';
 export { SERVICE_VERSION } from './server';
 export type { Account, Campaign, Report, Diagnostic } from './types';
 

@@ -7,11 +7,21 @@ function expect429(res: CallResult): number {
 	expectError(res, 429, 'rate_limit_error');
 	const m = RETRY_RE.exec(res.body.error.message);
 	expect(m).not.toBeNull();
-	for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after']) expect(res.headers.get(h)).toBeNull();
+	for (const h of [
+		'x-ratelimit-limit',
+		'x-ratelimit-remaining',
+		'x-ratelimit-reset',
+		'retry-after',
+	])
+		expect(res.headers.get(h)).toBeNull();
 	return Number(m?.[1]);
 }
 
-const campaignsOfAcme = (svc: FakeService): string[] => svc.campaigns().filter((c) => c.accountId === svc.accounts()[0].id).map((c) => c.id);
+const campaignsOfAcme = (svc: FakeService): string[] =>
+	svc
+		.campaigns()
+		.filter((c) => c.accountId === svc.accounts()[0].id)
+		.map((c) => c.id);
 
 describe('fake service: rate limits (§8, A13–A16)', () => {
 	let svc: FakeService;
@@ -35,10 +45,14 @@ describe('fake service: rate limits (§8, A13–A16)', () => {
 		const report = svc.reports().find((r) => r.status === 'completed') as { id: string };
 		expect429(await get(svc, `/v1/reports/${report.id}/download`));
 		// limits are per key: the test key and another workspace still have their budget
-		expect((await get(svc, '/v1/accounts', { key: svc.keys.test })).body.meta.remaining_requests).toBe(119);
+		expect(
+			(await get(svc, '/v1/accounts', { key: svc.keys.test })).body.meta.remaining_requests,
+		).toBe(119);
 		expect((await get(svc, '/v1/accounts', { key: svc.keys.otherWorkspace })).status).toBe(200);
 		// writes are a separate bucket
-		expect((await post(svc, '/v1/diagnostics', { campaign_id: campaignsOfAcme(svc)[0] })).status).toBe(202);
+		expect(
+			(await post(svc, '/v1/diagnostics', { campaign_id: campaignsOfAcme(svc)[0] })).status,
+		).toBe(202);
 	});
 
 	test('remaining_requests resets when the window ends; the window starts at the first request after the previous one ended', async () => {
@@ -55,11 +69,15 @@ describe('fake service: rate limits (§8, A13–A16)', () => {
 		expect(later).toBeGreaterThanOrEqual(1);
 		// refused requests are not charged, so polling is free; the first success opens a new window
 		let t1 = 0;
-		const fresh = await waitFor(async () => {
-			t1 = Date.now();
-			const r = await get(svc, '/v1/accounts');
-			return r.status === 200 ? r : undefined;
-		}, 5000, 20);
+		const fresh = await waitFor(
+			async () => {
+				t1 = Date.now();
+				const r = await get(svc, '/v1/accounts');
+				return r.status === 200 ? r : undefined;
+			},
+			5000,
+			20,
+		);
 		expect(Date.now() - t0).toBeGreaterThanOrEqual(1200); // not before the window ended
 		expect(fresh.body.meta.remaining_requests).toBe(2);
 		await sleep(Math.max(0, t1 + 500 - Date.now())); // the new window began after t1: still the same window
@@ -69,7 +87,8 @@ describe('fake service: rate limits (§8, A13–A16)', () => {
 	test('write: 10 POSTs per window across endpoints', async () => {
 		svc = await startFakeService({ timeScale: 0.05 });
 		const camps = campaignsOfAcme(svc);
-		for (let i = 0; i < 5; i++) expect((await post(svc, '/v1/reports', reportBody(svc))).status).toBe(202);
+		for (let i = 0; i < 5; i++)
+			expect((await post(svc, '/v1/reports', reportBody(svc))).status).toBe(202);
 		for (let i = 0; i < 5; i++) {
 			const res = await post(svc, '/v1/diagnostics', { campaign_id: camps[i] });
 			expect(res.status).toBe(202);
@@ -114,14 +133,20 @@ describe('fake service: rate limits (§8, A13–A16)', () => {
 		expect429(await post(svc, '/v1/reports', reportBody(svc)));
 		expect429(await post(svc, '/v1/reports', reportBody(svc)));
 		// write used 2 (not 4): a diagnostic leaves min(10-3, 10-1) = 7
-		expect((await post(svc, '/v1/diagnostics', { campaign_id: campaignsOfAcme(svc)[0] })).body.meta.remaining_requests).toBe(7);
+		expect(
+			(await post(svc, '/v1/diagnostics', { campaign_id: campaignsOfAcme(svc)[0] })).body.meta
+				.remaining_requests,
+		).toBe(7);
 
 		const other = await startFakeService({ timeScale: 0.05, limits: { write: 3, generations: 5 } });
 		try {
 			const camps = campaignsOfAcme(other);
-			for (let i = 0; i < 2; i++) expect((await post(other, '/v1/diagnostics', { campaign_id: camps[i] })).status).toBe(202);
+			for (let i = 0; i < 2; i++)
+				expect((await post(other, '/v1/diagnostics', { campaign_id: camps[i] })).status).toBe(202);
 			// min(write 0, generation 4) = 0
-			expect((await post(other, '/v1/reports', reportBody(other))).body.meta.remaining_requests).toBe(0);
+			expect(
+				(await post(other, '/v1/reports', reportBody(other))).body.meta.remaining_requests,
+			).toBe(0);
 			expect429(await post(other, '/v1/reports', reportBody(other))); // write spent, generation not
 		} finally {
 			await other.stop();

@@ -92,7 +92,8 @@ describe('fake service: list envelopes, pagination, filters, seed data', () => {
 			expect(a.timezone).toMatch(/^[A-Z][a-z]+\/[A-Za-z_]+$/);
 			expect(['active', 'disabled', 'closed']).toContain(a.status);
 			expect(a.permissions.length).toBeGreaterThan(0);
-			for (const p of a.permissions) expect(['read_insights', 'read_campaigns', 'read_ads']).toContain(p);
+			for (const p of a.permissions)
+				expect(['read_insights', 'read_campaigns', 'read_ads']).toContain(p);
 			const own = campaigns.filter((c) => c.accountId === a.id);
 			expect(a.campaignCount).toBe(own.length);
 			expect(a.activeCampaignCount).toBe(own.filter((c) => c.status === 'ACTIVE').length);
@@ -104,9 +105,21 @@ describe('fake service: list envelopes, pagination, filters, seed data', () => {
 			expect(c.id).toMatch(/^camp_[a-z0-9]{12}$/);
 			expect(c.platformCampaignId).toMatch(/^\d+$/);
 			expect(['ACTIVE', 'PAUSED', 'ARCHIVED', 'DELETED']).toContain(c.status);
-			expect(c.objective).toMatch(/^OUTCOME_(SALES|LEADS|TRAFFIC|AWARENESS|ENGAGEMENT|APP_PROMOTION)$/);
+			expect(c.objective).toMatch(
+				/^OUTCOME_(SALES|LEADS|TRAFFIC|AWARENESS|ENGAGEMENT|APP_PROMOTION)$/,
+			);
 			expect(Object.keys(c).sort()).toEqual(
-				['accountId', 'createdAt', 'currency', 'dailyBudget', 'id', 'name', 'objective', 'platformCampaignId', 'status'].sort(),
+				[
+					'accountId',
+					'createdAt',
+					'currency',
+					'dailyBudget',
+					'id',
+					'name',
+					'objective',
+					'platformCampaignId',
+					'status',
+				].sort(),
 			);
 		}
 		expect(new Set(campaigns.map((c) => c.status)).size).toBeGreaterThan(1);
@@ -128,7 +141,9 @@ describe('fake service: list envelopes, pagination, filters, seed data', () => {
 				expect(r.error).toBeUndefined();
 			} else {
 				expect(r.error?.type).toBe('generation_failed');
-				expect('summary' in r || 'downloadUrl' in r || 'expiresAt' in r || 'completedAt' in r).toBe(false);
+				expect('summary' in r || 'downloadUrl' in r || 'expiresAt' in r || 'completedAt' in r).toBe(
+					false,
+				);
 			}
 		}
 	});
@@ -142,7 +157,9 @@ describe('fake service: list envelopes, pagination, filters, seed data', () => {
 				s.campaigns().map(({ createdAt: _c, ...rest }) => rest);
 			expect(strip(a)).toEqual(strip(b));
 			expect(a.keys).toEqual(b.keys);
-			expect(a.reports().map((r) => [r.id, r.summary])).toEqual(b.reports().map((r) => [r.id, r.summary]));
+			expect(a.reports().map((r) => [r.id, r.summary])).toEqual(
+				b.reports().map((r) => [r.id, r.summary]),
+			);
 			expect(strip(a)).not.toEqual(strip(c));
 		} finally {
 			await Promise.all([a.stop(), b.stop(), c.stop()]);
@@ -166,10 +183,14 @@ describe('fake service: list envelopes, pagination, filters, seed data', () => {
 		expect(byPlatform.body.data).toEqual(bySvc.body.data);
 		for (const c of bySvc.body.data) expect(c.accountId).toBe(bloom.id);
 		const paused = await get(svc, '/v1/campaigns?status=PAUSED&page_size=100');
-		expect(paused.body.pagination.total).toBe(svc.campaigns().filter((c) => c.status === 'PAUSED').length);
+		expect(paused.body.pagination.total).toBe(
+			svc.campaigns().filter((c) => c.status === 'PAUSED').length,
+		);
 		for (const c of paused.body.data) expect(c.status).toBe('PAUSED');
 		const both = await get(svc, `/v1/campaigns?status=ACTIVE&accountId=${bloom.id}`);
-		expect(both.body.data.every((c: Campaign) => c.status === 'ACTIVE' && c.accountId === bloom.id)).toBe(true);
+		expect(
+			both.body.data.every((c: Campaign) => c.status === 'ACTIVE' && c.accountId === bloom.id),
+		).toBe(true);
 		expect((await get(svc, '/v1/campaigns?accountId=act_000000000000000')).body.data).toEqual([]);
 		expectError(await get(svc, '/v1/campaigns?status=RUNNING'), 400, 'invalid_request');
 	});
@@ -197,7 +218,9 @@ describe('fake service: list envelopes, pagination, filters, seed data', () => {
 		expect((await get(svc, `/v1/reports?accountId=${acc.id}`)).body.data).toEqual(byAcc.body.data);
 		const camp = all[0].campaignIds[0];
 		const byCamp = await get(svc, `/v1/reports?campaignId=${camp}`);
-		expect(byCamp.body.pagination.total).toBe(all.filter((r) => r.campaignIds.includes(camp)).length);
+		expect(byCamp.body.pagination.total).toBe(
+			all.filter((r) => r.campaignIds.includes(camp)).length,
+		);
 		expect(byCamp.body.pagination.total).toBeGreaterThan(0);
 		// from/to inclusive, date or date-time
 		const sorted = [...all].sort((x, y) => Date.parse(x.createdAt) - Date.parse(y.createdAt));

@@ -45,14 +45,16 @@ export class Rng {
 	/** Lower-case letters and digits. */
 	alnum(length: number): string {
 		let s = '';
-		for (let i = 0; i < length; i++) s += LOWER_ALNUM[Math.floor(this.float() * LOWER_ALNUM.length)];
+		for (let i = 0; i < length; i++)
+			s += LOWER_ALNUM[Math.floor(this.float() * LOWER_ALNUM.length)];
 		return s;
 	}
 
 	/** Mixed-case letters and digits (API keys). */
 	mixedAlnum(length: number): string {
 		let s = '';
-		for (let i = 0; i < length; i++) s += MIXED_ALNUM[Math.floor(this.float() * MIXED_ALNUM.length)];
+		for (let i = 0; i < length; i++)
+			s += MIXED_ALNUM[Math.floor(this.float() * MIXED_ALNUM.length)];
 		return s;
 	}
 

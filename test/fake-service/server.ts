@@ -57,7 +57,15 @@ import type { AddressInfo, Socket } from 'node:net';
 import { renderReportFile, writeParts, type ReportFile } from './files';
 import { Limiter, type Bucket, type LimitConfig } from './limits';
 import { Rng } from './rng';
-import { FakeState, iso, type AccountRec, type CampaignRec, type Keys, type ReportRec, type WorkspaceId } from './state';
+import {
+	FakeState,
+	iso,
+	type AccountRec,
+	type CampaignRec,
+	type Keys,
+	type ReportRec,
+	type WorkspaceId,
+} from './state';
 import {
 	CAMPAIGN_STATUSES,
 	CONNECTION_STATUSES,
@@ -192,7 +200,10 @@ function isValidYmd(s: string): boolean {
 /** ISO 8601 date or date-time → ms; `end` makes a date-only value mean the end of that UTC day. */
 function parseIsoBound(s: string, end: boolean): number | null {
 	if (isValidYmd(s)) return Date.parse(s + 'T00:00:00.000Z') + (end ? DAY - 1 : 0);
-	const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?$/.exec(s);
+	const m =
+		/^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?$/.exec(
+			s,
+		);
 	if (!m || !isValidYmd(m[1])) return null;
 	const [h, mi, se] = [+m[2], +m[3], m[4] ? +m[4] : 0];
 	if (h > 23 || mi > 59 || se > 59) return null;
@@ -226,7 +237,11 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-function matches(rule: { method?: string; pathPrefix?: string } | undefined, method: string, path: string): boolean {
+function matches(
+	rule: { method?: string; pathPrefix?: string } | undefined,
+	method: string,
+	path: string,
+): boolean {
 	if (!rule) return true;
 	if (rule.method && rule.method.toUpperCase() !== method) return false;
 	if (rule.pathPrefix && !path.startsWith(rule.pathPrefix)) return false;
@@ -255,19 +270,74 @@ export class FakeServer {
 		this.faultRng = new Rng((seed ^ 0x5eed5eed) >>> 0);
 		this.faults = options.faults;
 		this.limiter = new Limiter(
-			{ read: 120, write: 10, diagnosticRuns: 10, generations: 5, windowSeconds: 60, ...options.limits },
+			{
+				read: 120,
+				write: 10,
+				diagnosticRuns: 10,
+				generations: 5,
+				windowSeconds: 60,
+				...options.limits,
+			},
 			timeScale,
 		);
 		if (options.seedData !== false) this.state.seed(options.seedData?.extraCampaigns ?? 0);
 		this.routes = [
-			{ method: 'GET', re: /^\/v1\/accounts$/, buckets: ['read'], logBucket: 'read', handler: (c) => this.listAccounts(c) },
-			{ method: 'GET', re: /^\/v1\/campaigns$/, buckets: ['read'], logBucket: 'read', handler: (c) => this.listCampaigns(c) },
-			{ method: 'GET', re: /^\/v1\/campaigns\/([^/]+)$/, buckets: ['read'], logBucket: 'read', handler: (c) => this.getCampaign(c) },
-			{ method: 'GET', re: /^\/v1\/reports$/, buckets: ['read'], logBucket: 'read', handler: (c) => this.listReports(c) },
-			{ method: 'POST', re: /^\/v1\/reports$/, buckets: ['write', 'generation'], logBucket: 'generation', handler: (c) => this.createReport(c) },
-			{ method: 'GET', re: /^\/v1\/reports\/([^/]+)\/download$/, buckets: ['read'], logBucket: 'read', handler: (c) => this.download(c) },
-			{ method: 'POST', re: /^\/v1\/diagnostics$/, buckets: ['write', 'diagnostic'], logBucket: 'diagnostic', handler: (c) => this.createDiagnostic(c) },
-			{ method: 'GET', re: /^\/v1\/diagnostics\/([^/]+)$/, buckets: ['read'], logBucket: 'read', handler: (c) => this.getDiagnostic(c) },
+			{
+				method: 'GET',
+				re: /^\/v1\/accounts$/,
+				buckets: ['read'],
+				logBucket: 'read',
+				handler: (c) => this.listAccounts(c),
+			},
+			{
+				method: 'GET',
+				re: /^\/v1\/campaigns$/,
+				buckets: ['read'],
+				logBucket: 'read',
+				handler: (c) => this.listCampaigns(c),
+			},
+			{
+				method: 'GET',
+				re: /^\/v1\/campaigns\/([^/]+)$/,
+				buckets: ['read'],
+				logBucket: 'read',
+				handler: (c) => this.getCampaign(c),
+			},
+			{
+				method: 'GET',
+				re: /^\/v1\/reports$/,
+				buckets: ['read'],
+				logBucket: 'read',
+				handler: (c) => this.listReports(c),
+			},
+			{
+				method: 'POST',
+				re: /^\/v1\/reports$/,
+				buckets: ['write', 'generation'],
+				logBucket: 'generation',
+				handler: (c) => this.createReport(c),
+			},
+			{
+				method: 'GET',
+				re: /^\/v1\/reports\/([^/]+)\/download$/,
+				buckets: ['read'],
+				logBucket: 'read',
+				handler: (c) => this.download(c),
+			},
+			{
+				method: 'POST',
+				re: /^\/v1\/diagnostics$/,
+				buckets: ['write', 'diagnostic'],
+				logBucket: 'diagnostic',
+				handler: (c) => this.createDiagnostic(c),
+			},
+			{
+				method: 'GET',
+				re: /^\/v1\/diagnostics\/([^/]+)$/,
+				buckets: ['read'],
+				logBucket: 'read',
+				handler: (c) => this.getDiagnostic(c),
+			},
 		];
 	}
 
@@ -327,7 +397,8 @@ export class FakeServer {
 	}
 
 	inject(rule: InjectRule): void {
-		if (!['429', '500', 'drop', 'latency'].includes(rule.kind)) throw new Error(`unknown fault kind ${String(rule.kind)}`);
+		if (!['429', '500', 'drop', 'latency'].includes(rule.kind))
+			throw new Error(`unknown fault kind ${String(rule.kind)}`);
 		this.injections.push({ ...rule, left: rule.times ?? 1 });
 	}
 
@@ -359,12 +430,17 @@ export class FakeServer {
 			const phase = f.phase ?? 'random';
 			d.phase = phase === 'random' ? (rng.float() < 0.5 ? 'before' : 'after') : phase;
 		}
-		if (Array.isArray(f.latencyMs)) d.latencyMs = Math.round(rng.range(f.latencyMs[0], f.latencyMs[1]));
+		if (Array.isArray(f.latencyMs))
+			d.latencyMs = Math.round(rng.range(f.latencyMs[0], f.latencyMs[1]));
 		else if (f.latencyMs) d.latencyMs = f.latencyMs;
 		return d;
 	}
 
-	private async onRequest(req: IncomingMessage, res: ServerResponse, origin: 'main' | 'foreign'): Promise<void> {
+	private async onRequest(
+		req: IncomingMessage,
+		res: ServerResponse,
+		origin: 'main' | 'foreign',
+	): Promise<void> {
 		const url = new URL(req.url ?? '/', 'http://fake.invalid');
 		const method = (req.method ?? 'GET').toUpperCase();
 		const path = url.pathname;
@@ -393,7 +469,9 @@ export class FakeServer {
 		this.log.push(entry);
 
 		const isV1 = path === '/v1' || path.startsWith('/v1/');
-		const fault: FaultDecision = isV1 ? this.drawFault(method, path) : { kind: null, phase: 'before', latencyMs: 0, injectedLatency: false };
+		const fault: FaultDecision = isV1
+			? this.drawFault(method, path)
+			: { kind: null, phase: 'before', latencyMs: 0, injectedLatency: false };
 		if (fault.latencyMs > 0) {
 			entry.fault = 'latency';
 			await sleep(fault.latencyMs);
@@ -401,7 +479,11 @@ export class FakeServer {
 		if (fault.kind === '429') {
 			entry.fault = '429';
 			const n = this.faultRng.int(1, 30);
-			return this.send(res, entry, error(429, 'rate_limit_error', `Rate limit exceeded. Retry after ${n} seconds.`));
+			return this.send(
+				res,
+				entry,
+				error(429, 'rate_limit_error', `Rate limit exceeded. Retry after ${n} seconds.`),
+			);
 		}
 		if (fault.kind && fault.phase === 'before') {
 			entry.fault = fault.kind;
@@ -442,7 +524,10 @@ export class FakeServer {
 
 	private sendJson(res: ServerResponse, reply: Reply): void {
 		const body = Buffer.from(JSON.stringify(reply.json ?? {}), 'utf8');
-		res.writeHead(reply.status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(body.length) });
+		res.writeHead(reply.status, {
+			'Content-Type': 'application/json; charset=utf-8',
+			'Content-Length': String(body.length),
+		});
 		res.end(body);
 	}
 
@@ -454,11 +539,16 @@ export class FakeServer {
 		raw: Buffer,
 		entry: LoggedRequest,
 	): Reply {
-		if (!(path === '/v1' || path.startsWith('/v1/'))) return error(404, 'not_found', `No such endpoint: ${method} ${path}.`);
+		if (!(path === '/v1' || path.startsWith('/v1/')))
+			return error(404, 'not_found', `No such endpoint: ${method} ${path}.`);
 		// 1. auth
 		const key = req.headers['x-api-key'];
 		if (typeof key !== 'string' || key === '') {
-			return error(401, 'authentication_error', 'No API key provided. Send your API key in the x-api-key header.');
+			return error(
+				401,
+				'authentication_error',
+				'No API key provided. Send your API key in the x-api-key header.',
+			);
 		}
 		if (!KEY_RE.test(key)) return error(401, 'authentication_error', 'Malformed API key.');
 		const info = this.state.keyInfo.get(key);
@@ -470,10 +560,18 @@ export class FakeServer {
 		// 2. version
 		const version = req.headers['service-version'];
 		if (version === undefined) {
-			return error(400, 'invalid_request', `Missing service-version header. Send service-version: ${SERVICE_VERSION}.`);
+			return error(
+				400,
+				'invalid_request',
+				`Missing service-version header. Send service-version: ${SERVICE_VERSION}.`,
+			);
 		}
 		if (version !== SERVICE_VERSION) {
-			return error(400, 'invalid_request', `Unsupported service-version header value. Supported: ${SERVICE_VERSION}.`);
+			return error(
+				400,
+				'invalid_request',
+				`Unsupported service-version header value. Supported: ${SERVICE_VERSION}.`,
+			);
 		}
 		// 3. route
 		let route: Route | undefined;
@@ -495,13 +593,21 @@ export class FakeServer {
 		entry.bucket = route.logBucket;
 		const taken = this.limiter.take(key, route.buckets);
 		if (!taken.ok) {
-			return error(429, 'rate_limit_error', `Rate limit exceeded. Retry after ${taken.retryAfterSeconds} seconds.`);
+			return error(
+				429,
+				'rate_limit_error',
+				`Rate limit exceeded. Retry after ${taken.retryAfterSeconds} seconds.`,
+			);
 		}
 		// 5. body
 		let body: Record<string, unknown> = {};
 		if (method === 'POST' && raw.length > 0) {
-			const ct = String(req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-			if (ct !== 'application/json') return error(400, 'invalid_request', 'Content-Type must be application/json.');
+			const ct = String(req.headers['content-type'] ?? '')
+				.split(';')[0]
+				.trim()
+				.toLowerCase();
+			if (ct !== 'application/json')
+				return error(400, 'invalid_request', 'Content-Type must be application/json.');
 			let parsed: unknown;
 			try {
 				parsed = JSON.parse(raw.toString('utf8'));
@@ -525,7 +631,8 @@ export class FakeServer {
 			if (!/^-?\d+$/.test(v)) return error(400, 'invalid_request', `${name} must be an integer.`);
 			const n = Number(v);
 			if (n < 1) return error(400, 'invalid_request', `${name} must be at least 1.`);
-			if (max !== undefined && n > max) return error(400, 'invalid_request', `${name} must be at most ${max}.`);
+			if (max !== undefined && n > max)
+				return error(400, 'invalid_request', `${name} must be at most ${max}.`);
 			return n;
 		};
 		const page = int('page', 1);
@@ -542,7 +649,12 @@ export class FakeServer {
 			status: 200,
 			json: {
 				data: items.slice(start, start + p.pageSize),
-				pagination: { total: items.length, page: p.page, page_size: p.pageSize, hasMore: start + p.pageSize < items.length },
+				pagination: {
+					total: items.length,
+					page: p.page,
+					page_size: p.pageSize,
+					hasMore: start + p.pageSize < items.length,
+				},
 				meta: { remaining_requests: ctx.remaining },
 			},
 		};
@@ -552,7 +664,11 @@ export class FakeServer {
 		return { status, json: { data, meta: { remaining_requests: ctx.remaining } } };
 	}
 
-	private enumFilter<T extends string>(q: URLSearchParams, name: string, values: readonly T[]): T | undefined | Reply {
+	private enumFilter<T extends string>(
+		q: URLSearchParams,
+		name: string,
+		values: readonly T[],
+	): T | undefined | Reply {
 		const v = q.get(name);
 		if (v === null) return undefined;
 		if (!(values as readonly string[]).includes(v)) {
@@ -562,7 +678,9 @@ export class FakeServer {
 	}
 
 	private accountsByEitherId(ws: WorkspaceId, id: string): AccountRec[] {
-		return this.state.accounts.filter((a) => a.ws === ws && (a.id === id || a.platformAccountId === id));
+		return this.state.accounts.filter(
+			(a) => a.ws === ws && (a.id === id || a.platformAccountId === id),
+		);
 	}
 
 	sortedAccounts(ws: WorkspaceId): AccountRec[] {
@@ -603,9 +721,14 @@ export class FakeServer {
 		const status = this.enumFilter(ctx.query, 'status', CAMPAIGN_STATUSES);
 		if (typeof status === 'object') return status;
 		const accountId = ctx.query.get('accountId');
-		const accountIds = accountId === null ? null : new Set(this.accountsByEitherId(ctx.ws, accountId).map((a) => a.id));
+		const accountIds =
+			accountId === null
+				? null
+				: new Set(this.accountsByEitherId(ctx.ws, accountId).map((a) => a.id));
 		const items = this.sortedCampaigns(ctx.ws)
-			.filter((c) => (!accountIds || accountIds.has(c.accountId)) && (!status || c.status === status))
+			.filter(
+				(c) => (!accountIds || accountIds.has(c.accountId)) && (!status || c.status === status),
+			)
 			.map((c) => this.state.campaignView(c));
 		return this.list(ctx, items);
 	}
@@ -613,7 +736,8 @@ export class FakeServer {
 	private getCampaign(ctx: Ctx): Reply {
 		const c = this.state.campaigns.find((x) => x.id === ctx.params[0]);
 		if (!c) return notFound(`Campaign ${ctx.params[0]}`);
-		if (c.ws !== ctx.ws) return error(403, 'permission_error', 'This campaign belongs to a different workspace.');
+		if (c.ws !== ctx.ws)
+			return error(403, 'permission_error', 'This campaign belongs to a different workspace.');
 		return this.single(ctx, this.state.campaignView(c));
 	}
 
@@ -629,17 +753,21 @@ export class FakeServer {
 		let to: number | null = null;
 		if (q.get('from') !== null) {
 			from = parseIsoBound(q.get('from') as string, false);
-			if (from === null) return error(400, 'invalid_request', 'from must be an ISO 8601 date or date-time.');
+			if (from === null)
+				return error(400, 'invalid_request', 'from must be an ISO 8601 date or date-time.');
 		}
 		if (q.get('to') !== null) {
 			to = parseIsoBound(q.get('to') as string, true);
-			if (to === null) return error(400, 'invalid_request', 'to must be an ISO 8601 date or date-time.');
+			if (to === null)
+				return error(400, 'invalid_request', 'to must be an ISO 8601 date or date-time.');
 		}
 		const accountId = q.get('accountId');
 		const campaignId = q.get('campaignId');
 		const now = Date.now();
 		const items = this.sortedReports(ctx.ws)
-			.filter((r) => accountId === null || r.accountId === accountId || r.serviceAccountId === accountId)
+			.filter(
+				(r) => accountId === null || r.accountId === accountId || r.serviceAccountId === accountId,
+			)
 			.filter((r) => campaignId === null || r.campaignIds.includes(campaignId))
 			.filter((r) => (from === null || r.createdAt >= from) && (to === null || r.createdAt <= to))
 			.filter((r) => !status || this.state.reportStatus(r, now) === status)
@@ -657,22 +785,31 @@ export class FakeServer {
 			return bad('account_id must be an ad platform account id: act_ followed by digits.');
 		}
 		if (b.title === undefined) return bad('title is required.');
-		if (typeof b.title !== 'string' || b.title.trim() === '') return bad('title must be a non-empty string.');
+		if (typeof b.title !== 'string' || b.title.trim() === '')
+			return bad('title must be a non-empty string.');
 		for (const f of ['date_start', 'date_end'] as const) {
 			if (b[f] === undefined) return bad(`${f} is required.`);
-			if (typeof b[f] !== 'string' || !isValidYmd(b[f] as string)) return bad(`${f} must be a date in the format YYYY-MM-DD.`);
+			if (typeof b[f] !== 'string' || !isValidYmd(b[f] as string))
+				return bad(`${f} must be a date in the format YYYY-MM-DD.`);
 		}
 		let campaignIds: string[] | undefined;
 		if (b.campaign_ids !== undefined) {
 			const v = b.campaign_ids;
-			if (!Array.isArray(v) || v.length === 0 || !v.every((x) => typeof x === 'string' && x !== '')) {
+			if (
+				!Array.isArray(v) ||
+				v.length === 0 ||
+				!v.every((x) => typeof x === 'string' && x !== '')
+			) {
 				return bad('campaign_ids must be a non-empty array of campaign id strings.');
 			}
 			campaignIds = [...new Set(v as string[])];
 		}
 		let format: ReportFormat = 'pdf';
 		if (b.format !== undefined) {
-			if (typeof b.format !== 'string' || !(REPORT_FORMATS as readonly string[]).includes(b.format)) {
+			if (
+				typeof b.format !== 'string' ||
+				!(REPORT_FORMATS as readonly string[]).includes(b.format)
+			) {
 				return bad(`format must be one of: ${REPORT_FORMATS.join(', ')}.`);
 			}
 			format = b.format as ReportFormat;
@@ -680,10 +817,12 @@ export class FakeServer {
 		let whiteLabel: { companyName?: string; logoUrl?: string; primaryColor?: string } | undefined;
 		if (b.whiteLabel !== undefined) {
 			const w = b.whiteLabel as Record<string, unknown>;
-			if (typeof w !== 'object' || w === null || Array.isArray(w)) return bad('whiteLabel must be an object.');
+			if (typeof w !== 'object' || w === null || Array.isArray(w))
+				return bad('whiteLabel must be an object.');
 			whiteLabel = {};
 			if (w.companyName !== undefined) {
-				if (typeof w.companyName !== 'string' || w.companyName.trim() === '') return bad('whiteLabel.companyName must be a non-empty string.');
+				if (typeof w.companyName !== 'string' || w.companyName.trim() === '')
+					return bad('whiteLabel.companyName must be a non-empty string.');
 				whiteLabel.companyName = w.companyName;
 			}
 			if (w.logoUrl !== undefined) {
@@ -704,36 +843,45 @@ export class FakeServer {
 				}
 				whiteLabel.primaryColor = w.primaryColor;
 			}
-			if (Object.keys(whiteLabel).length === 0) return bad('whiteLabel must set companyName, logoUrl or primaryColor.');
+			if (Object.keys(whiteLabel).length === 0)
+				return bad('whiteLabel must set companyName, logoUrl or primaryColor.');
 		}
 		const dateStart = b.date_start as string;
 		const dateEnd = b.date_end as string;
 		// rule 2
 		const days = (Date.parse(dateEnd) - Date.parse(dateStart)) / DAY;
 		if (days <= 0) return error(400, 'invalid_date_range', 'date_start must be before date_end.');
-		if (days > 90) return error(400, 'invalid_date_range', 'The date range must not exceed 90 days.');
+		if (days > 90)
+			return error(400, 'invalid_date_range', 'The date range must not exceed 90 days.');
 		// rule 3
 		if (campaignIds && campaignIds.length > 20) {
 			return error(400, 'too_many_campaigns', 'At most 20 campaign ids are allowed in one report.');
 		}
 		// rule 4
 		if (whiteLabel && !this.state.workspaces[ctx.ws].whiteLabel) {
-			return error(403, 'white_label_not_available', 'White-label reports require the Agency plan.');
+			return error(
+				403,
+				'white_label_not_available',
+				'White-label reports require the Agency plan.',
+			);
 		}
 		// rule 5 and ownership
 		const accountId = b.account_id;
 		const accounts = this.state.accounts.filter((a) => a.platformAccountId === accountId);
 		const account = accounts.find((a) => a.ws === ctx.ws);
 		if (!account) {
-			if (accounts.length) return error(403, 'permission_error', 'This ad account belongs to a different workspace.');
+			if (accounts.length)
+				return error(403, 'permission_error', 'This ad account belongs to a different workspace.');
 			return notFound(`Ad account ${accountId}`);
 		}
 		if (campaignIds) {
 			for (const id of campaignIds) {
 				const c = this.state.campaigns.find((x) => x.id === id);
 				if (!c) return notFound(`Campaign ${id}`);
-				if (c.ws !== ctx.ws) return error(403, 'permission_error', `Campaign ${id} belongs to a different workspace.`);
-				if (c.accountId !== account.id) return error(404, 'not_found', `Campaign ${id} not found in ad account ${accountId}.`);
+				if (c.ws !== ctx.ws)
+					return error(403, 'permission_error', `Campaign ${id} belongs to a different workspace.`);
+				if (c.accountId !== account.id)
+					return error(404, 'not_found', `Campaign ${id} not found in ad account ${accountId}.`);
 			}
 		}
 		const { rec, estimatedCompletionSeconds } = this.state.generateReport({
@@ -762,11 +910,18 @@ export class FakeServer {
 	}
 
 	private fileReply(r: ReportRec, ws: WorkspaceId | null): Reply {
-		if (ws !== null && r.ws !== ws) return error(403, 'permission_error', 'This report belongs to a different workspace.');
+		if (ws !== null && r.ws !== ws)
+			return error(403, 'permission_error', 'This report belongs to a different workspace.');
 		const now = Date.now();
 		const status = this.state.reportStatus(r, now);
-		if (status !== 'completed') return error(409, 'report_not_ready', `Report ${r.id} is ${status}; it can be downloaded once completed.`);
-		if (now >= this.state.reportExpiresAt(r)) return error(404, 'not_found', `The download link of report ${r.id} has expired.`);
+		if (status !== 'completed')
+			return error(
+				409,
+				'report_not_ready',
+				`Report ${r.id} is ${status}; it can be downloaded once completed.`,
+			);
+		if (now >= this.state.reportExpiresAt(r))
+			return error(404, 'not_found', `The download link of report ${r.id} has expired.`);
 		const account = this.state.accounts.find((a) => a.id === r.serviceAccountId);
 		const file = renderReportFile({
 			report: this.state.reportView(r, now),
@@ -789,8 +944,18 @@ export class FakeServer {
 		const m = /^\/v1\/reports\/([^/]+)\/download$/.exec(path);
 		if (method !== 'GET' || !m) return error(404, 'not_found', `No such file: ${method} ${path}.`);
 		const id = m[1];
-		if (!this.state.verifySignature(id, q.get('expires') ?? undefined, q.get('signature') ?? undefined)) {
-			return error(401, 'authentication_error', 'The download link signature is missing or invalid.');
+		if (
+			!this.state.verifySignature(
+				id,
+				q.get('expires') ?? undefined,
+				q.get('signature') ?? undefined,
+			)
+		) {
+			return error(
+				401,
+				'authentication_error',
+				'The download link signature is missing or invalid.',
+			);
 		}
 		const r = this.state.reports.find((x) => x.id === id);
 		if (!r) return notFound(`Report ${id}`);
@@ -800,32 +965,63 @@ export class FakeServer {
 	private createDiagnostic(ctx: Ctx): Reply {
 		const id = ctx.body.campaign_id;
 		if (id === undefined) return error(400, 'invalid_request', 'campaign_id is required.');
-		if (typeof id !== 'string' || id === '') return error(400, 'invalid_request', 'campaign_id must be a campaign id string.');
+		if (typeof id !== 'string' || id === '')
+			return error(400, 'invalid_request', 'campaign_id must be a campaign id string.');
 		const c = this.state.campaigns.find((x) => x.id === id);
 		if (!c) return notFound(`Campaign ${id}`);
-		if (c.ws !== ctx.ws) return error(403, 'permission_error', 'This campaign belongs to a different workspace.');
+		if (c.ws !== ctx.ws)
+			return error(403, 'permission_error', 'This campaign belongs to a different workspace.');
 		const now = Date.now();
 		if (c.syncedAt > now) {
-			return error(422, 'campaign_not_synced', `The data of campaign ${id} has not been synced yet. Try again in a minute.`);
+			return error(
+				422,
+				'campaign_not_synced',
+				`The data of campaign ${id} has not been synced yet. Try again in a minute.`,
+			);
 		}
-		if (this.state.diagnostics.some((d) => d.campaignId === id && this.state.diagnosticStatus(d, now) === 'running')) {
-			return error(409, 'diagnostic_in_progress', `A diagnostic is already running for campaign ${id}.`);
+		if (
+			this.state.diagnostics.some(
+				(d) => d.campaignId === id && this.state.diagnosticStatus(d, now) === 'running',
+			)
+		) {
+			return error(
+				409,
+				'diagnostic_in_progress',
+				`A diagnostic is already running for campaign ${id}.`,
+			);
 		}
 		const d = this.state.startDiagnostic(ctx.ws, c);
-		return this.single(ctx, { id: d.id, campaignId: d.campaignId, status: 'running', createdAt: iso(d.createdAt) }, 202);
+		return this.single(
+			ctx,
+			{ id: d.id, campaignId: d.campaignId, status: 'running', createdAt: iso(d.createdAt) },
+			202,
+		);
 	}
 
 	private getDiagnostic(ctx: Ctx): Reply {
 		const d = this.state.diagnostics.find((x) => x.id === ctx.params[0]);
 		if (!d) return notFound(`Diagnostic ${ctx.params[0]}`);
-		if (d.ws !== ctx.ws) return error(403, 'permission_error', 'This diagnostic belongs to a different workspace.');
+		if (d.ws !== ctx.ws)
+			return error(403, 'permission_error', 'This diagnostic belongs to a different workspace.');
 		return this.single(ctx, this.state.diagnosticView(d));
 	}
 
 	// ------------------------------------------------------------------ scenario controls
 
 	addAccount(partial: Partial<Account> & { syncing?: boolean } = {}): Account {
-		const { id, platformAccountId, name, currency, timezone, status, connectionStatus, businessName, businessId, permissions, connectedBy } = partial;
+		const {
+			id,
+			platformAccountId,
+			name,
+			currency,
+			timezone,
+			status,
+			connectionStatus,
+			businessName,
+			businessId,
+			permissions,
+			connectedBy,
+		} = partial;
 		const rec = this.state.createAccount('A', {
 			...(id ? { id } : {}),
 			...(platformAccountId ? { platformAccountId } : {}),
@@ -848,22 +1044,31 @@ export class FakeServer {
 	addCampaigns(accountId: string, count: number, partial?: Partial<Campaign>): Campaign[] {
 		const a = this.state.findAccount(accountId);
 		if (!a) throw new Error(`unknown account ${accountId}`);
-		return this.state.addCampaigns(a, count, partial ? { partial } : {}).map((c) => this.state.campaignView(c));
+		return this.state
+			.addCampaigns(a, count, partial ? { partial } : {})
+			.map((c) => this.state.campaignView(c));
 	}
 
 	addReports(count: number, partial: Partial<Report> = {}): Report[] {
-		const a = partial.accountId ? this.state.findAccount(partial.accountId) : this.sortedAccounts('A')[0];
+		const a = partial.accountId
+			? this.state.findAccount(partial.accountId)
+			: this.sortedAccounts('A')[0];
 		if (!a) throw new Error('addReports: no account');
 		const now = Date.now();
 		const status = partial.status ?? 'completed';
 		const out: Report[] = [];
 		for (let i = 0; i < count; i++) {
-			const createdAt = partial.createdAt ? Date.parse(partial.createdAt) : now - (count - i) * 60000;
+			const createdAt = partial.createdAt
+				? Date.parse(partial.createdAt)
+				: now - (count - i) * 60000;
 			let completeAt = createdAt + 15000;
 			let pendingMs = 0;
-			if (status === 'pending' || status === 'generating') completeAt = Math.max(now, createdAt) + this.state.scaled(15000);
-			if (status === 'pending') pendingMs = Math.max(now, createdAt) + this.state.scaled(2000) - createdAt;
-			if (status === 'completed' && partial.completedAt) completeAt = Date.parse(partial.completedAt);
+			if (status === 'pending' || status === 'generating')
+				completeAt = Math.max(now, createdAt) + this.state.scaled(15000);
+			if (status === 'pending')
+				pendingMs = Math.max(now, createdAt) + this.state.scaled(2000) - createdAt;
+			if (status === 'completed' && partial.completedAt)
+				completeAt = Date.parse(partial.completedAt);
 			const rec = this.state.createReport({
 				ws: a.ws,
 				account: a,
@@ -875,8 +1080,13 @@ export class FakeServer {
 				campaignIds: partial.campaignIds ?? this.state.campaignsOf(a.id).map((c) => c.id),
 				durationMs: completeAt - createdAt,
 				pendingMs,
-				failure: status === 'failed' ? (partial.error ?? { type: 'generation_failed', message: 'Report generation failed.' }) : null,
-				expiresAt: partial.expiresAt ? Date.parse(partial.expiresAt) : Math.max(now, completeAt) + this.state.scaled(7 * DAY),
+				failure:
+					status === 'failed'
+						? (partial.error ?? { type: 'generation_failed', message: 'Report generation failed.' })
+						: null,
+				expiresAt: partial.expiresAt
+					? Date.parse(partial.expiresAt)
+					: Math.max(now, completeAt) + this.state.scaled(7 * DAY),
 			});
 			if (partial.summary) rec.summary = { ...partial.summary };
 			out.push(this.state.reportView(rec));
@@ -884,7 +1094,12 @@ export class FakeServer {
 		return out;
 	}
 
-	snapshot(): { accounts: Account[]; campaigns: Campaign[]; reports: Report[]; diagnostics: Diagnostic[] } {
+	snapshot(): {
+		accounts: Account[];
+		campaigns: Campaign[];
+		reports: Report[];
+		diagnostics: Diagnostic[];
+	} {
 		const now = Date.now();
 		return {
 			accounts: this.sortedAccounts('A').map((a) => this.state.accountView(a, now)),
@@ -904,14 +1119,21 @@ export class FakeServer {
 		if (raw.length) {
 			try {
 				const parsed: unknown = JSON.parse(raw.toString('utf8'));
-				body = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : { value: parsed };
+				body =
+					parsed && typeof parsed === 'object' && !Array.isArray(parsed)
+						? (parsed as Record<string, unknown>)
+						: { value: parsed };
 				if (parsed === null) body = { value: null };
 			} catch {
 				return error(400, 'invalid_request', 'Control API bodies are JSON.');
 			}
 		}
 		const ok = (data: unknown = { ok: true }): Reply => ({ status: 200, json: { data } });
-		const seg = path.split('/').filter(Boolean).slice(1).map((s) => decodeURIComponent(s)); // after __fake
+		const seg = path
+			.split('/')
+			.filter(Boolean)
+			.slice(1)
+			.map((s) => decodeURIComponent(s)); // after __fake
 		const route = `${method} /${seg.map((s, i) => (i === 1 && seg.length >= 3 ? ':id' : s)).join('/')}`;
 		try {
 			switch (route) {
@@ -921,18 +1143,31 @@ export class FakeServer {
 					this.log.length = 0;
 					return ok();
 				case 'PUT /faults':
-					this.setFaults('value' in body && body.value === null ? undefined : (body as FaultOptions));
+					this.setFaults(
+						'value' in body && body.value === null ? undefined : (body as FaultOptions),
+					);
 					return ok();
 				case 'POST /inject':
 					this.inject(body as unknown as InjectRule);
 					return ok();
 				case 'GET /state':
-					return ok({ url: this.url, foreignUrl: this.foreignUrl, keys: this.state.keys, timeScale: this.state.timeScale, ...this.snapshot() });
+					return ok({
+						url: this.url,
+						foreignUrl: this.foreignUrl,
+						keys: this.state.keys,
+						timeScale: this.state.timeScale,
+						...this.snapshot(),
+					});
 				case 'POST /accounts':
 					return ok(this.addAccount(body as Partial<Account> & { syncing?: boolean }));
 				case 'POST /accounts/:id/connection': {
 					const status = body.status as ConnectionStatus;
-					if (!CONNECTION_STATUSES.includes(status)) return error(400, 'invalid_request', 'status must be active, disconnected or token_expired.');
+					if (!CONNECTION_STATUSES.includes(status))
+						return error(
+							400,
+							'invalid_request',
+							'status must be active, disconnected or token_expired.',
+						);
 					this.state.setConnectionStatus(seg[1], status);
 					return ok();
 				}
@@ -948,7 +1183,8 @@ export class FakeServer {
 					this.state.expireReport(seg[1]);
 					return ok();
 				case 'POST /reports/:id/size':
-					if (typeof body.bytes !== 'number' || body.bytes < 0) return error(400, 'invalid_request', 'bytes must be a number.');
+					if (typeof body.bytes !== 'number' || body.bytes < 0)
+						return error(400, 'invalid_request', 'bytes must be a number.');
 					this.state.setReportFileSize(seg[1], body.bytes);
 					return ok();
 				case 'POST /campaigns':

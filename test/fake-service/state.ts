@@ -144,18 +144,42 @@ const CAMPAIGN_TEMPLATES: Array<[string, CampaignObjective]> = [
 ];
 
 const ISSUE_TEMPLATES: Array<[string, string]> = [
-	['Creative fatigue', 'Frequency has risen above 4 while click-through rate fell by a third over the last 14 days.'],
-	['Rising cost per acquisition', 'Cost per acquisition grew faster than spend; the audience is saturating.'],
-	['Budget pacing', 'The campaign spends most of its daily budget before noon and misses evening demand.'],
+	[
+		'Creative fatigue',
+		'Frequency has risen above 4 while click-through rate fell by a third over the last 14 days.',
+	],
+	[
+		'Rising cost per acquisition',
+		'Cost per acquisition grew faster than spend; the audience is saturating.',
+	],
+	[
+		'Budget pacing',
+		'The campaign spends most of its daily budget before noon and misses evening demand.',
+	],
 	['Narrow audience', 'The audience is small for the budget, which drives up CPM.'],
-	['Learning phase resets', 'Frequent edits have restarted the learning phase several times this month.'],
-	['Weak landing page conversion', 'Clicks are healthy but few visitors convert on the landing page.'],
+	[
+		'Learning phase resets',
+		'Frequent edits have restarted the learning phase several times this month.',
+	],
+	[
+		'Weak landing page conversion',
+		'Clicks are healthy but few visitors convert on the landing page.',
+	],
 ];
 
 const RECOMMENDATION_TEMPLATES: Array<[string, string]> = [
-	['Refresh creatives', 'Introduce two or three new ad variations and pause the weakest performers.'],
-	['Broaden the audience', 'Widen the lookalike percentage or add interest expansions to lower CPM.'],
-	['Adjust the bid strategy', 'Switch to a cost cap near the target CPA to stabilise acquisition cost.'],
+	[
+		'Refresh creatives',
+		'Introduce two or three new ad variations and pause the weakest performers.',
+	],
+	[
+		'Broaden the audience',
+		'Widen the lookalike percentage or add interest expansions to lower CPM.',
+	],
+	[
+		'Adjust the bid strategy',
+		'Switch to a cost cap near the target CPA to stabilise acquisition cost.',
+	],
 	['Reallocate budget', 'Move budget from low-ROAS ad sets to the best performers.'],
 	['Reduce edits', 'Batch changes weekly so the campaign can exit the learning phase.'],
 ];
@@ -258,35 +282,73 @@ export class FakeState {
 	seed(extraCampaigns = 0): void {
 		const now = this.startedAt;
 		const acme = this.createAccount('A', {
-			name: 'Acme Outdoor', currency: 'USD', timezone: 'America/Denver', businessName: 'Acme Outdoor Group LLC',
-			connectionStatus: 'active', connectedAt: now - 142 * DAY, lastSyncedAt: now - 7 * 60 * SEC,
+			name: 'Acme Outdoor',
+			currency: 'USD',
+			timezone: 'America/Denver',
+			businessName: 'Acme Outdoor Group LLC',
+			connectionStatus: 'active',
+			connectedAt: now - 142 * DAY,
+			lastSyncedAt: now - 7 * 60 * SEC,
 		});
 		const bloom = this.createAccount('A', {
-			name: 'Bloom Cosmetics', currency: 'EUR', timezone: 'Europe/Paris', businessName: 'Bloom Beauty SAS',
-			connectionStatus: 'token_expired', connectedAt: now - 96 * DAY, lastSyncedAt: now - 3 * DAY,
+			name: 'Bloom Cosmetics',
+			currency: 'EUR',
+			timezone: 'Europe/Paris',
+			businessName: 'Bloom Beauty SAS',
+			connectionStatus: 'token_expired',
+			connectedAt: now - 96 * DAY,
+			lastSyncedAt: now - 3 * DAY,
 			permissions: ['read_insights', 'read_campaigns'],
 		});
 		const cedar = this.createAccount('A', {
-			name: 'Cedar Dental', currency: 'GBP', timezone: 'Europe/London', businessName: 'Cedar Dental Partners Ltd',
-			connectionStatus: 'disconnected', connectedAt: now - 61 * DAY, lastSyncedAt: now - 12 * DAY,
+			name: 'Cedar Dental',
+			currency: 'GBP',
+			timezone: 'Europe/London',
+			businessName: 'Cedar Dental Partners Ltd',
+			connectionStatus: 'disconnected',
+			connectedAt: now - 61 * DAY,
+			lastSyncedAt: now - 12 * DAY,
 		});
 		this.addCampaigns(acme, 12 + extraCampaigns, { past: true });
 		this.addCampaigns(bloom, 5, { past: true });
 		this.addCampaigns(cedar, 3, { past: true });
 		const delta = this.createAccount('A', {
-			name: 'Delta Fitness', currency: 'AUD', timezone: 'Australia/Sydney', businessName: 'Delta Fitness Pty Ltd',
-			connectionStatus: 'active', connectedAt: now, syncing: true,
+			name: 'Delta Fitness',
+			currency: 'AUD',
+			timezone: 'Australia/Sydney',
+			businessName: 'Delta Fitness Pty Ltd',
+			connectionStatus: 'active',
+			connectedAt: now,
+			syncing: true,
 		});
 		this.addCampaigns(delta, 4, { past: true });
 
-		const mk = (acc: AccountRec, title: string, format: ReportFormat, daysAgo: number, failed = false): void => {
+		const mk = (
+			acc: AccountRec,
+			title: string,
+			format: ReportFormat,
+			daysAgo: number,
+			failed = false,
+		): void => {
 			const createdAt = now - daysAgo * DAY - this.rng.int(0, 8 * 3600) * SEC;
 			this.createReport({
-				ws: 'A', account: acc, title, format, createdAt,
-				from: ymd(createdAt - 31 * DAY), to: ymd(createdAt - DAY),
+				ws: 'A',
+				account: acc,
+				title,
+				format,
+				createdAt,
+				from: ymd(createdAt - 31 * DAY),
+				to: ymd(createdAt - DAY),
 				campaignIds: this.campaignsOf(acc.id).map((c) => c.id),
-				durationMs: this.rng.int(10, 20) * SEC, pendingMs: 0,
-				failure: failed ? { type: 'generation_failed', message: 'Report generation failed: insights data was unavailable for the selected range.' } : null,
+				durationMs: this.rng.int(10, 20) * SEC,
+				pendingMs: 0,
+				failure: failed
+					? {
+							type: 'generation_failed',
+							message:
+								'Report generation failed: insights data was unavailable for the selected range.',
+						}
+					: null,
 				expiresAt: now + this.scaled(7 * DAY),
 			});
 		};
@@ -298,20 +360,39 @@ export class FakeState {
 		mk(acme, 'Acme Outdoor - Monthly Client Report', 'pdf', 28);
 
 		const north = this.createAccount('B', {
-			name: 'Northwind Apparel', currency: 'CAD', timezone: 'America/Toronto', businessName: 'Northwind Apparel Inc.',
-			connectionStatus: 'active', connectedAt: now - 80 * DAY, lastSyncedAt: now - 15 * 60 * SEC,
+			name: 'Northwind Apparel',
+			currency: 'CAD',
+			timezone: 'America/Toronto',
+			businessName: 'Northwind Apparel Inc.',
+			connectionStatus: 'active',
+			connectedAt: now - 80 * DAY,
+			lastSyncedAt: now - 15 * 60 * SEC,
 		});
 		this.addCampaigns(north, 2, { past: true });
 		const bCreated = now - 4 * DAY;
 		this.createReport({
-			ws: 'B', account: north, title: 'Northwind Apparel - Weekly Performance', format: 'pdf', createdAt: bCreated,
-			from: ymd(bCreated - 31 * DAY), to: ymd(bCreated - DAY), campaignIds: this.campaignsOf(north.id).map((c) => c.id),
-			durationMs: 14 * SEC, pendingMs: 0, failure: null, expiresAt: now + this.scaled(7 * DAY),
+			ws: 'B',
+			account: north,
+			title: 'Northwind Apparel - Weekly Performance',
+			format: 'pdf',
+			createdAt: bCreated,
+			from: ymd(bCreated - 31 * DAY),
+			to: ymd(bCreated - DAY),
+			campaignIds: this.campaignsOf(north.id).map((c) => c.id),
+			durationMs: 14 * SEC,
+			pendingMs: 0,
+			failure: null,
+			expiresAt: now + this.scaled(7 * DAY),
 		});
 
 		const harbor = this.createAccount('D', {
-			name: 'Harbor Coffee Roasters', currency: 'USD', timezone: 'America/Chicago', businessName: 'Harbor Coffee Co.',
-			connectionStatus: 'active', connectedAt: now - 40 * DAY, lastSyncedAt: now - 20 * 60 * SEC,
+			name: 'Harbor Coffee Roasters',
+			currency: 'USD',
+			timezone: 'America/Chicago',
+			businessName: 'Harbor Coffee Co.',
+			connectionStatus: 'active',
+			connectedAt: now - 40 * DAY,
+			lastSyncedAt: now - 20 * 60 * SEC,
 		});
 		this.addCampaigns(harbor, 2, { past: true });
 	}
@@ -327,7 +408,11 @@ export class FakeState {
 			ws,
 			id: p.id ?? this.serviceAccountId(),
 			platformAccountId: p.platformAccountId ?? this.newId('act_', () => this.rng.digits(15)),
-			name: p.name ?? this.rng.pick(['Evergreen Realty', 'Fjord Travel', 'Granite Gym', 'Helio Solar']) + ' ' + this.rng.int(2, 99),
+			name:
+				p.name ??
+				this.rng.pick(['Evergreen Realty', 'Fjord Travel', 'Granite Gym', 'Helio Solar']) +
+					' ' +
+					this.rng.int(2, 99),
 			currency: p.currency ?? 'USD',
 			timezone: p.timezone ?? 'America/New_York',
 			status: p.status ?? 'active',
@@ -356,19 +441,28 @@ export class FakeState {
 			const [tName, tObjective] = templates[(existing + i) % templates.length];
 			const round = Math.floor((existing + i) / templates.length);
 			const r = this.rng.float();
-			let status: CampaignStatus = r < 0.55 ? 'ACTIVE' : r < 0.8 ? 'PAUSED' : r < 0.92 ? 'ARCHIVED' : 'DELETED';
+			let status: CampaignStatus =
+				r < 0.55 ? 'ACTIVE' : r < 0.8 ? 'PAUSED' : r < 0.92 ? 'ARCHIVED' : 'DELETED';
 			if (existing + i === 0) status = 'ACTIVE';
 			const objective = this.rng.float() < 0.8 ? tObjective : this.rng.pick(CAMPAIGN_OBJECTIVES);
 			const dailyBudget = p2(this.rng.pick([15, 20, 25, 40, 50, 75, 100, 120, 150, 200, 250, 400]));
 			const createdAt = opts.past
-				? Math.min(account.connectedAt, now) - this.rng.int(1, 365) * DAY + this.rng.int(0, 86399) * SEC
+				? Math.min(account.connectedAt, now) -
+					this.rng.int(1, 365) * DAY +
+					this.rng.int(0, 86399) * SEC
 				: now + i;
-			const spendFactor = status === 'ACTIVE' ? this.rng.range(0.6, 1) : status === 'PAUSED' ? this.rng.range(0, 0.4) : 0;
+			const spendFactor =
+				status === 'ACTIVE'
+					? this.rng.range(0.6, 1)
+					: status === 'PAUSED'
+						? this.rng.range(0, 0.4)
+						: 0;
 			const p = opts.partial ?? {};
 			const rec: CampaignRec = {
 				ws: account.ws,
 				id: p.id ?? this.newId('camp_', () => this.rng.alnum(12)),
-				platformCampaignId: p.platformCampaignId ?? this.newId('', () => '1202' + this.rng.digits(14)),
+				platformCampaignId:
+					p.platformCampaignId ?? this.newId('', () => '1202' + this.rng.digits(14)),
 				name: p.name ?? `${account.name} | ${tName}${round ? ` ${round + 1}` : ''}`,
 				status: p.status ?? status,
 				objective: p.objective ?? objective,
@@ -400,10 +494,14 @@ export class FakeState {
 		expiresAt?: number;
 		whiteLabel?: WhiteLabel;
 	}): ReportRec {
-		const camps = a.campaignIds.map((id) => this.campaigns.find((c) => c.id === id)).filter((c): c is CampaignRec => !!c);
+		const camps = a.campaignIds
+			.map((id) => this.campaigns.find((c) => c.id === id))
+			.filter((c): c is CampaignRec => !!c);
 		const days = Math.max(1, (Date.parse(a.to) - Date.parse(a.from)) / DAY);
 		const rows = camps.map((c) => {
-			const spend = round2((c.spend30d || c.dailyBudget * 3) * (days / 30) * this.rng.range(0.8, 1.2));
+			const spend = round2(
+				(c.spend30d || c.dailyBudget * 3) * (days / 30) * this.rng.range(0.8, 1.2),
+			);
 			const roas = round2(this.rng.range(0.6, 6));
 			const conversions = Math.max(0, Math.round(spend / this.rng.range(8, 60)));
 			return {
@@ -418,7 +516,10 @@ export class FakeState {
 		});
 		const totalSpend = round2(rows.reduce((n, r) => n + r.spend, 0));
 		const totalConversions = rows.reduce((n, r) => n + r.conversions, 0);
-		const avgRoas = rows.length && totalSpend ? round2(rows.reduce((n, r) => n + r.roas * r.spend, 0) / totalSpend) : 0;
+		const avgRoas =
+			rows.length && totalSpend
+				? round2(rows.reduce((n, r) => n + r.roas * r.spend, 0) / totalSpend)
+				: 0;
 		const summary: ReportSummary = {
 			totalSpend,
 			totalConversions,
@@ -446,9 +547,15 @@ export class FakeState {
 				campaigns: rows,
 				insights: [
 					`Total spend of ${totalSpend.toFixed(2)} ${a.account.currency} produced ${totalConversions} conversions.`,
-					rows.length ? `Best return: ${[...rows].sort((x, y) => y.roas - x.roas)[0].name}.` : 'No campaigns had delivery in the range.',
+					rows.length
+						? `Best return: ${[...rows].sort((x, y) => y.roas - x.roas)[0].name}.`
+						: 'No campaigns had delivery in the range.',
 				],
-				recommendations: recs.map(([title, description], i) => ({ priority: i + 1, title, description })),
+				recommendations: recs.map(([title, description], i) => ({
+					priority: i + 1,
+					title,
+					description,
+				})),
 			},
 			expiresAtOverride: a.expiresAt ?? null,
 			...(a.whiteLabel ? { whiteLabel: a.whiteLabel } : {}),
@@ -488,10 +595,13 @@ export class FakeState {
 		if (failed) this.failDiagnosticCount--;
 		const riskScore = this.rng.int(5, 95);
 		const issueCount = this.rng.int(1, 4);
-		const issues = this.rng.shuffle(ISSUE_TEMPLATES).slice(0, issueCount).map(([title, description]) => {
-			const score = Math.max(0, Math.min(100, riskScore + this.rng.int(-20, 20)));
-			return { title, description, riskScore: score, severity: riskFromScore(score) };
-		});
+		const issues = this.rng
+			.shuffle(ISSUE_TEMPLATES)
+			.slice(0, issueCount)
+			.map(([title, description]) => {
+				const score = Math.max(0, Math.min(100, riskScore + this.rng.int(-20, 20)));
+				return { title, description, riskScore: score, severity: riskFromScore(score) };
+			});
 		issues.sort((x, y) => y.riskScore - x.riskScore);
 		const recommendations = this.rng
 			.shuffle(RECOMMENDATION_TEMPLATES)
@@ -503,7 +613,12 @@ export class FakeState {
 			campaignId: campaign.id,
 			createdAt: now,
 			completeAt: now + this.scaled(durationService),
-			failure: failed ? { type: 'diagnostic_failed', message: 'The diagnostic could not be completed: campaign insights were unavailable.' } : null,
+			failure: failed
+				? {
+						type: 'diagnostic_failed',
+						message: 'The diagnostic could not be completed: campaign insights were unavailable.',
+					}
+				: null,
 			summary: `${campaign.name} has a ${riskFromScore(riskScore).toLowerCase()} overall risk. ${issues[0].title} is the main concern; ${recommendations[0].title.toLowerCase()} first.`,
 			riskScore,
 			issues,
@@ -515,7 +630,12 @@ export class FakeState {
 
 	failNextReports(count: number, error?: ErrorInfo): void {
 		for (let i = 0; i < count; i++) {
-			this.failReportQueue.push(error ?? { type: 'generation_failed', message: 'Report generation failed: the analysis model did not return a result.' });
+			this.failReportQueue.push(
+				error ?? {
+					type: 'generation_failed',
+					message: 'Report generation failed: the analysis model did not return a result.',
+				},
+			);
 		}
 	}
 
@@ -531,7 +651,10 @@ export class FakeState {
 
 	/** By service id or platform id. */
 	findAccount(id: string): AccountRec | undefined {
-		return this.accounts.find((a) => a.id === id) ?? this.accounts.find((a) => a.platformAccountId === id);
+		return (
+			this.accounts.find((a) => a.id === id) ??
+			this.accounts.find((a) => a.platformAccountId === id)
+		);
 	}
 
 	reportStatus(r: ReportRec, now = Date.now()): ReportStatus {
@@ -576,9 +699,16 @@ export class FakeState {
 		if (status === 'failed' && r.failure) out.error = { ...r.failure };
 		// keep the documented field order: summary..completedAt around createdAt
 		return {
-			id: out.id, title: out.title, campaignIds: out.campaignIds, accountId: out.accountId, status: out.status,
-			format: out.format, dateRange: out.dateRange,
-			...(out.summary ? { summary: out.summary, downloadUrl: out.downloadUrl, expiresAt: out.expiresAt } : {}),
+			id: out.id,
+			title: out.title,
+			campaignIds: out.campaignIds,
+			accountId: out.accountId,
+			status: out.status,
+			format: out.format,
+			dateRange: out.dateRange,
+			...(out.summary
+				? { summary: out.summary, downloadUrl: out.downloadUrl, expiresAt: out.expiresAt }
+				: {}),
 			createdAt: out.createdAt,
 			...(out.completedAt ? { completedAt: out.completedAt } : {}),
 			...(out.error ? { error: out.error } : {}),
@@ -592,9 +722,16 @@ export class FakeState {
 
 	diagnosticView(d: DiagnosticRec, now = Date.now()): Diagnostic {
 		const status = this.diagnosticStatus(d, now);
-		if (status === 'running') return { id: d.id, campaignId: d.campaignId, status, createdAt: iso(d.createdAt) };
+		if (status === 'running')
+			return { id: d.id, campaignId: d.campaignId, status, createdAt: iso(d.createdAt) };
 		if (status === 'failed') {
-			return { id: d.id, campaignId: d.campaignId, status, createdAt: iso(d.createdAt), error: { ...(d.failure as ErrorInfo) } };
+			return {
+				id: d.id,
+				campaignId: d.campaignId,
+				status,
+				createdAt: iso(d.createdAt),
+				error: { ...(d.failure as ErrorInfo) },
+			};
 		}
 		return {
 			id: d.id,
@@ -649,7 +786,8 @@ export class FakeState {
 		const a = this.findAccount(accountId);
 		if (!a) throw new Error(`unknown account ${accountId}`);
 		const now = Date.now();
-		if (status === 'active' && a.connectionStatus !== 'active' && a.lastSyncedAt <= now) a.lastSyncedAt = now;
+		if (status === 'active' && a.connectionStatus !== 'active' && a.lastSyncedAt <= now)
+			a.lastSyncedAt = now;
 		a.connectionStatus = status;
 	}
 

@@ -19,8 +19,17 @@ export type ReportFormat = 'json' | 'pdf' | 'markdown';
 export type RiskLevel = 'LOW' | 'MEDIUM' | 'HIGH' | 'CRITICAL';
 export type DiagnosticStatus = 'running' | 'completed' | 'failed';
 
-export const CONNECTION_STATUSES: readonly ConnectionStatus[] = ['active', 'disconnected', 'token_expired'];
-export const CAMPAIGN_STATUSES: readonly CampaignStatus[] = ['ACTIVE', 'PAUSED', 'ARCHIVED', 'DELETED'];
+export const CONNECTION_STATUSES: readonly ConnectionStatus[] = [
+	'active',
+	'disconnected',
+	'token_expired',
+];
+export const CAMPAIGN_STATUSES: readonly CampaignStatus[] = [
+	'ACTIVE',
+	'PAUSED',
+	'ARCHIVED',
+	'DELETED',
+];
 export const CAMPAIGN_OBJECTIVES: readonly CampaignObjective[] = [
 	'OUTCOME_SALES',
 	'OUTCOME_LEADS',
@@ -29,7 +38,12 @@ export const CAMPAIGN_OBJECTIVES: readonly CampaignObjective[] = [
 	'OUTCOME_ENGAGEMENT',
 	'OUTCOME_APP_PROMOTION',
 ];
-export const REPORT_STATUSES: readonly ReportStatus[] = ['pending', 'generating', 'completed', 'failed'];
+export const REPORT_STATUSES: readonly ReportStatus[] = [
+	'pending',
+	'generating',
+	'completed',
+	'failed',
+];
 export const REPORT_FORMATS: readonly ReportFormat[] = ['json', 'pdf', 'markdown'];
 export const RISK_LEVELS: readonly RiskLevel[] = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'];
 
