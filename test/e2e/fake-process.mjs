@@ -1,0 +1,46 @@
+// Starts the fake service in a child process (its CLI), as a user's sandbox runs, for tests
+// that drive a real n8n process against it.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import readline from 'node:readline';
+
+import { REPO_ROOT } from '../../scripts/e2e/pack.mjs';
+
+export async function startFakeProcess({ timeScale = 0.02, extraArgs = [] } = {}) {
+	const tsx = path.join(REPO_ROOT, 'node_modules', '.bin', 'tsx');
+	const child = spawn(tsx, ['test/fake-service/cli.ts', '--json', '--port', '0', '--time-scale', String(timeScale), ...extraArgs], {
+		cwd: REPO_ROOT,
+		stdio: ['ignore', 'pipe', 'inherit'],
+	});
+	const info = await new Promise((resolve, reject) => {
+		const lines = readline.createInterface({ input: child.stdout });
+		lines.once('line', (line) => resolve(JSON.parse(line)));
+		child.once('exit', (code) => reject(new Error(`fake service exited early (${code})`)));
+	});
+	const control = async (method, urlPath, body) => {
+		const res = await fetch(`${info.url}${urlPath}`, {
+			method,
+			headers: body ? { 'content-type': 'application/json' } : {},
+			body: body ? JSON.stringify(body) : undefined,
+		});
+		return res.headers.get('content-type')?.includes('json') ? res.json() : res.text();
+	};
+	return {
+		...info,
+		control,
+		state: () => control('GET', '/__fake/state'),
+		log: () => control('GET', '/__fake/log'),
+		async download(reportId) {
+			const res = await fetch(`${info.url}/v1/reports/${reportId}/download`, {
+				headers: { 'x-api-key': info.keys.live, 'service-version': '2026-03-01' },
+			});
+			return { bytes: Buffer.from(await res.arrayBuffer()), disposition: res.headers.get('content-disposition'), type: res.headers.get('content-type') };
+		},
+		stop: () =>
+			new Promise((resolve) => {
+				if (child.exitCode !== null) return resolve();
+				child.once('exit', resolve);
+				child.kill('SIGTERM');
+			}),
+	};
+}

@@ -1,0 +1,185 @@
+// End-to-end: our nodes in workflows run by a real n8n (`n8n execute`), on every installed
+// line, against the fake service in a child process, chained with n8n's own nodes:
+// Generate → Wait for Ad Report → Read/Write Files from Disk, and → Send Email to a local SMTP
+// server. Binary data is inline (N8N_DEFAULT_BINARY_DATA_MODE=default), so outputs carry bytes.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import { installedLine } from '../../scripts/e2e/install-n8n.mjs';
+import { createInstance } from '../../scripts/e2e/n8n-instance.mjs';
+import { packPackage } from '../../scripts/e2e/pack.mjs';
+import { startSmtpServer } from '../../scripts/e2e/smtp-server.mjs';
+import { startFakeProcess } from './fake-process.mjs';
+
+const PKG = 'n8n-nodes-ad-performance';
+const lines = (process.env.E2E_LINES ?? 'latest,1.x').split(',').map((s) => s.trim()).filter(Boolean);
+const TIME_SCALE = 0.02;
+const AD_CREDENTIAL = { adPerformanceApi: { id: 'adperf-sandbox', name: 'Ad Performance sandbox' } };
+
+let tarball = process.env.E2E_TARBALL;
+let fake;
+let smtp;
+before(async () => {
+	if (!tarball) tarball = (await packPackage({ outDir: fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-pack-')) })).tarball;
+	fake = await startFakeProcess({ timeScale: TIME_SCALE });
+	smtp = await startSmtpServer();
+});
+after(async () => {
+	await fake?.stop();
+	await smtp?.close?.();
+});
+
+const manualTrigger = { name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, parameters: {} };
+function chain(...nodes) {
+	const connections = {};
+	for (let i = 0; i < nodes.length - 1; i++) {
+		connections[nodes[i].name] = { main: [[{ node: nodes[i + 1].name, type: 'main', index: 0 }]] };
+	}
+	return { nodes, connections };
+}
+function generate(accountId, title) {
+	return {
+		name: 'Generate Report',
+		type: `${PKG}.adPerformance`,
+		typeVersion: 1,
+		credentials: AD_CREDENTIAL,
+		parameters: {
+			resource: 'report',
+			operation: 'generate',
+			accountId: { __rl: true, mode: 'id', value: accountId },
+			title,
+			dateStart: '2026-11-09',
+			dateEnd: '2026-11-15',
+		},
+	};
+}
+const waitForReport = {
+	name: 'Wait for Ad Report',
+	type: `${PKG}.adPerformanceWaitForReport`,
+	typeVersion: 1,
+	credentials: AD_CREDENTIAL,
+	parameters: { reportId: '={{ $json.id }}', pollIntervalSeconds: 0.5, timeoutSeconds: 120 },
+};
+/** The items a node output in an `n8n execute --rawOutput` result. */
+function outputOf(result, nodeName) {
+	const runs = result?.data?.resultData?.runData?.[nodeName];
+	assert.ok(runs, `node "${nodeName}" did not run: ${JSON.stringify(result?.data?.resultData?.error ?? result).slice(0, 500)}`);
+	return runs[0].data.main[0];
+}
+
+for (const line of lines) {
+	describe(`workflows in n8n ${line}`, () => {
+		let n8n;
+		let acme;
+		const filesDir = fs.mkdtempSync(path.join(os.tmpdir(), `e2e-files-${line}-`));
+		before(async () => {
+			installedLine(line);
+			// n8n 2.x lets Read/Write Files from Disk reach only allowed folders.
+			n8n = await createInstance({ line, packageTarball: tarball, env: { N8N_RESTRICT_FILE_ACCESS_TO: filesDir } });
+			await n8n.importCredentials([
+				{ ...AD_CREDENTIAL.adPerformanceApi, type: 'adPerformanceApi', data: { apiKey: fake.keys.live, baseUrl: fake.url, apiVersion: '2026-03-01', timeScale: TIME_SCALE } },
+				{ id: 'adperf-revoked', name: 'Ad Performance revoked', type: 'adPerformanceApi', data: { apiKey: fake.keys.revoked, baseUrl: fake.url } },
+				{ id: 'smtp-local', name: 'Local SMTP', type: 'smtp', data: smtp.credentialData() },
+			]);
+			acme = (await fake.state()).data.accounts.find((a) => a.name === 'Acme Outdoor');
+		});
+		after(async () => {
+			await n8n?.dispose();
+			fs.rmSync(filesDir, { recursive: true, force: true });
+		});
+
+		test('Generate → Wait for Ad Report → Read/Write Files from Disk: the file on disk is the report', async () => {
+			const title = `Disk report ${line}`;
+			const id = await n8n.importWorkflow({
+				name: `e2e disk ${line}`,
+				...chain(manualTrigger, generate(acme.platformAccountId, title), waitForReport, {
+					name: 'Write File',
+					type: 'n8n-nodes-base.readWriteFile',
+					typeVersion: 1,
+					parameters: { operation: 'write', fileName: `=${filesDir}/{{ $binary.data.fileName }}`, dataPropertyName: 'data' },
+				}),
+			});
+			const run = await n8n.execute(id);
+			assert.equal(run.exitCode, 0, run.stderr.slice(-2000));
+			const [waited] = outputOf(run.result, 'Wait for Ad Report');
+			assert.equal(waited.json.status, 'completed');
+			assert.equal(waited.json.title, title);
+			const expected = await fake.download(waited.json.id);
+			assert.equal(waited.binary.data.fileName, `disk-report-${line.replace('.', '-')}.pdf`);
+			assert.equal(waited.binary.data.mimeType, 'application/pdf');
+			assert.ok(Buffer.from(waited.binary.data.data, 'base64').equals(expected.bytes), 'binary in the output differs from the report');
+			const onDisk = fs.readFileSync(path.join(filesDir, waited.binary.data.fileName));
+			assert.ok(onDisk.equals(expected.bytes), 'the file on disk differs from the report');
+			assert.equal(onDisk.subarray(0, 5).toString(), '%PDF-');
+		});
+
+		test('Generate → Wait for Ad Report → Send Email: the attachment is the report, with its file name', async () => {
+			const title = `Email report ${line}`;
+			const subject = `Your weekly report (${line} ${Date.now()})`;
+			const id = await n8n.importWorkflow({
+				name: `e2e email ${line}`,
+				...chain(manualTrigger, generate(acme.platformAccountId, title), waitForReport, {
+					name: 'Send Email',
+					type: 'n8n-nodes-base.emailSend',
+					typeVersion: 2.1,
+					credentials: { smtp: { id: 'smtp-local', name: 'Local SMTP' } },
+					parameters: {
+						fromEmail: 'reports@agency.example',
+						toEmail: 'client@example.com',
+						subject,
+						emailFormat: 'text',
+						text: '=Hello, attached is "{{ $json.title }}" (risk {{ $json.summary.overallRiskLevel }}).',
+						options: { attachments: 'data' },
+					},
+				}),
+			});
+			const run = await n8n.execute(id);
+			assert.equal(run.exitCode, 0, run.stderr.slice(-2000));
+			const [waited] = outputOf(run.result, 'Wait for Ad Report');
+			const message = await smtp.waitForMessage((m) => m.subject === subject, 10_000);
+			assert.equal(message.attachments.length, 1);
+			const expected = await fake.download(waited.json.id);
+			assert.equal(message.attachments[0].filename, `email-report-${line.replace('.', '-')}.pdf`);
+			assert.ok(message.attachments[0].content.equals(expected.bytes), 'the attachment differs from the report');
+			assert.match(message.text, new RegExp(`attached is "${title}" \\(risk (LOW|MEDIUM|HIGH|CRITICAL)\\)`));
+		});
+
+		test('Account → Get Many with Return All outputs every account', async () => {
+			const id = await n8n.importWorkflow({
+				name: `e2e accounts ${line}`,
+				...chain(manualTrigger, {
+					name: 'Accounts',
+					type: `${PKG}.adPerformance`,
+					typeVersion: 1,
+					credentials: AD_CREDENTIAL,
+					parameters: { resource: 'account', operation: 'getAll', returnAll: true },
+				}),
+			});
+			const run = await n8n.execute(id);
+			assert.equal(run.exitCode, 0, run.stderr.slice(-2000));
+			const accounts = outputOf(run.result, 'Accounts');
+			const expected = (await fake.state()).data.accounts.map((a) => a.id);
+			assert.deepEqual(accounts.map((a) => a.json.id).sort(), [...expected].sort());
+		});
+
+		test('a revoked key fails the run with our message', async () => {
+			const id = await n8n.importWorkflow({
+				name: `e2e revoked ${line}`,
+				...chain(manualTrigger, {
+					name: 'Accounts',
+					type: `${PKG}.adPerformance`,
+					typeVersion: 1,
+					credentials: { adPerformanceApi: { id: 'adperf-revoked', name: 'Ad Performance revoked' } },
+					parameters: { resource: 'account', operation: 'getAll', returnAll: true },
+				}),
+			});
+			const run = await n8n.execute(id);
+			assert.equal(run.exitCode, 1);
+			assert.match(run.stdout + run.stderr, /The API key has been revoked/);
+			assert.doesNotMatch(run.stdout + run.stderr, new RegExp(fake.keys.revoked));
+		});
+	});
+}
