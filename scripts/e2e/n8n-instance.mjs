@@ -257,9 +257,9 @@ export async function createInstance(options = {}) {
 		 * Starts `n8n start` on 127.0.0.1 with a free port, waits for /healthz/readiness and sets up
 		 * the owner (POST /rest/owner/setup). Resolves the server handle.
 		 */
-		async start({ timeoutMs = 120_000, setupOwner = true } = {}) {
+		async start({ timeoutMs = 120_000, setupOwner = true, port: requestedPort } = {}) {
 			if (server) return server.handle;
-			const port = await freePort();
+			const port = requestedPort ?? (await freePort());
 			const brokerPort = await freePort();
 			const env = {
 				...baseEnv(),
@@ -337,6 +337,10 @@ export async function createInstance(options = {}) {
 						r = await request('POST', '/rest/owner/setup', { email: OWNER.email, firstName: OWNER.firstName, lastName: OWNER.lastName, password: OWNER.password });
 						if (r.status !== 404 || Date.now() - started > timeoutMs || exited) break;
 						await new Promise((res) => setTimeout(res, 250));
+					}
+					if (r.status === 400 && /already/i.test(r.text)) {
+						// A kept user folder (npm start): the owner exists, log in instead.
+						r = await request('POST', '/rest/login', { emailOrLdapLoginId: OWNER.email, email: OWNER.email, password: OWNER.password });
 					}
 					if (r.status !== 200) throw new Error(`owner setup failed: HTTP ${r.status} ${r.text.slice(0, 500)}`);
 					const setCookie = r.headers.getSetCookie?.() ?? [r.headers.get('set-cookie')];

@@ -10,13 +10,14 @@ import path from 'node:path';
 
 import { installedLine } from '../../scripts/e2e/install-n8n.mjs';
 import { createInstance } from '../../scripts/e2e/n8n-instance.mjs';
-import { packPackage } from '../../scripts/e2e/pack.mjs';
+import { packPackage, REPO_ROOT } from '../../scripts/e2e/pack.mjs';
 import { startSmtpServer } from '../../scripts/e2e/smtp-server.mjs';
 import { startFakeProcess } from './fake-process.mjs';
 
 const PKG = 'n8n-nodes-ad-performance';
 const lines = (process.env.E2E_LINES ?? 'latest,1.x').split(',').map((s) => s.trim()).filter(Boolean);
 const TIME_SCALE = 0.02;
+const EXAMPLES_DIR = path.join(REPO_ROOT, 'examples');
 const AD_CREDENTIAL = { adPerformanceApi: { id: 'adperf-sandbox', name: 'Ad Performance sandbox' } };
 
 let tarball = process.env.E2E_TARBALL;
@@ -83,6 +84,8 @@ for (const line of lines) {
 				{ ...AD_CREDENTIAL.adPerformanceApi, type: 'adPerformanceApi', data: { apiKey: fake.keys.live, baseUrl: fake.url, apiVersion: '2026-03-01', timeScale: TIME_SCALE } },
 				{ id: 'adperf-revoked', name: 'Ad Performance revoked', type: 'adPerformanceApi', data: { apiKey: fake.keys.revoked, baseUrl: fake.url } },
 				{ id: 'smtp-local', name: 'Local SMTP', type: 'smtp', data: smtp.credentialData() },
+				// The examples' SMTP credential id, bound here to the local SMTP server.
+				{ id: 'smtp-agency', name: 'Agency SMTP', type: 'smtp', data: smtp.credentialData() },
 			]);
 			acme = (await fake.state()).data.accounts.find((a) => a.name === 'Acme Outdoor');
 		});
@@ -163,6 +166,40 @@ for (const line of lines) {
 			const accounts = outputOf(run.result, 'Accounts');
 			const expected = (await fake.state()).data.accounts.map((a) => a.id);
 			assert.deepEqual(accounts.map((a) => a.json.id).sort(), [...expected].sort());
+		});
+
+		test('every example workflow imports without warnings', async () => {
+			for (const file of fs.readdirSync(EXAMPLES_DIR).filter((f) => f.endsWith('.json'))) {
+				const workflow = JSON.parse(fs.readFileSync(path.join(EXAMPLES_DIR, file), 'utf8'));
+				const input = path.join(filesDir, `import-${file}`);
+				fs.writeFileSync(input, JSON.stringify({ ...workflow, id: `ex${file.length}${Date.now() % 100000}` }));
+				const result = await n8n.cli(['import:workflow', `--input=${input}`]);
+				assert.equal(result.exitCode, 0, `${file}: ${result.stderr.slice(-1000)}`);
+				const output = `${result.stdout}\n${result.stderr}`;
+				assert.doesNotMatch(output, /\b(warn|warning|error)\b/i, `${file} imported with: ${output.slice(-1000)}`);
+			}
+		});
+
+		test('example "Weekly client report e-mail" runs: one e-mail with the PDF per active account', async () => {
+			const workflow = JSON.parse(fs.readFileSync(path.join(EXAMPLES_DIR, 'weekly-client-report-email.json'), 'utf8'));
+			const schedule = workflow.nodes.find((n) => n.type === 'n8n-nodes-base.scheduleTrigger');
+			Object.assign(schedule, { type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, parameters: {} });
+			const before = smtp.messages.length;
+			const id = await n8n.importWorkflow({ ...workflow, name: `${workflow.name} (${line})` });
+			const run = await n8n.execute(id);
+			assert.equal(run.exitCode, 0, run.stderr.slice(-2000));
+			const active = (await fake.state()).data.accounts.filter((a) => a.connectionStatus === 'active');
+			const reports = outputOf(run.result, 'Wait for Ad Report');
+			assert.equal(reports.length, active.length);
+			const mails = smtp.messages.slice(before);
+			assert.equal(mails.length, active.length);
+			for (const report of reports) {
+				const mail = mails.find((m) => m.subject === `Your weekly ad performance report: ${report.json.title}`);
+				assert.ok(mail, `no e-mail for ${report.json.title}`);
+				const expected = await fake.download(report.json.id);
+				assert.equal(mail.attachments[0].filename, report.binary.data.fileName);
+				assert.ok(mail.attachments[0].content.equals(expected.bytes));
+			}
 		});
 
 		test('a revoked key fails the run with our message', async () => {
