@@ -8,7 +8,8 @@ import type {
 } from 'n8n-workflow';
 
 export const DEFAULT_API_VERSION = '2026-03-01';
-const API_KEY_PATTERN = /^service_(live|test)_[A-Za-z0-9]{24,}$/;
+/** A key: service_live_ or service_test_ followed by at least 24 letters and digits. */
+export const API_KEY_PATTERN = /^service_(live|test)_[A-Za-z0-9]{24,}$/;
 
 /** The base URL as the user typed it, without trailing slashes or an accidental `/v1`. */
 export function normaliseBaseUrl(raw: unknown): string {
@@ -93,7 +94,14 @@ export class AdPerformanceApi implements ICredentialType {
 				'The API key in the Ad Performance credential does not look like a service key: it must start with service_live_ or service_test_ followed by at least 24 letters and digits. Copy the key again from the dashboard (Settings → API Keys).',
 			);
 		}
-		const serviceOrigin = originOf(normaliseBaseUrl(credentials.baseUrl));
+		const baseUrl = normaliseBaseUrl(credentials.baseUrl);
+		if (/^[a-z][a-z0-9+.-]*:\/\/[^/@]*@/i.test(baseUrl)) {
+			// The address is shown in errors and logs; a password in it would be shown too.
+			throw new Error(
+				'The Base URL in the Ad Performance credential must not contain a user name or password. Enter only the service address, for example https://api.example.com.',
+			);
+		}
+		const serviceOrigin = originOf(baseUrl);
 		const target = requestOptions.baseURL
 			? originOf(String(requestOptions.baseURL))
 			: originOf(String(requestOptions.url));

@@ -9,15 +9,13 @@ import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { errorItem, withItemIndex } from '../AdPerformance/actions/router';
 import { requestOptionsProperty } from '../AdPerformance/actions/common.descriptions';
-import { serviceError } from '../shared/errors';
-import { pollUntilFinal } from '../shared/polling';
-import { downloadReportFile } from '../shared/reports';
+import { pollUntilFinal, type PollResult } from '../shared/polling';
+import { downloadReportFile, isFinalReport } from '../shared/reports';
+import { readClientOptions } from '../shared/requestOptions';
 import { AdPerformanceClient } from '../shared/transport';
 import type { ServiceReport } from '../shared/types';
 import { InputValidator } from '../shared/validation';
-import { NOT_FOUND, ReportSweep, type ReportHint } from './reportSweep';
-
-type ReportState = ServiceReport | { id: string; status: typeof NOT_FOUND };
+import { NOT_FOUND, ReportSweep, type ReportHint, type SweptReport } from './reportSweep';
 
 interface WaitSettings {
 	intervalSeconds: number;
@@ -109,123 +107,154 @@ export class AdPerformanceWaitForReport implements INodeType {
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const items = this.getInputData();
-		const output: Array<INodeExecutionData | undefined> = new Array(items.length);
-		const fail = (error: unknown, itemIndex: number) => {
-			if (!this.continueOnFail()) throw withItemIndex(error, itemIndex);
-			output[itemIndex] = errorItem(error, itemIndex);
-		};
-
-		let client: AdPerformanceClient;
 		let settings: WaitSettings;
+		let client: AdPerformanceClient;
 		try {
-			// One wait serves every item, so its timing comes from the first item.
-			const check = new InputValidator(this.getNode(), 0);
-			settings = {
-				intervalSeconds: check.seconds(
-					'Poll Interval (Seconds)',
-					this.getNodeParameter('pollIntervalSeconds', 0, 5),
-					0.1,
-					3600,
-				),
-				timeoutSeconds: check.seconds(
-					'Timeout (Seconds)',
-					this.getNodeParameter('timeoutSeconds', 0, 300),
-					1,
-					86_400,
-				),
-				download: this.getNodeParameter('download', 0, true) !== false,
-				onTimeout: check.oneOf('On Timeout', this.getNodeParameter('onTimeout', 0, 'error'), [
-					'error',
-					'outputPending',
-				] as const),
-			};
-			const maxAttempts = this.getNodeParameter('requestOptions.maxAttempts', 0, 5) as number;
-			client = await AdPerformanceClient.create(this, { maxAttempts });
+			settings = readSettings(this);
+			client = await AdPerformanceClient.create(
+				this,
+				readClientOptions(this.getNode(), this.getNodeParameter('requestOptions', 0, {})),
+			);
 		} catch (error) {
 			if (!this.continueOnFail()) throw withItemIndex(error, 0);
 			return [items.map((_, itemIndex) => errorItem(error, itemIndex))];
 		}
+		const output = new Map<number, INodeExecutionData>();
+		const fail = (caught: unknown, itemIndex: number) => {
+			const error = client.redactor.error(caught);
+			if (this.getExecutionCancelSignal?.()?.aborted || !this.continueOnFail())
+				throw withItemIndex(error, itemIndex);
+			output.set(itemIndex, errorItem(error, itemIndex));
+		};
 
-		// Which report each item waits for, checked before any request.
-		const reportOfItem = new Map<number, string>();
-		const hints = new Map<string, ReportHint>();
+		// Which report each item waits for, all checked before any request.
+		const waits = new Map<number, ItemWait>();
 		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 			try {
-				const check = new InputValidator(this.getNode(), itemIndex);
-				const reportId = check.reportId(
-					'Report ID',
-					this.getNodeParameter('reportId', itemIndex, ''),
-				);
-				if (settings.download) {
-					check.text(
-						'Put Output File in Field',
-						this.getNodeParameter('binaryPropertyName', itemIndex, 'data'),
-						{ maxLength: 200 },
-					);
-				}
-				reportOfItem.set(itemIndex, reportId);
-				// The output of Report → Generate tells where to look for the report.
-				const json = items[itemIndex].json as IDataObject;
-				if (json.id === reportId && !hints.has(reportId)) {
-					hints.set(reportId, {
-						accountId: typeof json.accountId === 'string' ? json.accountId : undefined,
-						createdAt: typeof json.createdAt === 'string' ? json.createdAt : undefined,
-					});
-				}
+				waits.set(itemIndex, readItemWait(this, items[itemIndex].json, itemIndex, settings));
 			} catch (error) {
 				fail(error, itemIndex);
 			}
 		}
 
+		const hints = new Map<string, ReportHint>();
+		for (const wait of waits.values()) if (wait.hint) hints.set(wait.reportId, wait.hint);
 		const sweep = new ReportSweep(client, hints);
-		const result = await pollUntilFinal<string, ReportState>(client, {
-			keys: [...new Set(reportOfItem.values())],
-			intervalMs: settings.intervalSeconds * 1000,
-			timeoutMs: settings.timeoutSeconds * 1000,
-			isFinal: (report) =>
-				report.status === 'completed' || report.status === 'failed' || report.status === NOT_FOUND,
-			sweep: async (pending) => await sweep.sweep(pending),
-		});
+		let result: PollResult<string, SweptReport>;
+		try {
+			result = await pollUntilFinal<string, SweptReport>(client, {
+				keys: [...new Set([...waits.values()].map((wait) => wait.reportId))],
+				intervalMs: settings.intervalSeconds * 1000,
+				timeoutMs: settings.timeoutSeconds * 1000,
+				isFinal: (report) => isFinalReport(report as ServiceReport) || report.status === NOT_FOUND,
+				sweep: async (pending, deadline) => await sweep.sweep(pending, deadline),
+			});
+		} catch (error) {
+			// A sweep that failed for good (the key was revoked, the service is down) fails
+			// every item still waiting; with Continue On Fail each of them gets the error.
+			for (const itemIndex of waits.keys()) fail(error, itemIndex);
+			return [[...output].sort(([a], [b]) => a - b).map(([, item]) => item)];
+		}
 
-		for (const [itemIndex, reportId] of reportOfItem) {
+		for (const [itemIndex, wait] of waits) {
 			try {
-				output[itemIndex] = await settleReport.call(
-					this,
-					client,
-					settings,
-					itemIndex,
-					reportId,
-					result.states.get(reportId),
-					result.timedOut.includes(reportId),
-				);
+				const outcome: ReportOutcome = {
+					report: result.states.get(wait.reportId),
+					timedOut: result.timedOut.includes(wait.reportId),
+				};
+				output.set(itemIndex, await settleReport(this, client, settings, wait, outcome));
 			} catch (error) {
 				fail(error, itemIndex);
 			}
 		}
-		return [output.filter((item): item is INodeExecutionData => item !== undefined)];
+		return [[...output].sort(([a], [b]) => a - b).map(([, item]) => item)];
 	}
+}
+
+/** The node's timing and output settings: one wait serves every item, so they come from item 0. */
+function readSettings(ctx: IExecuteFunctions): WaitSettings {
+	const check = new InputValidator(ctx.getNode(), 0);
+	return {
+		intervalSeconds: check.seconds(
+			'Poll Interval (Seconds)',
+			ctx.getNodeParameter('pollIntervalSeconds', 0, 5),
+			0.1,
+			3600,
+		),
+		timeoutSeconds: check.seconds(
+			'Timeout (Seconds)',
+			ctx.getNodeParameter('timeoutSeconds', 0, 300),
+			1,
+			86_400,
+		),
+		download: ctx.getNodeParameter('download', 0, true) !== false,
+		onTimeout: check.oneOf('On Timeout', ctx.getNodeParameter('onTimeout', 0, 'error'), [
+			'error',
+			'outputPending',
+		] as const),
+	};
+}
+
+/** What one item waits for, and where it goes in the output. */
+interface ItemWait {
+	itemIndex: number;
+	reportId: string;
+	/** Output field of the file; undefined when nothing is downloaded. */
+	binaryPropertyName?: string;
+	/** Where to look, from the output of Report → Generate. */
+	hint?: ReportHint;
+}
+
+function readItemWait(
+	ctx: IExecuteFunctions,
+	json: IDataObject,
+	itemIndex: number,
+	settings: WaitSettings,
+): ItemWait {
+	const check = new InputValidator(ctx.getNode(), itemIndex);
+	const reportId = check.reportId('Report ID', ctx.getNodeParameter('reportId', itemIndex, ''));
+	const binaryPropertyName = settings.download
+		? check.text(
+				'Put Output File in Field',
+				ctx.getNodeParameter('binaryPropertyName', itemIndex, 'data'),
+				{ maxLength: 200 },
+			)
+		: undefined;
+	const hint =
+		json.id === reportId
+			? {
+					accountId: typeof json.accountId === 'string' ? json.accountId : undefined,
+					createdAt: typeof json.createdAt === 'string' ? json.createdAt : undefined,
+				}
+			: undefined;
+	return { itemIndex, reportId, binaryPropertyName, hint };
+}
+
+interface ReportOutcome {
+	/** The last state seen (undefined if the report was never seen). */
+	report: SweptReport | undefined;
+	timedOut: boolean;
 }
 
 /** The output item of one input: the finished report with its file, or an error. */
 async function settleReport(
-	this: IExecuteFunctions,
+	ctx: IExecuteFunctions,
 	client: AdPerformanceClient,
 	settings: WaitSettings,
-	itemIndex: number,
-	reportId: string,
-	state: ReportState | undefined,
-	timedOut: boolean,
+	wait: ItemWait,
+	{ report, timedOut }: ReportOutcome,
 ): Promise<INodeExecutionData> {
+	const { itemIndex, reportId } = wait;
 	if (timedOut) {
-		const status = state?.status ?? 'unknown';
+		const status = report?.status ?? 'not yet listed';
 		if (settings.onTimeout === 'outputPending') {
 			return {
-				json: (state as IDataObject | undefined) ?? { id: reportId, status },
+				json: (report as IDataObject | undefined) ?? { id: reportId, status: 'unknown' },
 				pairedItem: { item: itemIndex },
 			};
 		}
 		throw new NodeOperationError(
-			this.getNode(),
+			ctx.getNode(),
 			`Report ${reportId} was still ${status} after ${settings.timeoutSeconds} seconds`,
 			{
 				description:
@@ -234,8 +263,8 @@ async function settleReport(
 			},
 		);
 	}
-	if (!state || state.status === NOT_FOUND) {
-		throw serviceError(client.node, {
+	if (!report || report.status === NOT_FOUND) {
+		throw client.serviceError({
 			status: 404,
 			type: 'not_found',
 			itemIndex,
@@ -244,27 +273,22 @@ async function settleReport(
 				'No report with this ID exists in this workspace. Check the Report ID (by default it is taken from the id field of the input).',
 		});
 	}
-	const report = state as ServiceReport;
-	if (report.status === 'failed') {
-		throw serviceError(client.node, {
+	const finished = report as ServiceReport;
+	if (finished.status === 'failed') {
+		throw client.serviceError({
 			status: 200,
-			type: report.error?.type ?? 'generation_failed',
-			serviceMessage: report.error?.message,
+			type: finished.error?.type ?? 'generation_failed',
+			serviceMessage: finished.error?.message,
 			itemIndex,
-			message: `Report ${reportId} failed${report.error?.message ? `: ${report.error.message}` : ''}`,
+			message: `Report ${reportId} failed${finished.error?.message ? `: ${finished.error.message}` : ''}`,
 			description:
 				'The service could not generate this report. Generate it again; if it keeps failing, check the account connection in the dashboard.',
 		});
 	}
-	const item: INodeExecutionData = { json: report, pairedItem: { item: itemIndex } };
-	if (settings.download) {
-		const binaryPropertyName = this.getNodeParameter(
-			'binaryPropertyName',
-			itemIndex,
-			'data',
-		) as string;
+	const item: INodeExecutionData = { json: finished, pairedItem: { item: itemIndex } };
+	if (wait.binaryPropertyName !== undefined) {
 		item.binary = {
-			[binaryPropertyName]: await downloadReportFile(this, client, report, itemIndex),
+			[wait.binaryPropertyName]: await downloadReportFile(ctx, client, finished, itemIndex),
 		};
 	}
 	return item;

@@ -5,10 +5,17 @@ import type { ServiceReport } from '../shared/types';
 
 /** The service's clock and n8n's may differ; narrow creation-time filters with this margin. */
 const CREATION_MARGIN_MS = 5 * 60_000;
-/** A report missing from this many complete sweeps does not exist (or is not ours). */
+/**
+ * How long (service time) a report may be missing from the list before it counts as not
+ * found: the list is an index that can lag behind a report just created.
+ */
+const NOT_FOUND_GRACE_MS = 30_000;
+/** …and in at least this many complete sweeps. */
 const MISSES_BEFORE_NOT_FOUND = 2;
 
 export const NOT_FOUND = 'not_found' as const;
+
+export type SweptReport = ServiceReport | { id: string; status: typeof NOT_FOUND };
 
 export interface ReportHint {
 	accountId?: string;
@@ -16,17 +23,16 @@ export interface ReportHint {
 }
 
 /**
- * Looks up many reports with as few list requests as possible. There is no GET of one report
- * (open-points A6), so each sweep pages through GET /v1/reports newest first, narrowed by
- * account when all pending reports share one and by creation time when all are known, and
- * stops as soon as every pending report has been seen. 25 reports cost one request a sweep.
+ * Looks up many reports with as few list requests as possible. There is no GET of one report,
+ * so each sweep pages through GET /v1/reports newest first, narrowed by account when all
+ * pending reports share one and by creation time when all are known, and stops as soon as
+ * every pending report has been seen. 25 reports cost one request a sweep.
  */
 export class ReportSweep {
 	private readonly hints = new Map<string, ReportHint>();
 
-	private readonly misses = new Map<string, number>();
-
-	requests = 0;
+	/** When each pending report was first missed, and in how many sweeps since. */
+	private readonly misses = new Map<string, { since: number; count: number }>();
 
 	constructor(
 		private readonly client: AdPerformanceClient,
@@ -35,11 +41,10 @@ export class ReportSweep {
 		for (const [id, hint] of hints) this.hints.set(id, { ...hint });
 	}
 
-	async sweep(
-		pending: string[],
-	): Promise<Map<string, ServiceReport | { id: string; status: typeof NOT_FOUND }>> {
+	/** One sweep; every request of it is cut at `deadline` (then DeadlineReached is thrown). */
+	async sweep(pending: string[], deadline: number): Promise<Map<string, SweptReport>> {
 		const wanted = new Set(pending);
-		const seen = new Map<string, ServiceReport | { id: string; status: typeof NOT_FOUND }>();
+		const seen = new Map<string, SweptReport>();
 		const qs: IDataObject = {};
 		const accounts = new Set(pending.map((id) => this.hints.get(id)?.accountId));
 		if (accounts.size === 1 && !accounts.has(undefined)) qs.accountId = [...accounts][0];
@@ -47,23 +52,34 @@ export class ReportSweep {
 		if (created.every((time) => Number.isFinite(time))) {
 			qs.from = new Date(Math.min(...created) - CREATION_MARGIN_MS).toISOString();
 		}
-		await this.client.walk<ServiceReport>('/reports', qs, (records) => {
-			this.requests++;
-			for (const report of records) {
-				if (!wanted.has(report.id)) continue;
-				seen.set(report.id, report);
-				this.hints.set(report.id, { accountId: report.accountId, createdAt: report.createdAt });
-			}
-			return seen.size < wanted.size;
-		});
+		await this.client.walk<ServiceReport>(
+			'/reports',
+			qs,
+			(records) => {
+				for (const report of records) {
+					if (!wanted.has(report.id)) continue;
+					seen.set(report.id, report);
+					this.hints.set(report.id, { accountId: report.accountId, createdAt: report.createdAt });
+				}
+				return seen.size < wanted.size;
+			},
+			{ deadline },
+		);
+		const now = Date.now();
 		for (const id of pending) {
 			if (seen.has(id)) {
 				this.misses.delete(id);
 				continue;
 			}
-			const misses = (this.misses.get(id) ?? 0) + 1;
-			this.misses.set(id, misses);
-			if (misses >= MISSES_BEFORE_NOT_FOUND) seen.set(id, { id, status: NOT_FOUND });
+			const miss = this.misses.get(id) ?? { since: now, count: 0 };
+			miss.count++;
+			this.misses.set(id, miss);
+			if (
+				miss.count >= MISSES_BEFORE_NOT_FOUND &&
+				now - miss.since >= this.client.serviceMs(NOT_FOUND_GRACE_MS)
+			) {
+				seen.set(id, { id, status: NOT_FOUND });
+			}
 		}
 		return seen;
 	}

@@ -1,12 +1,15 @@
-import type { AdPerformanceClient } from './transport';
+import { DeadlineReached, type AdPerformanceClient } from './transport';
 
 export interface PollOptions<K, V> {
 	/** Everything still awaited. */
 	keys: K[];
 	intervalMs: number;
 	timeoutMs: number;
-	/** One look at the service for the given pending keys; returns what it learnt. */
-	sweep: (pending: K[]) => Promise<Map<K, V>>;
+	/**
+	 * One look at the service for the given pending keys; returns what it learnt. Its requests
+	 * must stop at `deadline` (the client throws DeadlineReached there).
+	 */
+	sweep: (pending: K[], deadline: number) => Promise<Map<K, V>>;
 	/** Whether a state is final (completed or failed); anything else means "keep waiting". */
 	isFinal: (state: V) => boolean;
 }
@@ -22,8 +25,9 @@ export interface PollResult<K, V> {
 /**
  * Waits for many asynchronous jobs with one sweep per interval for all of them: the first
  * look happens at once, the next ones on a fixed beat measured from the start (so a slow
- * sweep does not stretch the beat), and the last at the deadline. Waiting goes through the
- * client, i.e. n8n's sleep with the execution's cancel signal.
+ * sweep does not stretch the beat), and the last at the deadline. A sweep still running at
+ * the deadline is cut there: the timeout holds even when the service is slow. Waiting goes
+ * through the client, i.e. n8n's sleep with the execution's cancel signal.
  */
 export async function pollUntilFinal<K, V>(
 	client: AdPerformanceClient,
@@ -35,7 +39,16 @@ export async function pollUntilFinal<K, V>(
 	let pending = [...options.keys];
 	let sweeps = 0;
 	for (let beat = 1; pending.length > 0; beat++) {
-		const seen = await options.sweep(pending);
+		let seen: Map<K, V> | undefined;
+		let failure: unknown;
+		try {
+			seen = await options.sweep(pending, deadline);
+		} catch (error) {
+			failure = error;
+		}
+		// A sweep cut at the deadline leaves what is still pending timed out.
+		if (failure instanceof DeadlineReached) break;
+		if (seen === undefined) throw failure;
 		sweeps++;
 		for (const [key, state] of seen) states.set(key, state);
 		pending = pending.filter((key) => {

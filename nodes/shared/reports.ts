@@ -1,9 +1,11 @@
-import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
+import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { serviceError } from './errors';
 import type { AdPerformanceClient } from './transport';
 import { pathId } from './transport';
-import type { ServiceReport } from './types';
+import type { ServiceReport, SingleEnvelope } from './types';
+
+/** The format the service generates when the request names none. */
+const DEFAULT_FORMAT = 'pdf';
 
 const MIME_BY_FORMAT: Record<string, string> = {
 	pdf: 'application/pdf',
@@ -37,10 +39,10 @@ export async function findReport(
 			found = records.find((report) => report.id === reportId);
 			return found === undefined;
 		},
-		itemIndex,
+		{ itemIndex },
 	);
 	if (!found) {
-		throw serviceError(client.node, {
+		throw client.serviceError({
 			status: 404,
 			type: 'not_found',
 			itemIndex,
@@ -100,7 +102,8 @@ function headerOf(headers: Record<string, unknown>, name: string): string | unde
 
 /**
  * Downloads a finished report and hands the bytes to n8n's binary-data store as a stream
- * (`prepareBinaryData`), so the filesystem and S3 modes keep large files off the heap.
+ * (`prepareBinaryData`), so the filesystem and S3 modes keep large files off the heap. A
+ * download is a read: one cut off mid-way is fetched again, up to Max Attempts.
  */
 export async function downloadReportFile(
 	ctx: IExecuteFunctions,
@@ -110,31 +113,54 @@ export async function downloadReportFile(
 ): Promise<IBinaryData> {
 	const url = report.downloadUrl || `${client.baseUrl}/v1/reports/${pathId(report.id)}/download`;
 	const subject = `report ${report.id}`;
-	const response = await client.download(url, itemIndex, subject, (status) => {
-		if (status !== 404) return undefined;
-		const expired = report.expiresAt !== undefined && Date.parse(report.expiresAt) <= Date.now();
-		return expired
-			? {
-					message: `The download link of report ${report.id} expired at ${report.expiresAt}`,
-					description:
-						'Download links are valid for 7 days. Generate the report again to get a fresh link.',
-				}
-			: {
-					message: `The file of report ${report.id} was not found`,
-					description:
-						'The report does not exist in this workspace, or its download link has expired (links are valid for 7 days). Check the ID or generate the report again.',
-				};
-	});
-	const headers = response.headers as Record<string, unknown>;
-	const format = report.format ?? '';
-	const contentType = headerOf(headers, 'content-type');
-	const mimeType =
-		contentType?.split(';')[0].trim() || MIME_BY_FORMAT[format] || 'application/octet-stream';
-	const extension = EXTENSION_BY_FORMAT[format] ?? extensionForMime(mimeType);
-	const fileName =
-		fileNameFromContentDisposition(headerOf(headers, 'content-disposition')) ??
-		`${slug(report.title ?? report.id)}${extension ? `.${extension}` : ''}`;
-	return await ctx.helpers.prepareBinaryData(response.body as Buffer, fileName, mimeType);
+	for (let attempt = 1; ; attempt++) {
+		const response = await client.download(url, {
+			itemIndex,
+			subject,
+			explain: (status) => explainMissingFile(report, status),
+		});
+		const headers = response.headers as Record<string, unknown>;
+		const format = report.format ?? '';
+		const contentType = headerOf(headers, 'content-type');
+		const mimeType =
+			contentType?.split(';')[0].trim() || MIME_BY_FORMAT[format] || 'application/octet-stream';
+		const extension = EXTENSION_BY_FORMAT[format] ?? extensionForMime(mimeType);
+		const fileName =
+			fileNameFromContentDisposition(headerOf(headers, 'content-disposition')) ??
+			`${slug(report.title ?? report.id)}${extension ? `.${extension}` : ''}`;
+		try {
+			return await ctx.helpers.prepareBinaryData(response.body as Buffer, fileName, mimeType);
+		} catch (error) {
+			client.throwIfCancelled();
+			if (attempt >= client.maxAttempts) {
+				throw client.apiError(
+					`The download of report ${report.id} was cut off before the whole file arrived`,
+					`The connection broke during the download ${attempt} time(s) (${(error as Error)?.message ?? 'unknown error'}). Run the workflow again, or raise Request Options → Max Attempts.`,
+					itemIndex,
+				);
+			}
+			await client.wait(client.backoffMs(attempt));
+		}
+	}
+}
+
+function explainMissingFile(
+	report: Pick<ServiceReport, 'id' | 'expiresAt'>,
+	status: number,
+): { message: string; description: string } | undefined {
+	if (status !== 404) return undefined;
+	const expired = report.expiresAt !== undefined && Date.parse(report.expiresAt) <= Date.now();
+	return expired
+		? {
+				message: `The download link of report ${report.id} expired at ${report.expiresAt}`,
+				description:
+					'Download links are valid for 7 days. Generate the report again to get a fresh link.',
+			}
+		: {
+				message: `The file of report ${report.id} was not found`,
+				description:
+					'The report does not exist in this workspace, or its download link has expired (links are valid for 7 days). Check the ID or generate the report again.',
+			};
 }
 
 function extensionForMime(mimeType: string): string | undefined {
@@ -142,4 +168,113 @@ function extensionForMime(mimeType: string): string | undefined {
 		if (mime === mimeType) return EXTENSION_BY_FORMAT[format];
 	}
 	return undefined;
+}
+
+/**
+ * POST /v1/reports without ever creating a duplicate, and without ever handing this item a
+ * report somebody else created. A 429 means "not created" and is resent after the wait (the
+ * transport does that). After a 5xx, a lost connection or a garbled answer the report may
+ * exist, so before resending we look for it: a report matching every field of our request
+ * (account, title, dates, format with its default, the set of campaign IDs, white label where
+ * the record shows it), created after our first attempt was sent by the service's own clock
+ * (from the Date header of its answers), and not already claimed by another item of this
+ * execution. What remains: another execution sending an identical request within the same
+ * second or so could be handed the same report (see the README's Security section).
+ */
+export async function createReport(
+	client: AdPerformanceClient,
+	body: IDataObject,
+	itemIndex: number,
+): Promise<ServiceReport> {
+	const firstAttemptAt = Date.now();
+	let lastError: Error | undefined;
+	for (let attempt = 1; attempt <= client.maxAttempts; attempt++) {
+		if (attempt > 1) {
+			const existing = await findCreatedReport(client, body, firstAttemptAt, itemIndex);
+			if (existing) return existing;
+		}
+		const outcome = await client.write({ path: '/reports', body, itemIndex, expect: 'record' });
+		if (!outcome.ambiguous) {
+			const report = (outcome.response.body as SingleEnvelope<ServiceReport>).data;
+			if (typeof report.id === 'string') client.claimedReportIds.add(report.id);
+			return report;
+		}
+		lastError = outcome.ambiguous;
+		if (attempt < client.maxAttempts) await client.wait(client.backoffMs(attempt));
+	}
+	const existing = await findCreatedReport(client, body, firstAttemptAt, itemIndex);
+	if (existing) return existing;
+	throw lastError;
+}
+
+async function findCreatedReport(
+	client: AdPerformanceClient,
+	body: IDataObject,
+	firstAttemptAt: number,
+	itemIndex: number,
+): Promise<ServiceReport | undefined> {
+	const from = new Date(client.serviceTimeLowerBound(firstAttemptAt) - 1_000).toISOString();
+	const candidates: ServiceReport[] = [];
+	await client.walk<ServiceReport>(
+		'/reports',
+		{ accountId: body.account_id as string, from },
+		(records) => {
+			for (const report of records) {
+				if (!client.claimedReportIds.has(report.id) && matchesRequest(report, body))
+					candidates.push(report);
+			}
+		},
+		{ itemIndex },
+	);
+	// The walk's answers carried the service's clock: the bound is as tight as it gets now.
+	const sentAt = client.serviceTimeLowerBound(firstAttemptAt);
+	const ours = candidates
+		.filter((report) => createdAtMs(report) >= sentAt)
+		// The earliest one after our first attempt is the one that attempt created.
+		.sort((a, b) => createdAtMs(a) - createdAtMs(b))[0];
+	if (ours) client.claimedReportIds.add(ours.id);
+	return ours;
+}
+
+/** Creation time in ms, rounded down to the second when the service writes whole seconds. */
+function createdAtMs(report: ServiceReport): number {
+	const text = typeof report.createdAt === 'string' ? report.createdAt : '';
+	const ms = Date.parse(text);
+	if (!Number.isFinite(ms)) return -Infinity;
+	// A time without fractions may be up to 999 ms earlier than the moment it stands for.
+	return /\.\d/.test(text) ? ms : ms + 999;
+}
+
+function matchesRequest(report: ServiceReport, body: IDataObject): boolean {
+	if (report.accountId !== undefined && report.accountId !== body.account_id) return false;
+	if (report.title !== body.title) return false;
+	if (report.dateRange?.from !== body.date_start || report.dateRange?.to !== body.date_end)
+		return false;
+	if (report.format !== undefined && report.format !== (body.format ?? DEFAULT_FORMAT))
+		return false;
+	if (
+		Array.isArray(body.campaign_ids) &&
+		!sameSet(report.campaignIds, body.campaign_ids as string[])
+	)
+		return false;
+	if ('whiteLabel' in report && !sameJson(report.whiteLabel, body.whiteLabel)) return false;
+	return true;
+}
+
+function sameSet(actual: unknown, expected: string[]): boolean {
+	if (!Array.isArray(actual)) return false;
+	const set = new Set(actual);
+	return set.size === new Set(expected).size && expected.every((id) => set.has(id));
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+	const canonical = (value: unknown): unknown =>
+		value && typeof value === 'object' && !Array.isArray(value)
+			? Object.fromEntries(
+					Object.entries(value as IDataObject)
+						.sort(([x], [y]) => x.localeCompare(y))
+						.map(([key, entry]) => [key, canonical(entry)]),
+				)
+			: value;
+	return JSON.stringify(canonical(a) ?? null) === JSON.stringify(canonical(b) ?? null);
 }

@@ -310,3 +310,84 @@ export async function benchWait(options: { timeScale: number; items: number }) {
 		await fake.stop();
 	}
 }
+
+export interface SharedKeyResult {
+	executions: number;
+	itemsEach: number;
+	failed: number;
+	created: number;
+	posts: number;
+	rejected: number;
+	wallMs: number;
+	boundMs: number;
+}
+
+/**
+ * The Monday-morning case: E executions at once, each generating N reports on the same key
+ * (the generation limit of 5 a minute is shared). Every item must succeed, the wall time stay
+ * near the (E×N−1)/5-minute bound, and the POSTs near E×N (each 429 costs one).
+ */
+export async function benchSharedKey(options: {
+	timeScale: number;
+	executions: number;
+	itemsEach: number;
+}) {
+	const { timeScale, executions, itemsEach } = options;
+	const fake = await startFakeService({ timeScale, seed: 17 });
+	try {
+		const accounts = fake.accounts();
+		const before = fake.reports().length;
+		fake.clearLog();
+		const t0 = performance.now();
+		const runs = await Promise.all(
+			Array.from({ length: executions }, async (_, e) => {
+				const inputs = Array.from({ length: itemsEach }, (__, i) => ({
+					account: accounts[(e + i) % 3].platformAccountId,
+					title: `Execution ${e + 1} report ${i + 1}`,
+				}));
+				return await runNodes(
+					fake,
+					timeScale,
+					[
+						{
+							name: 'Ad Performance',
+							type: AD_NODE,
+							continueOnFail: true,
+							parameters: {
+								resource: 'report',
+								operation: 'generate',
+								accountId: { __rl: true, mode: 'id', value: '={{ $json.account }}' },
+								title: '={{ $json.title }}',
+								dateStart: '2026-10-01',
+								dateEnd: '2026-10-07',
+							},
+						},
+					],
+					inputs,
+				);
+			}),
+		);
+		const wallMs = performance.now() - t0;
+		let failed = 0;
+		for (const result of runs) {
+			failed += result.error
+				? itemsEach
+				: result.items.filter((i) => i.json.error !== undefined).length +
+					Math.max(0, itemsEach - result.items.length);
+		}
+		const posts = fake.log.filter((e) => e.method === 'POST' && e.path === '/v1/reports');
+		const total = executions * itemsEach;
+		return {
+			executions,
+			itemsEach,
+			failed,
+			created: fake.reports().length - before,
+			posts: posts.length,
+			rejected: posts.filter((e) => e.status === 429).length,
+			wallMs,
+			boundMs: ((total - 1) / 5) * WINDOW_MS * timeScale,
+		} satisfies SharedKeyResult;
+	} finally {
+		await fake.stop();
+	}
+}

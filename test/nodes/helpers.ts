@@ -35,12 +35,16 @@ class RawRequest implements INodeType {
 			{ displayName: 'Path', name: 'path', type: 'string', default: '/accounts' },
 			{ displayName: 'Body', name: 'body', type: 'json', default: '' },
 			{ displayName: 'Max Attempts', name: 'maxAttempts', type: 'number', default: 1 },
+			// Empty: the client's default (15 service minutes of waiting on 429 + retry hint).
+			{ displayName: 'Rate Limit Wait', name: 'rateLimitWaitMinutes', type: 'string', default: '' },
 		],
 	} as INodeType['description'];
 
 	async execute(this: IExecuteFunctions) {
+		const rateLimitWait = this.getNodeParameter('rateLimitWaitMinutes', 0, '') as string | number;
 		const client = await AdPerformanceClient.create(this, {
 			maxAttempts: this.getNodeParameter('maxAttempts', 0) as number,
+			...(rateLimitWait === '' ? {} : { rateLimitWaitMinutes: Number(rateLimitWait) }),
 		});
 		const rawBody = this.getNodeParameter('body', 0) as string | IDataObject;
 		const body =

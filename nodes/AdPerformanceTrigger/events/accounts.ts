@@ -51,11 +51,16 @@ async function listAccounts(
 	options: { returnAll: boolean; limit?: number } = { returnAll: true },
 ): Promise<ServiceAccount[]> {
 	const accounts = await client.list<ServiceAccount>('/accounts', {}, options);
+	// Without its id an account cannot be compared with the snapshot: it would look removed.
+	if (accounts.some((account) => typeof account.id !== 'string' || account.id === '')) {
+		throw client.apiError(
+			'The service listed an ad account without an ID (GET /v1/accounts)',
+			'Nothing was emitted and the stored account statuses were kept; the next poll tries again.',
+		);
+	}
 	return accounts.filter(
 		(account) =>
-			account &&
-			typeof account.id === 'string' &&
-			(!accountId || account.id === accountId || account.platformAccountId === accountId),
+			!accountId || account.id === accountId || account.platformAccountId === accountId,
 	);
 }
 

@@ -1,9 +1,10 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
+import { readClientOptions } from '../../shared/requestOptions';
 import { AdPerformanceClient } from '../../shared/transport';
 import { InputValidator } from '../../shared/validation';
 import { accountEvents } from './accounts';
-import type { EventHandler, TriggerEvent, TriggerSettings } from './common';
+import type { EventHandler, PollOutcome, TriggerEvent, TriggerSettings } from './common';
 import { TRIGGER_EVENTS } from './common';
 import { reportEvents } from './reports';
 
@@ -39,8 +40,10 @@ function readSettings(ctx: IPollFunctions): TriggerSettings {
 export async function pollEvents(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	const settings = readSettings(this);
 	const handler = handlers[settings.event];
-	const maxAttempts = this.getNodeParameter('requestOptions.maxAttempts', 5) as number;
-	const client = await AdPerformanceClient.create(this, { maxAttempts });
+	const client = await AdPerformanceClient.create(
+		this,
+		readClientOptions(this.getNode(), this.getNodeParameter('requestOptions', {})),
+	);
 	if (this.getMode() === 'manual') {
 		// "Fetch Test Event": a real recent record to map fields from. The static data is not
 		// even read, so the cursor and snapshot stay exactly as they were.
@@ -57,7 +60,13 @@ export async function pollEvents(this: IPollFunctions): Promise<INodeExecutionDa
 			? (staticData.state as IDataObject)
 			: undefined;
 
-	const outcome = await handler.poll.call(this, { client, settings, previous, now: Date.now() });
+	let outcome: PollOutcome;
+	try {
+		outcome = await handler.poll.call(this, { client, settings, previous, now: Date.now() });
+	} catch (error) {
+		// The stored state is untouched: the next poll starts from the same cursor or snapshot.
+		throw client.redactor.error(error);
+	}
 	// Written only when it changed: n8n saves the static data to its database when it is touched.
 	if (!previous || JSON.stringify(previous) !== JSON.stringify(outcome.state)) {
 		for (const key of Object.keys(staticData)) delete staticData[key];

@@ -4,11 +4,23 @@ import { adNode, apiRequests, rl, run, useFakeService } from '../helpers';
 
 const service = useFakeService({ timeScale: 0.01 });
 
-function raw(method: string, path: string, body?: IDataObject, maxAttempts = 1) {
+function raw(
+	method: string,
+	path: string,
+	body?: IDataObject,
+	maxAttempts = 1,
+	rateLimitWaitMinutes: number | '' = '',
+) {
 	return {
 		name: 'Raw Request',
 		type: 'test.rawRequest',
-		parameters: { method, path, body: body ? JSON.stringify(body) : '', maxAttempts },
+		parameters: {
+			method,
+			path,
+			body: body ? JSON.stringify(body) : '',
+			maxAttempts,
+			rateLimitWaitMinutes,
+		},
 	};
 }
 
@@ -124,7 +136,8 @@ describe('every error type of spec §7 becomes a NodeApiError with its own messa
 			message: /rate limit was exceeded/,
 			setup: () => {
 				service.fake.injectOnce({ kind: '429' });
-				return { node: raw('GET', '/accounts') };
+				// No waiting on the retry hint: the 429 itself is what this case is about.
+				return { node: raw('GET', '/accounts', undefined, 1, 0) };
 			},
 		},
 		{
@@ -378,7 +391,7 @@ describe('the API key never leaks', () => {
 		outputs.push(await run(service, [raw('GET', '/campaigns/camp_missing00000')]));
 		outputs.push(await run(service, [raw('POST', '/reports', { title: 'no account' })]));
 		service.fake.injectOnce({ kind: '429', times: 3 });
-		outputs.push(await run(service, [raw('GET', '/accounts', undefined, 3)]));
+		outputs.push(await run(service, [raw('GET', '/accounts', undefined, 3, 0)]));
 		outputs.push(
 			await run(service, [raw('GET', '/accounts')], {
 				credentials: { baseUrl: 'http://127.0.0.1:9' },

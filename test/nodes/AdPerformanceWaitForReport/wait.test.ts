@@ -178,7 +178,7 @@ describe('Wait for Ad Report against the time-scaled fake (a report takes 100–
 		expect(result.error?.description).toMatch(/Generate the report again/);
 	});
 
-	test('an id that does not exist is reported as not found after two sweeps', async () => {
+	test('an id that does not exist is reported as not found after two sweeps and a grace period', async () => {
 		const result = await run(service, [waitNode()], { items: [{ id: 'rpt_doesnotexist00' }] });
 		expect(result.error?.message).toBe('Report rpt_doesnotexist00 was not found');
 	});

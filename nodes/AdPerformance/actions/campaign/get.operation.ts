@@ -28,6 +28,7 @@ export async function execute(
 		path: `/campaigns/${pathId(campaignId)}`,
 		itemIndex,
 		subject: `campaign ${campaignId}`,
+		expect: 'record',
 	});
 	return [{ json: envelope.data }];
 }

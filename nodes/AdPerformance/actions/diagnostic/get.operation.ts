@@ -37,6 +37,7 @@ export async function execute(
 		path: `/diagnostics/${pathId(diagnosticId)}`,
 		itemIndex,
 		subject: `diagnostic ${diagnosticId}`,
+		expect: 'record',
 	});
 	return [{ json: envelope.data }];
 }

@@ -6,7 +6,7 @@ import type {
 } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { serviceError } from '../../../shared/errors';
+import { createDiagnostic } from '../../../shared/diagnostics';
 import { pollUntilFinal } from '../../../shared/polling';
 import { pathId, type AdPerformanceClient } from '../../../shared/transport';
 import type { ServiceDiagnostic, SingleEnvelope } from '../../../shared/types';
@@ -55,17 +55,21 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(
-	this: IExecuteFunctions,
-	client: AdPerformanceClient,
-	itemIndex: number,
-): Promise<INodeExecutionData[]> {
-	const check = new InputValidator(this.getNode(), itemIndex);
+interface DiagnosticRun {
+	campaignId: string;
+	waitForCompletion: boolean;
+	intervalSeconds: number;
+	timeoutSeconds: number;
+}
+
+/** Run for every item before the first diagnostic is started, so bad input starts nothing. */
+export function prepare(ctx: IExecuteFunctions, itemIndex: number): DiagnosticRun {
+	const check = new InputValidator(ctx.getNode(), itemIndex);
 	const campaignId = check.campaignId(
 		'Campaign',
-		this.getNodeParameter('campaignId', itemIndex, '', { extractValue: true }),
+		ctx.getNodeParameter('campaignId', itemIndex, '', { extractValue: true }),
 	);
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const waitForCompletion = options.waitForCompletion !== false;
 	const intervalSeconds = check.seconds(
 		'Options → Poll Interval (Seconds)',
@@ -79,8 +83,17 @@ export async function execute(
 		1,
 		86_400,
 	);
+	return { campaignId, waitForCompletion, intervalSeconds, timeoutSeconds };
+}
 
-	const diagnostic = await client.createDiagnostic(campaignId, itemIndex);
+export async function execute(
+	this: IExecuteFunctions,
+	client: AdPerformanceClient,
+	itemIndex: number,
+	run: DiagnosticRun = prepare(this, itemIndex),
+): Promise<INodeExecutionData[]> {
+	const { campaignId, waitForCompletion, intervalSeconds, timeoutSeconds } = run;
+	const diagnostic = await createDiagnostic(client, campaignId, itemIndex);
 	if (
 		!waitForCompletion ||
 		!diagnostic?.id ||
@@ -95,19 +108,21 @@ export async function execute(
 		intervalMs: intervalSeconds * 1000,
 		timeoutMs: timeoutSeconds * 1000,
 		isFinal: (state) => state.status === 'completed' || state.status === 'failed',
-		sweep: async ([id]) => {
+		sweep: async ([id], deadline) => {
 			const envelope = await client.request<SingleEnvelope<ServiceDiagnostic>>({
 				method: 'GET',
 				path: `/diagnostics/${pathId(id)}`,
 				itemIndex,
 				subject: `diagnostic ${id}`,
+				expect: 'record',
+				deadline,
 			});
 			return new Map([[id, envelope.data]]);
 		},
 	});
 	const final = result.states.get(diagnostic.id) ?? diagnostic;
 	if (result.timedOut.length > 0) {
-		throw serviceError(client.node, {
+		throw client.serviceError({
 			status: 408,
 			type: 'timeout',
 			itemIndex,
@@ -116,7 +131,7 @@ export async function execute(
 		});
 	}
 	if (final.status === 'failed') {
-		throw serviceError(client.node, {
+		throw client.serviceError({
 			status: 200,
 			type: final.error?.type,
 			serviceMessage: final.error?.message,

@@ -6,6 +6,7 @@ import type {
 } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { createReport } from '../../../shared/reports';
 import type { AdPerformanceClient } from '../../../shared/transport';
 import { REPORT_FORMATS } from '../../../shared/types';
 import { InputValidator } from '../../../shared/validation';
@@ -152,12 +153,15 @@ export function buildReportRequest(ctx: IExecuteFunctions, itemIndex: number): I
 	return body;
 }
 
+/** Run for every item before the first report is created, so bad input creates nothing. */
+export const prepare = buildReportRequest;
+
 export async function execute(
 	this: IExecuteFunctions,
 	client: AdPerformanceClient,
 	itemIndex: number,
+	body: IDataObject = buildReportRequest(this, itemIndex),
 ): Promise<INodeExecutionData[]> {
-	const body = buildReportRequest(this, itemIndex);
-	const report = await client.createReport(body, itemIndex);
+	const report = await createReport(client, body, itemIndex);
 	return [{ json: report }];
 }

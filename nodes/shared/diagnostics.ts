@@ -1,0 +1,54 @@
+import type { AdPerformanceClient } from './transport';
+import type { ServiceDiagnostic, SingleEnvelope } from './types';
+
+/** How long a diagnostic started by a lost request may block ours (runs take 5–10 s). */
+const LOST_DIAGNOSTIC_WAIT_MS = 60_000;
+/** How often to try again while that run goes on (the service suggests polling every 2–3 s). */
+const LOST_DIAGNOSTIC_POLL_MS = 2_500;
+
+/**
+ * POST /v1/diagnostics without resending blindly. Diagnostics cannot be listed, so a run
+ * whose answer was lost (5xx, dropped connection, garbled answer) cannot be found again.
+ * Resending then meets 409 diagnostic_in_progress while that run goes on (5–10 s): we wait
+ * for it to end and start ours, so the item still gets a diagnostic it can poll.
+ */
+export async function createDiagnostic(
+	client: AdPerformanceClient,
+	campaignId: string,
+	itemIndex: number,
+): Promise<ServiceDiagnostic> {
+	const subject = `campaign ${campaignId}`;
+	const giveUpAt = Date.now() + client.serviceMs(LOST_DIAGNOSTIC_WAIT_MS);
+	let answerLost = false;
+	for (let attempt = 1; ; attempt++) {
+		const outcome = await client.write({
+			path: '/diagnostics',
+			body: { campaign_id: campaignId },
+			itemIndex,
+			subject,
+			expect: 'record',
+			passThroughStatuses: answerLost ? [409] : undefined,
+		});
+		if (outcome.ambiguous) {
+			answerLost = true;
+			if (attempt >= client.maxAttempts) throw outcome.ambiguous;
+			await client.wait(client.backoffMs(attempt));
+			continue;
+		}
+		if (outcome.response.statusCode === 409) {
+			if (Date.now() >= giveUpAt) {
+				throw client.serviceError({
+					status: 409,
+					type: 'diagnostic_in_progress',
+					itemIndex,
+					subject,
+					description:
+						'A run started by an earlier attempt whose answer was lost is still going. Run the diagnostic again in a minute.',
+				});
+			}
+			await client.wait(client.serviceMs(LOST_DIAGNOSTIC_POLL_MS));
+			continue;
+		}
+		return (outcome.response.body as SingleEnvelope<ServiceDiagnostic>).data;
+	}
+}

@@ -1,0 +1,31 @@
+import type { INode } from 'n8n-workflow';
+
+import type { ClientOptions } from './transport';
+import { InputValidator } from './validation';
+
+/**
+ * Request Options of every node, checked before any request: an expression that yields
+ * "abc", {} or NaN must never mean "no attempt limit".
+ */
+export function readClientOptions(node: INode, raw: unknown, itemIndex = 0): ClientOptions {
+	const options = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
+	const check = new InputValidator(node, itemIndex);
+	const clientOptions: ClientOptions = {};
+	if (options.maxAttempts !== undefined) {
+		clientOptions.maxAttempts = check.integer(
+			'Request Options → Max Attempts',
+			options.maxAttempts,
+			1,
+			10,
+		);
+	}
+	if (options.rateLimitWaitMinutes !== undefined) {
+		clientOptions.rateLimitWaitMinutes = check.seconds(
+			'Request Options → Max Wait When Rate Limited (Minutes)',
+			options.rateLimitWaitMinutes,
+			0,
+			1440,
+		);
+	}
+	return clientOptions;
+}

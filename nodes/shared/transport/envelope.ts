@@ -1,0 +1,111 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import type { ListEnvelope, Pagination, SingleEnvelope } from '../types';
+
+/**
+ * The service answers every success in an envelope: `{data: [...], pagination, meta}` for a
+ * list, `{data: {...}, meta}` for one record. An answer that is not that shape (broken JSON,
+ * an HTML page from a proxy, an empty body, `data` of the wrong kind, a null record) is a
+ * protocol error: it is never read as "no records". These checks are the one place that
+ * decides it.
+ */
+export type Expectation = 'list' | 'record' | 'any';
+
+export class ProtocolError extends Error {
+	constructor(readonly problem: string) {
+		super(problem);
+	}
+}
+
+/** The JSON value of a body, or a ProtocolError naming what came instead. */
+export function parseJsonBody(body: unknown, contentType?: string): unknown {
+	if (body === undefined || body === null || body === '') {
+		throw new ProtocolError('the answer was empty');
+	}
+	if (typeof body === 'object' && !(body instanceof Uint8Array) && !(body instanceof ArrayBuffer)) {
+		return body;
+	}
+	const text = typeof body === 'string' ? body : Buffer.from(body as ArrayBuffer).toString('utf8');
+	if (text.trim() === '') throw new ProtocolError('the answer was empty');
+	let parsed: { value: unknown } | undefined;
+	try {
+		parsed = { value: JSON.parse(text) };
+	} catch {
+		parsed = undefined;
+	}
+	if (parsed) return parsed.value;
+	const kind =
+		/html/i.test(contentType ?? '') || /^\s*</.test(text)
+			? 'an HTML page'
+			: 'text that is not JSON';
+	throw new ProtocolError(`the answer was ${kind}`);
+}
+
+/** The checked envelope of a body, or what is wrong with it. */
+export function readEnvelope(
+	body: unknown,
+	contentType: string | undefined,
+	expect: Expectation,
+): { value: unknown; problem?: undefined } | { problem: string } {
+	try {
+		return { value: checkEnvelope(parseJsonBody(body, contentType), expect) };
+	} catch (error) {
+		return { problem: error instanceof ProtocolError ? error.problem : String(error) };
+	}
+}
+
+function isRecord(value: unknown): value is IDataObject {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function checkList<T>(value: unknown): ListEnvelope<T> {
+	if (!isRecord(value)) throw new ProtocolError('the answer was not a JSON object');
+	if (!Array.isArray(value.data)) {
+		throw new ProtocolError(
+			value.data === undefined ? 'the answer had no data list' : "the answer's data was not a list",
+		);
+	}
+	const index = value.data.findIndex((record) => !isRecord(record));
+	if (index >= 0) throw new ProtocolError(`record ${index + 1} of the list was not an object`);
+	if (value.pagination !== undefined && !isRecord(value.pagination)) {
+		throw new ProtocolError("the answer's pagination was not an object");
+	}
+	return value as unknown as ListEnvelope<T>;
+}
+
+export function checkRecord<T>(value: unknown): SingleEnvelope<T> {
+	if (!isRecord(value)) throw new ProtocolError('the answer was not a JSON object');
+	if (!isRecord(value.data)) {
+		throw new ProtocolError(
+			value.data === undefined || value.data === null
+				? 'the answer had no record'
+				: "the answer's data was not a record",
+		);
+	}
+	return value as unknown as SingleEnvelope<T>;
+}
+
+export function checkEnvelope(value: unknown, expect: Expectation): unknown {
+	if (expect === 'list') return checkList(value);
+	if (expect === 'record') return checkRecord(value);
+	return value;
+}
+
+/** Numbers of the pagination object, only when they are sane. */
+export function pagingOf(pagination: Pagination | undefined): {
+	hasMore?: boolean;
+	total?: number;
+} {
+	const total = pagination?.total;
+	const hasMore = pagination?.hasMore;
+	return {
+		hasMore: typeof hasMore === 'boolean' ? hasMore : undefined,
+		total: typeof total === 'number' && Number.isFinite(total) && total >= 0 ? total : undefined,
+	};
+}
+
+export function remainingOf(value: unknown): number | undefined {
+	const remaining =
+		isRecord(value) && isRecord(value.meta) ? value.meta.remaining_requests : undefined;
+	return typeof remaining === 'number' && Number.isFinite(remaining) ? remaining : undefined;
+}

@@ -1,0 +1,111 @@
+/**
+ * When to try a request again and how long to wait first: pure functions, unit-tested without
+ * HTTP. Rate-limit pacing (what to do about 429 before and after it happens) lives in
+ * rateLimiter.ts; this module owns everything else.
+ */
+
+export const RETRY_DEFAULTS = {
+	/** Attempts per request, the first included (Request Options → Max Attempts). */
+	maxAttempts: 5,
+	baseDelayMs: 1_000,
+	maxDelayMs: 30_000,
+	/** How long a request may keep waiting while the service schedules it with 429 + hint. */
+	rateLimitWaitMinutes: 15,
+};
+
+/** Statuses that mean "try again later"; every other 4xx is an answer and never retried. */
+const SERVER_ERROR_STATUSES = new Set([500, 502, 503, 504]);
+
+export type Outcome =
+	| 'success'
+	/** 429: not done, resend after the wait the limiter names. */
+	| 'rateLimited'
+	/** 5xx: a read is resent; for a write the work may have been done. */
+	| 'serverError'
+	/** Any other status: the service's final answer. */
+	| 'final';
+
+export function classifyStatus(statusCode: number): Outcome {
+	if (statusCode >= 200 && statusCode < 300) return 'success';
+	if (statusCode === 429) return 'rateLimited';
+	if (SERVER_ERROR_STATUSES.has(statusCode)) return 'serverError';
+	return 'final';
+}
+
+/** Full-jitter exponential backoff: a random wait up to min(cap, base × 2^(attempt−1)). */
+export function backoffMs(attempt: number, random: number): number {
+	const ceiling = Math.min(
+		RETRY_DEFAULTS.maxDelayMs,
+		RETRY_DEFAULTS.baseDelayMs * 2 ** Math.max(0, attempt - 1),
+	);
+	return random * ceiling;
+}
+
+/**
+ * Seconds named by a 429 message like "Rate limit exceeded. Retry after 12 seconds." The
+ * message is not a contract (it may change between API versions), so this is only a hint and
+ * the client works without it.
+ */
+export function retryHintSeconds(message: unknown): number | undefined {
+	if (typeof message !== 'string') return undefined;
+	const match = /(\d+(?:\.\d+)?)\s*(?:s\b|sec|second)/i.exec(message);
+	if (!match) return undefined;
+	const seconds = Number(match[1]);
+	return Number.isFinite(seconds) && seconds >= 0 && seconds <= 3600 ? seconds : undefined;
+}
+
+/** Network failures worth another attempt (the request may not have reached the service). */
+const NETWORK_ERROR_CODES = new Set([
+	'ECONNRESET',
+	'ECONNABORTED',
+	'EPIPE',
+	'ETIMEDOUT',
+	'ECONNREFUSED',
+	'EAI_AGAIN',
+	'ERR_SOCKET_CONNECTION_TIMEOUT',
+]);
+
+export const NETWORK_ERROR_PROSE: Record<string, string> = {
+	ECONNRESET: 'the connection was dropped',
+	ECONNABORTED: 'the connection was aborted',
+	EPIPE: 'the connection was dropped',
+	ETIMEDOUT: 'the request timed out',
+	ECONNREFUSED: 'the connection was refused',
+	EAI_AGAIN: 'the host name could not be resolved',
+	ERR_SOCKET_CONNECTION_TIMEOUT: 'the request timed out',
+};
+
+/** n8n rewrites a network error's message into prose; these are its texts for the codes we retry. */
+const NETWORK_ERROR_TEXTS: Array<[RegExp, string]> = [
+	[/socket hang up|ECONNRESET|closed unexpectedly|\baborted\b/i, 'ECONNRESET'],
+	[/ECONNABORTED|connection was aborted/i, 'ECONNABORTED'],
+	[/ETIMEDOUT|timed out|timeout of \d+ms exceeded/i, 'ETIMEDOUT'],
+	[/ECONNREFUSED|refused the connection/i, 'ECONNREFUSED'],
+	[/EPIPE/, 'EPIPE'],
+];
+
+/**
+ * The network error code behind an error, whichever way the n8n version at hand wrapped it
+ * (the raw axios error, or a NodeApiError holding it as cause / errorResponse / reason).
+ */
+export function networkErrorCode(error: unknown): string | undefined {
+	const queue: unknown[] = [error];
+	const seen = new Set<unknown>();
+	while (queue.length > 0 && seen.size < 20) {
+		const current = queue.shift() as Record<string, unknown> | undefined;
+		if (!current || typeof current !== 'object' || seen.has(current)) continue;
+		seen.add(current);
+		for (const key of ['code', 'httpCode']) {
+			const code = current[key];
+			if (typeof code === 'string' && NETWORK_ERROR_CODES.has(code)) return code;
+		}
+		const texts = [current.message, ...(Array.isArray(current.messages) ? current.messages : [])];
+		for (const text of texts) {
+			if (typeof text !== 'string') continue;
+			const match = NETWORK_ERROR_TEXTS.find(([pattern]) => pattern.test(text));
+			if (match) return match[1];
+		}
+		queue.push(current.cause, current.errorResponse, current.reason, current.error);
+	}
+	return undefined;
+}

@@ -1,0 +1,125 @@
+/**
+ * Where a request may go and what it may carry: the rules for the Base URL, for redirects and
+ * for download links. Pure functions of URLs (no DNS: node code may not resolve names), so each
+ * rule is unit-tested without a network.
+ */
+
+/** Redirects followed for one request at most (the service itself needs none or one). */
+export const MAX_REDIRECTS = 5;
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+export function isRedirect(statusCode: number): boolean {
+	return REDIRECT_STATUSES.has(statusCode);
+}
+
+/** Whether the key may be sent to `url`: only to the Base URL's scheme, host and port. */
+export function isServiceOrigin(baseUrl: string, url: string): boolean {
+	return originOf(url) === originOf(baseUrl);
+}
+
+export function originOf(url: string): string | undefined {
+	try {
+		return new URL(url).origin;
+	} catch {
+		return undefined;
+	}
+}
+
+/** Why a Base URL cannot be used, or undefined when it can. */
+export function baseUrlProblem(baseUrl: string): string | undefined {
+	let url: URL;
+	try {
+		url = new URL(baseUrl);
+	} catch {
+		return 'is not a web address';
+	}
+	if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must start with https://';
+	// A password typed into the address would show up wherever the address is shown.
+	if (url.username || url.password) return 'must not contain a user name or password';
+	if (url.search || url.hash) return 'must not contain a query (?…) or fragment (#…)';
+	return undefined;
+}
+
+/**
+ * Host names and literal addresses that lead into the machine or network n8n runs in:
+ * loopback, private (RFC 1918, unique-local), link-local (cloud metadata services),
+ * carrier-grade NAT, unspecified, and the reserved `localhost`/`.local`/`.internal` names.
+ */
+export function isInternalHost(hostname: string): boolean {
+	const host = hostname
+		.toLowerCase()
+		.replace(/^\[|\]$/g, '')
+		.replace(/\.$/, '');
+	if (host === 'localhost' || /\.(localhost|local|internal)$/.test(host)) return true;
+	const v4 = ipv4Of(host);
+	if (v4) return isInternalIpv4(v4);
+	if (host.includes(':')) return isInternalIpv6(host);
+	return false;
+}
+
+function ipv4Of(host: string): number[] | undefined {
+	const parts = host.split('.');
+	if (parts.length !== 4 || !parts.every((part) => /^\d{1,3}$/.test(part))) return undefined;
+	const bytes = parts.map(Number);
+	return bytes.every((byte) => byte <= 255) ? bytes : undefined;
+}
+
+function isInternalIpv4([a, b]: number[]): boolean {
+	return (
+		a === 0 ||
+		a === 10 ||
+		a === 127 ||
+		(a === 100 && b >= 64 && b <= 127) ||
+		(a === 169 && b === 254) ||
+		(a === 172 && b >= 16 && b <= 31) ||
+		(a === 192 && b === 168)
+	);
+}
+
+function isInternalIpv6(host: string): boolean {
+	if (host === '::' || host === '::1') return true;
+	// IPv4-mapped (::ffff:127.0.0.1, or as the URL parser writes it, ::ffff:7f00:1).
+	const mapped = /^::ffff:(.+)$/.exec(host);
+	if (mapped) {
+		const dotted = ipv4Of(mapped[1]);
+		if (dotted) return isInternalIpv4(dotted);
+		const hex = /^([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(mapped[1]);
+		if (hex) {
+			const high = parseInt(hex[1], 16);
+			return isInternalIpv4([high >> 8, high & 0xff]);
+		}
+	}
+	const first = parseInt(host.split(':')[0] || '0', 16);
+	return (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80;
+}
+
+/**
+ * Whether a request may go from `current` to `next` (a download link, or a redirect hop).
+ * Returns the reason it may not, or undefined.
+ */
+export function hopProblem(
+	baseUrl: string,
+	current: string | undefined,
+	next: string,
+): string | undefined {
+	let target: URL;
+	try {
+		target = new URL(next);
+	} catch {
+		return 'is not a valid web address';
+	}
+	if (target.protocol !== 'https:' && target.protocol !== 'http:') {
+		return `uses ${target.protocol.replace(/:$/, '')}, not http(s)`;
+	}
+	if (target.username || target.password) return 'contains a user name or password';
+	if (current?.startsWith('https:') && target.protocol === 'http:') {
+		return 'would downgrade the connection from https to unencrypted http';
+	}
+	if (isServiceOrigin(baseUrl, next)) return undefined;
+	// The sandbox (a Base URL on this machine) may link to this machine; the real service may not.
+	if (isInternalHost(target.hostname) && !isInternalHost(new URL(baseUrl).hostname)) {
+		return `points at an internal address (${target.hostname})`;
+	}
+	return undefined;
+}

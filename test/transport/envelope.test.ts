@@ -1,0 +1,61 @@
+import {
+	checkList,
+	checkRecord,
+	pagingOf,
+	parseJsonBody,
+	ProtocolError,
+	remainingOf,
+} from '../../nodes/shared/transport/envelope';
+
+describe('envelope: only the documented shape counts as an answer', () => {
+	test.each([
+		[undefined, /empty/],
+		['', /empty/],
+		['   ', /empty/],
+		['{"data": [', /not JSON/],
+		['<html><body>Bad gateway</body></html>', /HTML page/],
+	])('body %p is a protocol error', (body, problem) => {
+		expect(() => parseJsonBody(body)).toThrow(ProtocolError);
+		expect(() => parseJsonBody(body)).toThrow(problem);
+	});
+
+	test('JSON text and parsed objects are read', () => {
+		expect(parseJsonBody('{"data":[]}')).toEqual({ data: [] });
+		expect(parseJsonBody(Buffer.from('{"a":1}'))).toEqual({ a: 1 });
+		expect(parseJsonBody({ a: 1 })).toEqual({ a: 1 });
+	});
+
+	test.each([
+		[{}, /no data list/],
+		[{ data: {} }, /not a list/],
+		[{ data: [null] }, /record 1/],
+		[{ data: [{ id: 'a' }, 'x'] }, /record 2/],
+		[[], /not a JSON object/],
+		[{ data: [], pagination: 'x' }, /pagination/],
+	])('list %p is refused', (value, problem) => {
+		expect(() => checkList(value)).toThrow(problem);
+	});
+
+	test.each([
+		[{}, /no record/],
+		[{ data: null }, /no record/],
+		[{ data: [] }, /not a record/],
+		['text', /not a JSON object/],
+	])('record %p is refused', (value, problem) => {
+		expect(() => checkRecord(value)).toThrow(problem);
+	});
+
+	test('good envelopes pass, unknown fields included', () => {
+		const list = { data: [{ id: 'a', extra: 1 }], pagination: { hasMore: false }, meta: {} };
+		expect(checkList(list)).toBe(list);
+		expect(checkRecord({ data: { id: 'x' } }).data).toEqual({ id: 'x' });
+	});
+
+	test('paging numbers are used only when sane', () => {
+		expect(pagingOf({ hasMore: true, total: 3 })).toEqual({ hasMore: true, total: 3 });
+		expect(pagingOf({ hasMore: 'yes' as never, total: NaN })).toEqual({});
+		expect(pagingOf(undefined)).toEqual({});
+		expect(remainingOf({ meta: { remaining_requests: 4 } })).toBe(4);
+		expect(remainingOf({ meta: { remaining_requests: '4' } })).toBeUndefined();
+	});
+});
