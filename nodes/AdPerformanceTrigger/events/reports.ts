@@ -108,11 +108,17 @@ export const reportEvents: EventHandler = {
 			'/reports',
 			{ from: new Date(from).toISOString(), ...accountQuery(settings.accountId) },
 			(records) => {
-				for (const report of records) {
-					if (report && typeof report.id === 'string') reports.set(report.id, report);
-				}
+				for (const report of records) reports.set(report.id, report);
 			},
 		);
+		// A record without its id could be a report still generating: skipping it could move
+		// the cursor past it and lose its completion. Such a poll changes nothing.
+		if ([...reports.keys()].some((id) => typeof id !== 'string' || id === '')) {
+			throw client.apiError(
+				'The service listed a report without an ID (GET /v1/reports)',
+				'Nothing was emitted and the trigger kept its cursor; the next poll tries again.',
+			);
+		}
 
 		const seen = new Map<string, number>(Object.entries(state?.seen ?? {}));
 		const fresh: ServiceReport[] = [];
