@@ -19,7 +19,7 @@ import { serviceError, type ServiceErrorDetails } from '../errors';
 import { Redactor } from '../redaction';
 import type { HttpMethod, ListEnvelope, ServiceErrorBody } from '../types';
 import { pagingOf, parseJsonBody, readEnvelope, remainingOf, type Expectation } from './envelope';
-import { RateLimiter, type Bucket } from './rateLimiter';
+import { pacerFor, type Bucket, type KeyPacer } from './rateLimiter';
 import {
 	backoffMs,
 	classifyStatus,
@@ -153,7 +153,8 @@ export class AdPerformanceClient {
 	/** Reports this execution created or recovered, so two items never claim the same one. */
 	readonly claimedReportIds = new Set<string>();
 
-	private readonly limiter: RateLimiter;
+	/** The pacing shared with every execution of this process that uses the same key. */
+	private readonly pacer: KeyPacer;
 
 	/**
 	 * A lower bound of (service clock − n8n clock), from the `Date` header of the answers: the
@@ -173,10 +174,15 @@ export class AdPerformanceClient {
 		private readonly rateLimitWaitMs: number,
 	) {
 		this.redactor = new Redactor([String(credentials.apiKey ?? '').trim()]);
-		this.limiter = new RateLimiter({
-			windowMs: this.serviceMs(WINDOW_MS),
-			clock: { now: () => Date.now(), random: () => Math.random() },
-		});
+		this.pacer = pacerFor(
+			baseUrl,
+			String(credentials.apiKey ?? '').trim(),
+			this.serviceMs(WINDOW_MS),
+			{
+				now: () => Date.now(),
+				random: () => Math.random(),
+			},
+		);
 	}
 
 	/**
@@ -452,8 +458,60 @@ export class AdPerformanceClient {
 	 */
 	private async send(spec: RequestSpec, transfer: Transfer): Promise<SendOutcome> {
 		const buckets = bucketsOf(spec.method, spec.path);
-		const url = transfer.absoluteUrl ?? `${this.baseUrl}/v1${spec.path}`;
 		const rateLimitDeadline = Date.now() + this.rateLimitWaitMs;
+		if (!buckets.includes('write'))
+			return await this.sendPaced(spec, transfer, buckets, rateLimitDeadline);
+		// Writes of one key take turns (see rateLimiter.ts): waiting in line for a spent window
+		// is waiting for the rate limit, bounded by the same Max Wait When Rate Limited.
+		const { turn, release } = this.pacer.writes.join();
+		try {
+			const until = Math.min(rateLimitDeadline, spec.deadline ?? Infinity);
+			if (!(await this.awaitTurn(turn, until))) {
+				if (spec.deadline !== undefined && Date.now() >= spec.deadline) throw new DeadlineReached();
+				throw this.rateLimitWaitExceeded(spec);
+			}
+			return await this.sendPaced(spec, transfer, buckets, rateLimitDeadline);
+		} finally {
+			release();
+		}
+	}
+
+	/** Waits for a turn until `until`; false when the time ran out first. */
+	private async awaitTurn(turn: Promise<void>, until: number): Promise<boolean> {
+		let arrived = false;
+		void turn.then(() => (arrived = true));
+		await Promise.resolve();
+		while (!arrived) {
+			const left = until - Date.now();
+			if (left <= 0) return false;
+			// Short slices: the turn usually comes first, and a pending slice is harmless.
+			await Promise.race([turn, this.wait(Math.min(left, 1000))]);
+		}
+		return true;
+	}
+
+	private rateLimitWaitExceeded(
+		spec: RequestSpec,
+		answer?: { type?: string; serviceMessage?: string },
+	): NodeApiError {
+		return this.serviceError({
+			status: 429,
+			type: answer?.type ?? 'rate_limit_error',
+			serviceMessage: answer?.serviceMessage,
+			itemIndex: spec.itemIndex,
+			subject: spec.subject,
+			message: 'The service rate limit was exceeded for longer than this request may wait',
+			description: `The service was still asking to wait after ${Math.round(this.rateLimitWaitMs / this.timeScale / 60_000)} minute(s). Many workflows share the key's limits (120 reads, 10 writes, 10 diagnostic runs and 5 report generations a minute): spread them out, raise Request Options → Max Wait When Rate Limited, or ask the operator for higher limits.`,
+		});
+	}
+
+	private async sendPaced(
+		spec: RequestSpec,
+		transfer: Transfer,
+		buckets: Bucket[],
+		rateLimitDeadline: number,
+	): Promise<SendOutcome> {
+		const url = transfer.absoluteUrl ?? `${this.baseUrl}/v1${spec.path}`;
 		let failures = 0;
 		let rejections = 0;
 		const retryOrThrow = async (error: NodeApiError) => {
@@ -462,7 +520,7 @@ export class AdPerformanceClient {
 		};
 		for (;;) {
 			this.throwIfCancelled();
-			await this.waitWithin(this.limiter.delayBeforeSend(buckets), spec.deadline);
+			await this.waitWithin(this.pacer.limiter.delayBeforeSend(buckets), spec.deadline);
 			const sentAt = Date.now();
 			let response: RawResponse | undefined;
 			let failure: unknown;
@@ -487,7 +545,7 @@ export class AdPerformanceClient {
 			const outcome = classifyStatus(response.statusCode);
 			if (outcome === 'success' || spec.passThroughStatuses?.includes(response.statusCode)) {
 				if (!transfer.json || outcome !== 'success') {
-					this.limiter.onAccepted(buckets, undefined);
+					this.pacer.limiter.onAccepted(buckets, undefined);
 					return { response };
 				}
 				const envelope = readEnvelope(
@@ -496,14 +554,14 @@ export class AdPerformanceClient {
 					spec.expect ?? 'any',
 				);
 				if (envelope.problem !== undefined) {
-					this.limiter.onAccepted(buckets, undefined);
+					this.pacer.limiter.onAccepted(buckets, undefined);
 					const error = this.protocolError(envelope.problem, spec);
 					// The service did the work and garbled the answer: a write is not resent.
 					if (spec.resendable === false) return { ambiguous: error };
 					await retryOrThrow(error);
 					continue;
 				}
-				this.limiter.onAccepted(buckets, remainingOf(envelope.value));
+				this.pacer.limiter.onAccepted(buckets, remainingOf(envelope.value));
 				return { response: { ...response, body: envelope.value } };
 			}
 
@@ -527,26 +585,18 @@ export class AdPerformanceClient {
 				const hintMs = hintSeconds === undefined ? undefined : this.serviceMs(hintSeconds * 1000);
 				if (hintMs === undefined && ++failures >= this.maxAttempts) throw error;
 				if (hintMs !== undefined) rejections++;
-				const delay = this.limiter.onRejected(
+				const delay = this.pacer.limiter.onRejected(
 					buckets,
 					hintMs,
 					hintMs === undefined ? failures : rejections,
 				);
 				if (hintMs !== undefined && Date.now() + delay > rateLimitDeadline) {
-					throw this.serviceError({
-						status: 429,
-						type,
-						serviceMessage,
-						itemIndex: spec.itemIndex,
-						subject: spec.subject,
-						message: 'The service rate limit was exceeded for longer than this request may wait',
-						description: `The service was still asking to wait after ${Math.round(this.rateLimitWaitMs / this.timeScale / 60_000)} minute(s). Many workflows share the key's limits (120 reads, 10 writes, 10 diagnostic runs and 5 report generations a minute): spread them out, raise Request Options → Max Wait When Rate Limited, or ask the operator for higher limits.`,
-					});
+					throw this.rateLimitWaitExceeded(spec, { type, serviceMessage });
 				}
 				await this.waitWithin(delay, spec.deadline);
 				continue;
 			}
-			this.limiter.onAccepted(buckets, undefined);
+			this.pacer.limiter.onAccepted(buckets, undefined);
 			if (outcome === 'final') throw error;
 			// A 5xx on a write: the work may have been done before the answer failed.
 			if (spec.resendable === false) return { ambiguous: error };

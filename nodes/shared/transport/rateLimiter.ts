@@ -1,20 +1,38 @@
-// The pacing of the former transport, moved here unchanged behind the RateLimiter interface.
+/**
+ * Pacing for the service's rate limits. The limits belong to the API key (120 reads, 10
+ * writes, 10 diagnostic runs and 5 report generations a minute, in fixed windows that open
+ * with the first request counted), so the pacing belongs to the key too: every execution that
+ * n8n runs in this process with the same key and Base URL shares one KeyPacer. This is what
+ * keeps ten Monday-morning workflows on one key from stampeding the service: inside one
+ * process they take turns, and only the processes of an n8n queue-mode setup still meet at the
+ * service, where its 429 answers schedule them.
+ *
+ * Pure code: no HTTP and no timers, so it is unit-tested with a fake clock.
+ */
 export type Bucket = 'read' | 'write' | 'generation' | 'diagnostic';
-export const BUCKET_LIMITS: Record<Bucket, number> = {
+
+const BUCKET_LIMITS: Record<Bucket, number> = {
 	read: 120,
 	write: 10,
 	diagnostic: 10,
 	generation: 5,
 };
+
 export interface Clock {
 	now(): number;
 	random(): number;
 }
+
 interface BucketState {
+	/** What the service last said is left in the current window (`meta.remaining_requests`). */
 	remaining?: number;
+	/** Requests counted since we saw the window open, when the service did not say. */
 	sent?: number;
+	/** When we believe the current window ends; later than the service's, never earlier. */
 	resetAt?: number;
 }
+
+/** The pacing state of one key's buckets. */
 export class RateLimiter {
 	private readonly buckets: Record<Bucket, BucketState> = {
 		read: {},
@@ -22,7 +40,10 @@ export class RateLimiter {
 		diagnostic: {},
 		generation: {},
 	};
+
 	constructor(private readonly options: { windowMs: number; clock: Clock }) {}
+
+	/** How long to hold a request back so that it does not meet a spent window. */
 	delayBeforeSend(buckets: Bucket[]): number {
 		const now = this.options.clock.now();
 		let until = now;
@@ -35,7 +56,14 @@ export class RateLimiter {
 		}
 		return until - now;
 	}
+
+	/**
+	 * Records an accepted request. `remaining` is what the service reported; it counts against
+	 * the strictest bucket of the request (the generation bucket for POST /v1/reports).
+	 */
 	onAccepted(buckets: Bucket[], remaining: number | undefined): void {
+		// The window opened when the service counted its first request, before we heard of it:
+		// ending our estimate a little after one window from now is late, never early.
 		const windowEnd = this.options.clock.now() + this.options.windowMs * 1.01 + 5;
 		for (const bucket of buckets) {
 			const state = this.buckets[bucket];
@@ -47,19 +75,93 @@ export class RateLimiter {
 		}
 		if (remaining === undefined) return;
 		const state = this.buckets[buckets[buckets.length - 1]];
+		// More left than before: a new window opened that we did not see start.
 		if (state.remaining !== undefined && remaining > state.remaining) {
 			state.resetAt = windowEnd;
 			state.sent = 1;
 		}
 		state.remaining = remaining;
 	}
+
+	/**
+	 * Records a 429 and returns how long the rejected request should wait. With a retry time
+	 * from the service, every request of these buckets is held back until then (so requests of
+	 * the same process do not meet the spent window again), and the rejected one waits that long
+	 * plus a little jitter, so that processes told the same time do not arrive in one burst.
+	 * Without one, it backs off exponentially with full jitter.
+	 */
 	onRejected(buckets: Bucket[], hintMs: number | undefined, attempt: number): number {
-		for (const bucket of buckets) this.buckets[bucket] = {};
-		const scale = this.options.windowMs / 60_000;
-		if (hintMs === undefined)
-			return this.options.clock.random() * Math.min(30_000, 1000 * 2 ** (attempt - 1)) * scale;
-		return (
-			hintMs + this.options.clock.random() * Math.min(1000 * scale, hintMs * 0.1 + 100 * scale)
-		);
+		const { clock, windowMs } = this.options;
+		const scale = windowMs / 60_000;
+		const now = clock.now();
+		if (hintMs === undefined) {
+			for (const bucket of buckets) this.buckets[bucket] = {};
+			return clock.random() * Math.min(30_000, 1000 * 2 ** (attempt - 1)) * scale;
+		}
+		for (const bucket of buckets) this.buckets[bucket] = { remaining: 0, resetAt: now + hintMs };
+		return hintMs + clock.random() * Math.min(2000 * scale, hintMs * 0.1 + 100 * scale);
 	}
+}
+
+/**
+ * A first-come, first-served turn. Writes of one key take turns through it, so that when a
+ * window is spent they wait in the order they came instead of racing for the next one.
+ */
+export class TurnQueue {
+	private tail: Promise<void> = Promise.resolve();
+
+	/**
+	 * Joins the queue. `turn` resolves when every earlier holder has released; `release` must be
+	 * called exactly once, whether the turn came or not (a holder that gives up early releases
+	 * at once and the queue keeps its order).
+	 */
+	join(): { turn: Promise<void>; release: () => void } {
+		const previous = this.tail;
+		let release!: () => void;
+		const done = new Promise<void>((resolve) => (release = resolve));
+		this.tail = previous.then(() => done);
+		return { turn: previous, release };
+	}
+}
+
+/** The pacing shared by every request of one key in this process. */
+export interface KeyPacer {
+	limiter: RateLimiter;
+	writes: TurnQueue;
+}
+
+const pacers = new Map<string, KeyPacer>();
+/** Keys seen by one process are few; the bound only keeps a long-lived process tidy. */
+const MAX_PACERS = 64;
+
+/**
+ * The pacer of a key at a Base URL. The key itself is not kept: its FNV-1a hash tells keys
+ * apart, and a collision would only make two keys share their pacing.
+ */
+export function pacerFor(
+	baseUrl: string,
+	apiKey: string,
+	windowMs: number,
+	clock: Clock,
+): KeyPacer {
+	const id = `${baseUrl}\n${fnv1a(apiKey)}\n${windowMs}`;
+	let pacer = pacers.get(id);
+	if (pacer) {
+		// Most recently used last, so the oldest is the one let go.
+		pacers.delete(id);
+	} else {
+		pacer = { limiter: new RateLimiter({ windowMs, clock }), writes: new TurnQueue() };
+		if (pacers.size >= MAX_PACERS) pacers.delete(pacers.keys().next().value as string);
+	}
+	pacers.set(id, pacer);
+	return pacer;
+}
+
+function fnv1a(text: string): string {
+	let hash = 0x811c9dc5;
+	for (let i = 0; i < text.length; i++) {
+		hash ^= text.charCodeAt(i);
+		hash = Math.imul(hash, 0x01000193) >>> 0;
+	}
+	return hash.toString(16);
 }
