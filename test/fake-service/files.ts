@@ -255,6 +255,19 @@ function renderPdf(ctx: FileContext): Part[] {
 }
 
 /** Stream the parts with back-pressure; resolves when done or when the client went away. */
+/** The whole body in memory (for scripted answers; files there are small). */
+export async function collectParts(parts: Part[]): Promise<Buffer> {
+	const chunks: Buffer[] = [];
+	for (const part of parts) {
+		if (Buffer.isBuffer(part)) chunks.push(part);
+		else {
+			for (let left = part.filler; left > 0; left -= FILLER.length)
+				chunks.push(FILLER.subarray(0, Math.min(left, FILLER.length)));
+		}
+	}
+	return Buffer.concat(chunks);
+}
+
 export async function writeParts(res: ServerResponse, parts: Part[]): Promise<void> {
 	const write = (chunk: Buffer): Promise<boolean> =>
 		new Promise((resolve) => {

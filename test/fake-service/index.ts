@@ -9,9 +9,14 @@ export type {
 	FakeServiceOptions,
 	FaultOptions,
 	InjectRule,
+	InterceptRule,
+	InterceptedRequest,
 	LoggedRequest,
+	RealReply,
+	ScriptedAnswer,
 } from './server';
 export { SERVICE_VERSION } from './server';
+export { startOtherOrigin, type OtherOrigin } from './other-origin';
 export type { Account, Campaign, Report, Diagnostic } from './types';
 
 export async function startFakeService(options: FakeServiceOptions = {}): Promise<FakeService> {
@@ -28,6 +33,8 @@ export async function startFakeService(options: FakeServiceOptions = {}): Promis
 		},
 		setFaults: (faults) => server.setFaults(faults),
 		injectOnce: (rule) => server.inject(rule),
+		intercept: (rule) => server.intercept(rule),
+		clearIntercepts: () => server.clearIntercepts(),
 		accounts: () => server.snapshot().accounts,
 		campaigns: () => server.snapshot().campaigns,
 		reports: () => server.snapshot().reports,

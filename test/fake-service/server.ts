@@ -54,7 +54,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { renderReportFile, writeParts, type ReportFile } from './files';
+import { collectParts, renderReportFile, writeParts, type ReportFile } from './files';
 import { Limiter, type Bucket, type LimitConfig } from './limits';
 import { Rng } from './rng';
 import {
@@ -109,6 +109,59 @@ export interface InjectRule {
 	times?: number;
 }
 
+/** A request as an intercept rule sees it. */
+export interface InterceptedRequest {
+	method: string;
+	path: string;
+	query: Record<string, string>;
+	headers: Record<string, string>;
+	body?: unknown;
+	origin: 'main' | 'foreign';
+}
+
+/** The fake's own answer to a request (JSON, or a report file). */
+export interface RealReply {
+	status: number;
+	json?: unknown;
+	file?: ReportFile;
+}
+
+/**
+ * What a broken or hostile service sends instead. Without `reply`, `body` or `json` the body
+ * is empty. `truncateAfterBytes` announces the whole body (Content-Length) and cuts the
+ * connection after that many bytes of it.
+ */
+export interface ScriptedAnswer {
+	status?: number;
+	headers?: Record<string, string>;
+	/** Sent byte for byte: malformed JSON, an HTML page, ''. */
+	body?: string | Buffer;
+	json?: unknown;
+	/** The fake's own answer (from `real()`), possibly changed. */
+	reply?: RealReply;
+	truncateAfterBytes?: number;
+	/** Real milliseconds to wait before answering. */
+	delayMs?: number;
+}
+
+/**
+ * Scripts the service's answers, for attack tests: redirects, malformed or truncated answers,
+ * echoed keys, endless pages, a lagging list. `respond` returns undefined to let the fake
+ * answer normally; `real()` runs the fake's own handling (auth, limits, state) and returns
+ * its answer without sending it.
+ */
+export interface InterceptRule {
+	method?: string;
+	pathPrefix?: string;
+	origin?: 'main' | 'foreign';
+	/** How many matching requests the rule answers (default: all). */
+	times?: number;
+	respond(
+		request: InterceptedRequest,
+		real: () => RealReply,
+	): ScriptedAnswer | undefined | Promise<ScriptedAnswer | undefined>;
+}
+
 export interface LoggedRequest {
 	seq: number;
 	at: number;
@@ -132,6 +185,9 @@ export interface FakeService {
 	clearLog(): void;
 	setFaults(faults: FaultOptions | undefined): void;
 	injectOnce(rule: InjectRule): void;
+	/** Adds a scripted-answer rule (see InterceptRule); returns a function that removes it. */
+	intercept(rule: InterceptRule): () => void;
+	clearIntercepts(): void;
 	accounts(): Account[];
 	campaigns(): Campaign[];
 	reports(): Report[];
@@ -255,6 +311,7 @@ export class FakeServer {
 	private readonly faultRng: Rng;
 	private faults: FaultOptions | undefined;
 	private injections: Array<InjectRule & { left: number }> = [];
+	private intercepts: Array<InterceptRule & { left: number }> = [];
 	private seq = 0;
 	private readonly routes: Route[];
 	private servers: Server[] = [];
@@ -402,6 +459,73 @@ export class FakeServer {
 		this.injections.push({ ...rule, left: rule.times ?? 1 });
 	}
 
+	intercept(rule: InterceptRule): () => void {
+		const entry = { ...rule, left: rule.times ?? Infinity };
+		this.intercepts.push(entry);
+		return () => {
+			this.intercepts = this.intercepts.filter((other) => other !== entry);
+		};
+	}
+
+	clearIntercepts(): void {
+		this.intercepts = [];
+	}
+
+	private takeIntercept(
+		method: string,
+		path: string,
+		origin: 'main' | 'foreign',
+	): InterceptRule | undefined {
+		const rule = this.intercepts.find(
+			(r) => r.left > 0 && matches(r, method, path) && (!r.origin || r.origin === origin),
+		);
+		if (rule && --rule.left <= 0) this.intercepts = this.intercepts.filter((r) => r !== rule);
+		return rule;
+	}
+
+	private async sendScripted(
+		res: ServerResponse,
+		entry: LoggedRequest,
+		answer: ScriptedAnswer,
+	): Promise<void> {
+		if (answer.delayMs) await sleep(answer.delayMs);
+		if (answer.reply && answer.truncateAfterBytes === undefined && !answer.headers) {
+			return this.send(res, entry, answer.reply);
+		}
+		let body: Buffer;
+		const headers: Record<string, string> = {};
+		let status = answer.status ?? 200;
+		if (answer.reply) {
+			status = answer.status ?? answer.reply.status;
+			if (answer.reply.file) {
+				const f = answer.reply.file;
+				body = await collectParts(f.parts);
+				headers['Content-Type'] = f.contentType;
+				headers['Content-Disposition'] = `attachment; filename="${f.filename}"`;
+			} else {
+				body = Buffer.from(JSON.stringify(answer.reply.json ?? {}), 'utf8');
+				headers['Content-Type'] = 'application/json; charset=utf-8';
+			}
+		} else if (answer.json !== undefined) {
+			body = Buffer.from(JSON.stringify(answer.json), 'utf8');
+			headers['Content-Type'] = 'application/json; charset=utf-8';
+		} else {
+			body = Buffer.isBuffer(answer.body) ? answer.body : Buffer.from(answer.body ?? '', 'utf8');
+		}
+		Object.assign(headers, answer.headers);
+		headers['Content-Length'] = String(body.length);
+		entry.status = status;
+		res.writeHead(status, headers);
+		if (answer.truncateAfterBytes === undefined) {
+			res.end(body);
+			return;
+		}
+		res.write(body.subarray(0, answer.truncateAfterBytes));
+		// Let the bytes leave, then cut the connection in the middle of the body.
+		await sleep(20);
+		res.socket?.destroy();
+	}
+
 	// ------------------------------------------------------------------ request pipeline
 
 	private drawFault(method: string, path: string): FaultDecision {
@@ -467,6 +591,24 @@ export class FakeServer {
 			}
 		}
 		this.log.push(entry);
+
+		const rule = this.intercepts.length > 0 ? this.takeIntercept(method, path, origin) : undefined;
+		if (rule) {
+			const request: InterceptedRequest = {
+				method,
+				path,
+				query: entry.query,
+				headers: entry.headers,
+				body: entry.body,
+				origin,
+			};
+			const real = (): RealReply =>
+				origin === 'foreign'
+					? this.foreign(method, path, url.searchParams)
+					: this.api(req, method, path, url.searchParams, raw, entry);
+			const answer = await rule.respond(request, real);
+			if (answer) return this.sendScripted(res, entry, answer);
+		}
 
 		const isV1 = path === '/v1' || path.startsWith('/v1/');
 		const fault: FaultDecision = isV1

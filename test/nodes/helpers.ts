@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeType } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	IExecuteFunctions,
+	INodeType,
+} from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { AdPerformance } from '../../nodes/AdPerformance/AdPerformance.node';
@@ -67,7 +72,7 @@ registerNodeType('test.rawRequest', () => new RawRequest());
 
 export interface TestService {
 	fake: FakeService;
-	credentials: (overrides?: IDataObject) => { adPerformanceApi: IDataObject };
+	credentials: (overrides?: IDataObject) => { adPerformanceApi: ICredentialDataDecryptedObject };
 }
 
 /** Starts a fake service for a describe block and stops it afterwards. */
@@ -87,7 +92,7 @@ export function useFakeService(options: FakeServiceOptions = {}): TestService {
 			apiVersion: '2026-03-01',
 			timeScale,
 			...overrides,
-		},
+		} as ICredentialDataDecryptedObject,
 	});
 	return holder;
 }
