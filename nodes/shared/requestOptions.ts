@@ -20,7 +20,7 @@ export function readClientOptions(node: INode, raw: unknown, itemIndex = 0): Cli
 		);
 	}
 	if (options.rateLimitWaitMinutes !== undefined) {
-		clientOptions.rateLimitWaitMinutes = check.seconds(
+		clientOptions.rateLimitWaitMinutes = check.minutes(
 			'Request Options → Max Wait When Rate Limited (Minutes)',
 			options.rateLimitWaitMinutes,
 			0,

@@ -227,13 +227,23 @@ export class InputValidator {
 		return number;
 	}
 
-	/** A positive number of seconds within bounds (fractions allowed). */
+	/** A number of seconds within bounds (fractions allowed). */
 	seconds(field: string, value: unknown, min: number, max: number): number {
+		return this.finiteNumber(field, value, min, max, 'seconds');
+	}
+
+	/** A number of minutes within bounds (fractions allowed). */
+	minutes(field: string, value: unknown, min: number, max: number): number {
+		return this.finiteNumber(field, value, min, max, 'minutes');
+	}
+
+	/** Expressions can yield NaN, Infinity, words or objects: none of them may pass as a number. */
+	private finiteNumber(field: string, value: unknown, min: number, max: number, unit: string) {
 		const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
 		if (typeof number !== 'number' || !Number.isFinite(number) || number < min || number > max) {
 			this.fail(
 				field,
-				`${clip(String(value))} is not a number of seconds from ${min} to ${max}`,
+				`${clip(String(value))} is not a number of ${unit} from ${min} to ${max}`,
 				`Set ${field} to a number from ${min} to ${max}.`,
 			);
 		}
