@@ -2,7 +2,7 @@ import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { AdPerformanceClient } from './transport';
 import { pathId } from './transport';
-import type { ServiceReport, SingleEnvelope } from './types';
+import type { ServiceCampaign, ServiceReport, SingleEnvelope } from './types';
 
 /** The format the service generates when the request names none. */
 const DEFAULT_FORMAT = 'pdf';
@@ -228,12 +228,32 @@ async function findCreatedReport(
 	);
 	// The walk's answers carried the service's clock: the bound is as tight as it gets now.
 	const sentAt = client.serviceTimeLowerBound(firstAttemptAt);
-	const ours = candidates
-		.filter((report) => createdAtMs(report) >= sentAt)
+	const recent = candidates.filter((report) => createdAtMs(report) >= sentAt);
+	// A request without campaign IDs covers every campaign of the account: another
+	// execution's report for some of them is not ours.
+	const wholeAccount =
+		recent.length > 0 && !Array.isArray(body.campaign_ids)
+			? await accountCampaignIds(client, body.account_id as string, itemIndex)
+			: undefined;
+	const ours = recent
+		.filter((report) => !wholeAccount || sameSet(report.campaignIds, wholeAccount))
 		// The earliest one after our first attempt is the one that attempt created.
 		.sort((a, b) => createdAtMs(a) - createdAtMs(b))[0];
 	if (ours) client.claimedReportIds.add(ours.id);
 	return ours;
+}
+
+async function accountCampaignIds(
+	client: AdPerformanceClient,
+	accountId: string,
+	itemIndex: number,
+): Promise<string[]> {
+	const campaigns = await client.list<ServiceCampaign>(
+		'/campaigns',
+		{ accountId },
+		{ returnAll: true, itemIndex },
+	);
+	return campaigns.map((campaign) => campaign.id);
 }
 
 /** Creation time in ms, rounded down to the second when the service writes whole seconds. */
