@@ -15,7 +15,7 @@ import { readClientOptions } from '../shared/requestOptions';
 import { AdPerformanceClient } from '../shared/transport';
 import type { ServiceReport } from '../shared/types';
 import { InputValidator } from '../shared/validation';
-import { NOT_FOUND, ReportSweep, type ReportHint, type SweptReport } from './reportSweep';
+import { ReportSweep, type ReportHint } from './reportSweep';
 
 interface WaitSettings {
 	intervalSeconds: number;
@@ -140,13 +140,13 @@ export class AdPerformanceWaitForReport implements INodeType {
 		const hints = new Map<string, ReportHint>();
 		for (const wait of waits.values()) if (wait.hint) hints.set(wait.reportId, wait.hint);
 		const sweep = new ReportSweep(client, hints);
-		let result: PollResult<string, SweptReport>;
+		let result: PollResult<string, ServiceReport>;
 		try {
-			result = await pollUntilFinal<string, SweptReport>(client, {
+			result = await pollUntilFinal<string, ServiceReport>(client, {
 				keys: [...new Set([...waits.values()].map((wait) => wait.reportId))],
 				intervalMs: settings.intervalSeconds * 1000,
 				timeoutMs: settings.timeoutSeconds * 1000,
-				isFinal: (report) => isFinalReport(report as ServiceReport) || report.status === NOT_FOUND,
+				isFinal: isFinalReport,
 				sweep: async (pending, deadline) => await sweep.sweep(pending, deadline),
 			});
 		} catch (error) {
@@ -232,7 +232,7 @@ function readItemWait(
 
 interface ReportOutcome {
 	/** The last state seen (undefined if the report was never seen). */
-	report: SweptReport | undefined;
+	report: ServiceReport | undefined;
 	timedOut: boolean;
 }
 
@@ -245,11 +245,20 @@ async function settleReport(
 	{ report, timedOut }: ReportOutcome,
 ): Promise<INodeExecutionData> {
 	const { itemIndex, reportId } = wait;
+	if (!report) {
+		throw client.serviceError({
+			status: 404,
+			type: 'not_found',
+			itemIndex,
+			message: `Report ${reportId} was not found`,
+			description: `No report with this ID was listed within the timeout (${settings.timeoutSeconds} seconds). Check the Report ID (by default it is taken from the id field of the input).`,
+		});
+	}
 	if (timedOut) {
-		const status = report?.status ?? 'not yet listed';
+		const status = report.status ?? 'unknown';
 		if (settings.onTimeout === 'outputPending') {
 			return {
-				json: (report as IDataObject | undefined) ?? { id: reportId, status: 'unknown' },
+				json: report as IDataObject,
 				pairedItem: { item: itemIndex },
 			};
 		}
@@ -262,16 +271,6 @@ async function settleReport(
 				itemIndex,
 			},
 		);
-	}
-	if (!report || report.status === NOT_FOUND) {
-		throw client.serviceError({
-			status: 404,
-			type: 'not_found',
-			itemIndex,
-			message: `Report ${reportId} was not found`,
-			description:
-				'No report with this ID exists in this workspace. Check the Report ID (by default it is taken from the id field of the input).',
-		});
 	}
 	const finished = report as ServiceReport;
 	if (finished.status === 'failed') {

@@ -5,17 +5,6 @@ import type { ServiceReport } from '../shared/types';
 
 /** The service's clock and n8n's may differ; narrow creation-time filters with this margin. */
 const CREATION_MARGIN_MS = 5 * 60_000;
-/**
- * How long (service time) a report may be missing from the list before it counts as not
- * found: the list is an index that can lag behind a report just created.
- */
-const NOT_FOUND_GRACE_MS = 30_000;
-/** …and in at least this many complete sweeps. */
-const MISSES_BEFORE_NOT_FOUND = 2;
-
-export const NOT_FOUND = 'not_found' as const;
-
-export type SweptReport = ServiceReport | { id: string; status: typeof NOT_FOUND };
 
 export interface ReportHint {
 	accountId?: string;
@@ -27,12 +16,13 @@ export interface ReportHint {
  * so each sweep pages through GET /v1/reports newest first, narrowed by account when all
  * pending reports share one and by creation time when all are known, and stops as soon as
  * every pending report has been seen. 25 reports cost one request a sweep.
+ *
+ * A report missing from a sweep is not declared "not found" there: the list is an index that
+ * can lag behind a report just created, so a report keeps being looked for until the node's
+ * Timeout, which is the one patience the user set.
  */
 export class ReportSweep {
 	private readonly hints = new Map<string, ReportHint>();
-
-	/** When each pending report was first missed, and in how many sweeps since. */
-	private readonly misses = new Map<string, { since: number; count: number }>();
 
 	constructor(
 		private readonly client: AdPerformanceClient,
@@ -42,9 +32,9 @@ export class ReportSweep {
 	}
 
 	/** One sweep; every request of it is cut at `deadline` (then DeadlineReached is thrown). */
-	async sweep(pending: string[], deadline: number): Promise<Map<string, SweptReport>> {
+	async sweep(pending: string[], deadline: number): Promise<Map<string, ServiceReport>> {
 		const wanted = new Set(pending);
-		const seen = new Map<string, SweptReport>();
+		const seen = new Map<string, ServiceReport>();
 		const qs: IDataObject = {};
 		const accounts = new Set(pending.map((id) => this.hints.get(id)?.accountId));
 		if (accounts.size === 1 && !accounts.has(undefined)) qs.accountId = [...accounts][0];
@@ -65,22 +55,6 @@ export class ReportSweep {
 			},
 			{ deadline },
 		);
-		const now = Date.now();
-		for (const id of pending) {
-			if (seen.has(id)) {
-				this.misses.delete(id);
-				continue;
-			}
-			const miss = this.misses.get(id) ?? { since: now, count: 0 };
-			miss.count++;
-			this.misses.set(id, miss);
-			if (
-				miss.count >= MISSES_BEFORE_NOT_FOUND &&
-				now - miss.since >= this.client.serviceMs(NOT_FOUND_GRACE_MS)
-			) {
-				seen.set(id, { id, status: NOT_FOUND });
-			}
-		}
 		return seen;
 	}
 }

@@ -178,8 +178,10 @@ describe('Wait for Ad Report against the time-scaled fake (a report takes 100–
 		expect(result.error?.description).toMatch(/Generate the report again/);
 	});
 
-	test('an id that does not exist is reported as not found after two sweeps and a grace period', async () => {
-		const result = await run(service, [waitNode()], { items: [{ id: 'rpt_doesnotexist00' }] });
+	test('an id that is never listed is reported as not found at the timeout', async () => {
+		const result = await run(service, [waitNode({ timeoutSeconds: 1 })], {
+			items: [{ id: 'rpt_doesnotexist00' }],
+		});
 		expect(result.error?.message).toBe('Report rpt_doesnotexist00 was not found');
 	});
 });
