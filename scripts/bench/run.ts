@@ -248,7 +248,7 @@ async function main() {
 	const notes = [
 		`Listing: the rate-limit bound for ${listing.minRequests} reads is ${fmtMs(listing.rateBoundMs)} (they fit in one window of 120), so wall time is compared with the floor: the same ${listing.minRequests} page requests sent back-to-back by a bare fetch loop against the same fake (median of ${listing.trials}; ours: median of ${listing.trials} runs through n8n-core's WorkflowExecute, of which a one-request run (Limit 1) takes ${fmtMs(listing.fixedMs)}: the workflow engine's fixed cost, which the bare loop does not pay).`,
 		`Generate: bound = (N-1)/5 service minutes x time scale = ${fmtMs(generate.boundMs)}.`,
-		`One key: ${sharedKey.executions} workflow executions started at once in this process, each with its own client (as separate n8n workers would have), ${sharedKey.itemsEach} Generate items each; bound = (${sharedKey.executions * sharedKey.itemsEach}-1)/5 service minutes x time scale = ${fmtMs(sharedKey.boundMs)}.`,
+		`One key: ${sharedKey.executions} workflow executions started at once in this process, each with its own client; clients of one key in one process share its pacing (separate n8n workers would meet only at the service, through its 429 answers), ${sharedKey.itemsEach} Generate items each; bound = (${sharedKey.executions * sharedKey.itemsEach}-1)/5 service minutes x time scale = ${fmtMs(sharedKey.boundMs)}.`,
 		`Wait: ${wait.items} reports generating at once, Wait for Ad Report with Download off, poll interval ${fmtMs(wait.intervalMs)} (= ${(wait.intervalMs / 1000 / TIME_SCALE).toFixed(0)} service s); latency = node output time - the fake's completedAt.`,
 		`Download: ${memory.note}`,
 		...(baseline.skipped ? [] : [`HTTP Request baseline: ${baseline.note}`]),

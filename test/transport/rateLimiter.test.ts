@@ -1,0 +1,69 @@
+import { pacerFor, RateLimiter, TurnQueue } from '../../nodes/shared/transport/rateLimiter';
+
+function fakeClock(start = 1_000_000, random = 0.5) {
+	const clock = { at: start, now: () => clock.at, random: () => random };
+	return clock;
+}
+
+describe('rate limiter (pure, fake clock)', () => {
+	test('a spent window holds requests back until it ends', () => {
+		const clock = fakeClock();
+		const limiter = new RateLimiter({ windowMs: 60_000, clock });
+		limiter.onAccepted(['write', 'generation'], 0);
+		const delay = limiter.delayBeforeSend(['write', 'generation']);
+		expect(delay).toBeGreaterThan(59_000);
+		expect(delay).toBeLessThanOrEqual(60_000 * 1.01 + 5);
+		// Reads are in another bucket and go at once.
+		expect(limiter.delayBeforeSend(['read'])).toBe(0);
+		clock.at += delay;
+		expect(limiter.delayBeforeSend(['write', 'generation'])).toBe(0);
+	});
+
+	test('a 429 with a retry time holds the bucket until then and waits a little longer', () => {
+		const clock = fakeClock(1_000_000, 1);
+		const limiter = new RateLimiter({ windowMs: 60_000, clock });
+		const wait = limiter.onRejected(['write', 'generation'], 12_000, 1);
+		expect(wait).toBeGreaterThan(12_000);
+		expect(wait).toBeLessThanOrEqual(14_000);
+		expect(limiter.delayBeforeSend(['write', 'generation'])).toBe(12_000);
+	});
+
+	test('without a retry time it backs off exponentially with full jitter', () => {
+		const limiter = new RateLimiter({ windowMs: 60_000, clock: fakeClock(0, 0.999) });
+		const waits = [1, 2, 3, 4, 10].map((attempt) =>
+			limiter.onRejected(['read'], undefined, attempt),
+		);
+		expect(waits[0]).toBeLessThan(1_000);
+		expect(waits[1]).toBeLessThan(2_000);
+		expect(waits[3]).toBeGreaterThan(7_000);
+		expect(waits[4]).toBeLessThanOrEqual(30_000);
+	});
+});
+
+describe('turns and pacers', () => {
+	test('turns come in the order they were joined, and a holder that gives up keeps the order', async () => {
+		const queue = new TurnQueue();
+		const order: string[] = [];
+		const a = queue.join();
+		const b = queue.join();
+		const c = queue.join();
+		void c.turn.then(() => order.push('c'));
+		void b.turn.then(() => order.push('b'));
+		await a.turn;
+		order.push('a');
+		b.release(); // b gives up before its turn came
+		a.release();
+		await c.turn;
+		await Promise.resolve();
+		expect(order).toEqual(['a', 'b', 'c']);
+	});
+
+	test('one pacer per key and Base URL; the key itself is not what is stored', () => {
+		const clock = fakeClock();
+		const key = 'service_live_abcdefghijklmnopqrstuvwx';
+		const first = pacerFor('https://api.example.com', key, 60_000, clock);
+		expect(pacerFor('https://api.example.com', key, 60_000, clock)).toBe(first);
+		expect(pacerFor('https://api.example.com', `${key}y`, 60_000, clock)).not.toBe(first);
+		expect(pacerFor('https://other.example.com', key, 60_000, clock)).not.toBe(first);
+	});
+});
