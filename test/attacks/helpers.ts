@@ -3,6 +3,8 @@
  * checks every attack ends with (no secret anywhere the user or a log can see).
  */
 import type { IDataObject } from 'n8n-workflow';
+import dns from 'node:dns';
+import net from 'node:net';
 import tls from 'node:tls';
 
 import { startOtherOrigin, type OtherOrigin } from '../fake-service';
@@ -84,4 +86,82 @@ export async function trustCertificate<T>(certificate: string, fn: () => Promise
 /** Every request of the fake's log whose x-api-key header is set. */
 export function keyedRequests(service: TestService) {
 	return service.fake.log.filter((entry) => entry.headers['x-api-key'] !== undefined);
+}
+
+type LookupCallback = (
+	error: NodeJS.ErrnoException | null,
+	address: string | dns.LookupAddress[],
+	family?: number,
+) => void;
+
+/**
+ * Makes host names resolve to the given addresses (a public-looking name to 127.0.0.1, say)
+ * until the returned function is called. Node's `net` looks a name up through the `dns`
+ * module object when it connects, and Jest hands tests the real core modules, so every
+ * connection n8n's request helpers open (axios → http → net) follows the table. Literal
+ * addresses are never looked up; names not in the table resolve as usual.
+ */
+export function resolveHostNames(names: Record<string, string>): () => void {
+	const table = new Map(
+		Object.entries(names).map(([name, address]) => [name.toLowerCase(), address]),
+	);
+	const original = dns.lookup;
+	const patched = function (this: unknown, hostname: string, ...rest: unknown[]) {
+		const address = table.get(String(hostname).toLowerCase().replace(/\.$/, ''));
+		if (address === undefined)
+			return (original as (...args: unknown[]) => void).call(dns, hostname, ...rest);
+		const callback = rest[rest.length - 1] as LookupCallback;
+		const options = rest.length > 1 ? rest[0] : undefined;
+		const family = net.isIP(address);
+		const all =
+			typeof options === 'object' && options !== null && (options as dns.LookupOptions).all;
+		process.nextTick(() =>
+			all ? callback(null, [{ address, family }]) : callback(null, address, family),
+		);
+	};
+	(dns as { lookup: unknown }).lookup = patched;
+	return () => {
+		(dns as { lookup: unknown }).lookup = original;
+	};
+}
+
+export interface ConnectionWatch {
+	/** Every TCP connection opened while the watch ran: host (name or address, as asked) and port. */
+	attempts: Array<{ host: string; port: number }>;
+	restore(): void;
+}
+
+/**
+ * Records every TCP connection opened until `restore()`, and sends connections for the hosts
+ * in `divert` (literal addresses such as 10.1.2.3 or ::1, any port) to a local server instead,
+ * so that a request which should never have left is seen arriving there (in a test, the other
+ * origin's log) instead of hanging on an unreachable network.
+ */
+export function watchConnections(
+	divert: Record<string, { host: string; port: number }> = {},
+): ConnectionWatch {
+	const attempts: ConnectionWatch['attempts'] = [];
+	const prototype = net.Socket.prototype as unknown as { connect: (...args: unknown[]) => unknown };
+	const original = prototype.connect;
+	prototype.connect = function (this: net.Socket, ...args: unknown[]) {
+		// net.createConnection passes its normalised [options, callback] array as one argument.
+		const first = Array.isArray(args[0]) ? (args[0] as unknown[])[0] : args[0];
+		if (first && typeof first === 'object' && 'port' in first) {
+			const options = first as { host?: string; port?: number | string };
+			const host = String(options.host ?? 'localhost').replace(/^\[|\]$/g, '');
+			attempts.push({ host, port: Number(options.port) });
+			const to = divert[host.toLowerCase()];
+			if (to) {
+				options.host = to.host;
+				options.port = to.port;
+			}
+		}
+		return original.apply(this, args);
+	};
+	return {
+		attempts,
+		restore: () => {
+			prototype.connect = original;
+		},
+	};
 }
