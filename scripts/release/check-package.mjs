@@ -3,6 +3,7 @@
 //
 //   node scripts/release/check-package.mjs           pack a fresh copy and scan it (CI)
 //   node scripts/release/check-package.mjs --guard   refuse a publish that did not build (prepublishOnly)
+//   node scripts/release/check-package.mjs --cloud-support   fail unless n8n-node says "eligible"
 //
 // Default mode: copies the tracked files (as a fresh clone has them: no dist/) into a temporary
 // folder, runs `npm pack` there with lifecycle scripts on (so `prepack` builds, as it does on
@@ -98,8 +99,22 @@ async function scan(dir, patterns) {
 	return await analyzePackage(dir, patterns);
 }
 
+/** `n8n-node cloud-support` only prints the status (and exits 0 either way): read it. */
+function cloudSupport() {
+	const output = execFileSync(
+		path.join(ROOT, 'node_modules/.bin/n8n-node'),
+		['cloud-support'],
+		{ cwd: ROOT, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } },
+		// eslint-disable-next-line no-control-regex
+	).replace(/\x1b\[[0-9;]*m/g, '');
+	const status = /Status:\s*(NOT eligible|eligible)/.exec(output)?.[1];
+	process.stdout.write(`n8n-node cloud-support: ${status ?? 'no status printed'}\n`);
+	if (status !== 'eligible') fail(output);
+}
+
 async function main() {
 	if (process.argv.includes('--guard')) return guard();
+	if (process.argv.includes('--cloud-support')) return cloudSupport();
 
 	const copy = freshCopy();
 	const out = fs.mkdtempSync(path.join(os.tmpdir(), 'adperf-tarball-'));
