@@ -105,7 +105,9 @@ export function serviceError(node: INode, details: ServiceErrorDetails): NodeApi
 		guide?.message ??
 		details.serviceMessage ??
 		`The service answered with status ${details.status}`;
-	const message = details.subject ? `${base} (${details.subject})` : base;
+	// A message written for the situation may already name what it is about.
+	const message =
+		details.subject && !base.includes(details.subject) ? `${base} (${details.subject})` : base;
 	const descriptionParts = [details.description ?? guide?.description];
 	if (details.serviceMessage && details.serviceMessage !== base) {
 		descriptionParts.push(`Service message: ${details.serviceMessage}`);
