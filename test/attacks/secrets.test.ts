@@ -17,7 +17,7 @@ import { registerNodeType, type RunWorkflowResult } from '../harness/run-workflo
 import { ActiveTrigger } from '../nodes/AdPerformanceTrigger/poll-harness';
 import type { WorkflowNodeInput } from '../harness/run-workflow';
 import { adNode, apiRequests, rl, run, WAIT_NODE } from '../nodes/helpers';
-import { errorText, runAttack, useHostileService } from './helpers';
+import { runAttack, useHostileService } from './helpers';
 
 registerNodeType(WAIT_NODE, () => new AdPerformanceWaitForReport());
 
