@@ -3,10 +3,7 @@ import type {
 	ICredentialDataDecryptedObject,
 	IDataObject,
 	IExecuteFunctions,
-	IHttpRequestOptions,
-	ILoadOptionsFunctions,
 	INode,
-	IPollFunctions,
 	JsonObject,
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
@@ -29,17 +26,15 @@ import {
 	retryHintSeconds,
 } from './retry';
 import {
-	hopProblem,
-	isRedirect,
-	isServiceOrigin,
-	baseUrlProblem,
-	MAX_REDIRECTS,
-} from './urlPolicy';
+	CREDENTIAL_TYPE,
+	discardBody,
+	headerOf,
+	sendFollowingRedirects,
+	type RawResponse,
+	type RequestContext,
+} from './exchange';
+import { baseUrlProblem, hopProblem, isServiceOrigin } from './urlPolicy';
 
-/** Every context our nodes run requests from: node execution, polling trigger, list search. */
-export type RequestContext = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions;
-
-export const CREDENTIAL_TYPE = 'adPerformanceApi';
 export const MAX_PAGE_SIZE = 100;
 
 /** The service's rate-limit window (one minute), in service time. */
@@ -82,12 +77,6 @@ export interface RequestSpec {
 	deadline?: number;
 }
 
-export interface RawResponse {
-	statusCode: number;
-	headers: Record<string, string | string[] | undefined>;
-	body: unknown;
-}
-
 /** A response, or for a request that must not be resent an error whose outcome is unknown. */
 export type SendOutcome =
 	| { response: RawResponse; ambiguous?: undefined }
@@ -120,24 +109,12 @@ function bucketsOf(method: HttpMethod, path: string): Bucket[] {
 	return ['write'];
 }
 
-function headerOf(headers: RawResponse['headers'] | undefined, name: string): string | undefined {
-	const value = headers?.[name] ?? headers?.[name.toLowerCase()];
-	const first = Array.isArray(value) ? value[0] : value;
-	return typeof first === 'string' ? first : undefined;
-}
-
-/** Lets go of a body we will not read, so its connection is freed at once. */
-function discardBody(body: unknown) {
-	const stream = body as { destroy?: () => void; resume?: () => void } | undefined;
-	if (stream && typeof stream.destroy === 'function') stream.destroy();
-}
-
 /**
  * The one facade the operations use: "list the campaigns", "walk the reports", "send this",
  * "download that". One instance lives for one node execution (n8n queue mode runs many
  * workers, so nothing is kept between executions). The rules it enforces, each in one place:
- *   - where the key goes: only to the Base URL's origin, decided per redirect hop (`exchange`,
- *     urlPolicy.ts); redirects are followed here, never by the HTTP library;
+ *   - where the key goes: only to the Base URL's origin, decided per redirect hop
+ *     (exchange.ts, urlPolicy.ts); redirects are followed there, never by the HTTP library;
  *   - what counts as an answer: the documented envelope, or a protocol error (envelope.ts);
  *   - when to resend: retry.ts (5xx, dropped connections, protocol errors of reads) and
  *     rateLimiter.ts (429 and pacing), bounded by Max Attempts and the rate-limit wait;
@@ -525,7 +502,27 @@ export class AdPerformanceClient {
 			let response: RawResponse | undefined;
 			let failure: unknown;
 			try {
-				response = await this.exchange(spec, transfer, url);
+				response = await sendFollowingRedirects(
+					{
+						ctx: this.ctx,
+						credentials: this.credentials,
+						baseUrl: this.baseUrl,
+						cancelSignal: this.cancelSignal,
+						refuse: (message, description) => this.apiError(message, description, spec.itemIndex),
+					},
+					{
+						method: spec.method,
+						url,
+						qs: spec.qs,
+						body: spec.body,
+						json: transfer.json,
+						stream: transfer.stream,
+						timeoutMs: this.timeoutFor(spec.deadline),
+						what: spec.subject
+							? `the request for ${spec.subject}`
+							: `${spec.method} ${this.describePath(spec, transfer)}`,
+					},
+				);
 			} catch (error) {
 				failure = error;
 			}
@@ -601,89 +598,6 @@ export class AdPerformanceClient {
 			// A 5xx on a write: the work may have been done before the answer failed.
 			if (spec.resendable === false) return { ambiguous: error };
 			await retryOrThrow(error);
-		}
-	}
-
-	/**
-	 * One request and its redirects. Each hop is authenticated only when it goes to the Base
-	 * URL's origin; a hop that would downgrade to http, leave for an internal address or go
-	 * round in circles is refused before it is sent.
-	 */
-	private async exchange(
-		spec: RequestSpec,
-		transfer: Transfer,
-		firstUrl: string,
-	): Promise<RawResponse> {
-		let url = firstUrl;
-		let method: string = spec.method;
-		let body = spec.body;
-		let qs = spec.qs;
-		for (let hop = 0; ; hop++) {
-			const options: IHttpRequestOptions = {
-				method: method as IHttpRequestOptions['method'],
-				url,
-				qs,
-				returnFullResponse: true,
-				ignoreHttpStatusErrors: true,
-				disableFollowRedirect: true,
-				timeout: this.timeoutFor(spec.deadline),
-			};
-			if (transfer.json) {
-				options.json = true;
-				if (body !== undefined) options.body = body;
-			} else {
-				options.encoding = transfer.stream ? 'stream' : 'arraybuffer';
-				options.json = false;
-			}
-			const response = isServiceOrigin(this.baseUrl, url)
-				? ((await this.ctx.helpers.httpRequestWithAuthentication.call(
-						this.ctx,
-						CREDENTIAL_TYPE,
-						options,
-						{
-							credentialsDecrypted: {
-								id: this.ctx.getNode().credentials?.[CREDENTIAL_TYPE]?.id ?? '',
-								name: CREDENTIAL_TYPE,
-								type: CREDENTIAL_TYPE,
-								data: this.credentials,
-							},
-						},
-					)) as RawResponse)
-				: // Another origin gets no credential at all, and n8n adds no cancel signal there.
-					((await this.ctx.helpers.httpRequest({
-						...options,
-						abortSignal: this.cancelSignal,
-					})) as RawResponse);
-			const location = headerOf(response.headers, 'location');
-			if (!isRedirect(response.statusCode) || !location) return response;
-			discardBody(response.body);
-			const next = new URL(location, url).toString();
-			const redirected = `${spec.subject ? `the request for ${spec.subject}` : `${spec.method} ${this.describePath(spec, transfer)}`}`;
-			if (hop >= MAX_REDIRECTS) {
-				throw this.apiError(
-					`The service redirected ${redirected} more than ${MAX_REDIRECTS} times`,
-					'The redirects were not followed further. Check the Base URL in the credential; if it is right, the service is misconfigured.',
-					spec.itemIndex,
-				);
-			}
-			const problem = hopProblem(this.baseUrl, url, next);
-			if (problem) {
-				throw this.apiError(
-					`The service redirected ${redirected} to an address that ${problem}`,
-					'The redirect was not followed and the API key was not sent there. Check that the Base URL in the credential is the service address (https).',
-					spec.itemIndex,
-				);
-			}
-			if (
-				response.statusCode === 303 ||
-				((response.statusCode === 301 || response.statusCode === 302) && method !== 'GET')
-			) {
-				method = 'GET';
-				body = undefined;
-			}
-			// The Location carries its own query.
-			qs = undefined;
-			url = next;
 		}
 	}
 
