@@ -2,11 +2,17 @@
 module.exports = {
 	testEnvironment: 'node',
 	roots: ['<rootDir>/test'],
-	testMatch: ['**/*.test.ts'],
+	// Test code is TypeScript in .cts files: n8n's community-node lint (which applies its rules
+	// for code that runs inside n8n to every *.ts file) does not reach them, and
+	// eslint.tests.config.mjs lints them with rules of their own. Imports between them name
+	// the compiled extension (`./helpers.cjs`), as TypeScript requires for .cts files.
+	testMatch: ['**/*.test.cts'],
+	moduleFileExtensions: ['ts', 'cts', 'js', 'cjs', 'json'],
+	resolver: '<rootDir>/test/resolve-cts.cjs',
 	// The end-to-end suite runs a real n8n and is started by `npm run test:e2e`.
 	testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/'],
 	transform: {
-		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json', isolatedModules: true }],
+		'^.+\\.c?ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }],
 	},
 	testTimeout: 30000,
 	// n8n-core keeps process-wide handles (its DI services) open after a workflow has run.

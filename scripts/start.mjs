@@ -21,7 +21,7 @@ const say = (line) => process.stdout.write(`[start] ${line}\n`);
 
 async function startSandbox() {
 	const tsx = path.join(REPO_ROOT, 'node_modules', '.bin', 'tsx');
-	const child = spawn(tsx, ['test/fake-service/cli.ts', '--json', '--port', String(SANDBOX_PORT), '--time-scale', '1'], {
+	const child = spawn(tsx, ['test/fake-service/cli.cts', '--json', '--port', String(SANDBOX_PORT), '--time-scale', '1'], {
 		cwd: REPO_ROOT,
 		stdio: ['ignore', 'pipe', 'inherit'],
 	});

@@ -377,6 +377,7 @@ export function decodeWords(value) {
 		});
 	// outside encoded words, raw 8-bit header bytes are most likely UTF-8
 	return decoded
+		// NUL and SOH mark the decoded words above; nothing else in a header contains them.
 		.split(/(\u0000[^\u0001]*\u0001)/)
 		.map((part) => (part.startsWith('\u0000') ? part.slice(1, -1) : Buffer.from(part, 'latin1').toString('utf8')))
 		.join('');

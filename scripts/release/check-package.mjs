@@ -105,7 +105,6 @@ function cloudSupport() {
 		path.join(ROOT, 'node_modules/.bin/n8n-node'),
 		['cloud-support'],
 		{ cwd: ROOT, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } },
-		// eslint-disable-next-line no-control-regex
 	).replace(/\x1b\[[0-9;]*m/g, '');
 	const status = /Status:\s*(NOT eligible|eligible)/.exec(output)?.[1];
 	process.stdout.write(`n8n-node cloud-support: ${status ?? 'no status printed'}\n`);

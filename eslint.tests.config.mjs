@@ -1,0 +1,33 @@
+// Lint rules for the code that never runs inside n8n: the tests, the fake service and the
+// scripts (TypeScript in .cts, plain Node in .mjs). The package's own code is linted by n8n's
+// unmodified config (eslint.config.mjs, `npm run lint`), which does not reach these files.
+import js from '@eslint/js';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+	{ ignores: ['dist/**', 'node_modules/**', '.e2e-out/**', '.bench-out/**'] },
+	{
+		files: ['**/*.cts'],
+		extends: [js.configs.recommended, ...tseslint.configs.recommended],
+		rules: {
+			'@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+		},
+	},
+	{
+		files: ['**/*.mjs', '**/*.cjs'],
+		extends: [js.configs.recommended],
+		languageOptions: { globals: { ...globals.node } },
+		rules: {
+			// Best-effort clean-up (kill a process, remove a folder) ignores its failure on purpose.
+			'no-empty': ['error', { allowEmptyCatch: true }],
+			// Parsers of terminal output and mail headers match control characters on purpose.
+			'no-control-regex': 'off',
+		},
+	},
+	{
+		// Functions that Playwright runs inside the page.
+		files: ['scripts/e2e/browser.mjs'],
+		languageOptions: { globals: { ...globals.browser } },
+	},
+);

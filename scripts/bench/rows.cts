@@ -1,0 +1,393 @@
+/** The in-process rows: the fake and n8n-core's WorkflowExecute in this process, real HTTP. */
+import type { IDataObject } from 'n8n-workflow';
+
+import { AdPerformance } from '../../nodes/AdPerformance/AdPerformance.node.js';
+import { AdPerformanceWaitForReport } from '../../nodes/AdPerformanceWaitForReport/AdPerformanceWaitForReport.node.js';
+import { startFakeService, SERVICE_VERSION, type FakeService } from '../../test/fake-service/index.cjs';
+import {
+	registerNodeType,
+	runWorkflow,
+	type RunWorkflowResult,
+	type WorkflowNodeInput,
+} from '../../test/harness/run-workflow.cjs';
+
+export const AD_NODE = 'n8n-nodes-ad-performance.adPerformance';
+export const WAIT_NODE = 'n8n-nodes-ad-performance.adPerformanceWaitForReport';
+registerNodeType(AD_NODE, () => new AdPerformance());
+registerNodeType(WAIT_NODE, () => new AdPerformanceWaitForReport());
+
+const WINDOW_MS = 60_000;
+
+export function credentialsFor(fake: { url: string; keys: { live: string } }, timeScale: number) {
+	return {
+		adPerformanceApi: {
+			apiKey: fake.keys.live,
+			baseUrl: fake.url,
+			apiVersion: SERVICE_VERSION,
+			timeScale,
+		},
+	};
+}
+
+export async function runNodes(
+	fake: FakeService,
+	timeScale: number,
+	nodes: WorkflowNodeInput[],
+	items?: IDataObject[],
+): Promise<RunWorkflowResult> {
+	const chain: WorkflowNodeInput[] = items
+		? [
+				{ name: 'Set Items', type: 'test.setItems', parameters: { items: JSON.stringify(items) } },
+				...nodes,
+			]
+		: nodes;
+	return await runWorkflow({ nodes: chain, credentials: credentialsFor(fake, timeScale) });
+}
+
+function median(values: number[]): number {
+	const sorted = [...values].sort((a, b) => a - b);
+	const mid = Math.floor(sorted.length / 2);
+	return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+export interface ListingResult {
+	n: number;
+	trials: number;
+	requests: number;
+	minRequests: number;
+	wallMs: number;
+	bareMs: number;
+	rateBoundMs: number;
+	surfaced429: number;
+	provoked429: number;
+	/** A one-request run (Limit 1): what a workflow run costs before any paging. */
+	fixedMs: number;
+}
+
+/** Return All over N campaigns: requests vs ceil(N/100), wall time vs a bare fetch loop. */
+export async function benchListing(options: { timeScale: number; n: number; trials?: number }) {
+	const { timeScale, n } = options;
+	const trials = options.trials ?? 5;
+	const fake = await startFakeService({ timeScale, seed: 7 });
+	try {
+		const acme = fake.accounts().find((a) => a.name === 'Acme Outdoor')!;
+		fake.addCampaigns(acme.id, n - fake.campaigns().length);
+		const expected = fake.campaigns().map((c) => c.id);
+		if (expected.length !== n) throw new Error(`fake holds ${expected.length} campaigns, not ${n}`);
+		const minRequests = Math.ceil(n / 100);
+		// 50 reads fit in one window of 120: the rate limit itself costs nothing.
+		const rateBoundMs = (Math.ceil(minRequests / 120) - 1) * WINDOW_MS * timeScale;
+
+		const bare = async () => {
+			const t0 = performance.now();
+			let count = 0;
+			for (let page = 1; ; page++) {
+				const response = await fetch(`${fake.url}/v1/campaigns?page=${page}&page_size=100`, {
+					headers: { 'x-api-key': fake.keys.live, 'service-version': SERVICE_VERSION },
+				});
+				const body = (await response.json()) as {
+					data: unknown[];
+					pagination: { hasMore: boolean };
+				};
+				if (!response.ok) throw new Error(`bare client got ${response.status}`);
+				count += body.data.length;
+				if (!body.pagination.hasMore) break;
+			}
+			if (count !== n) throw new Error(`bare client listed ${count}`);
+			return performance.now() - t0;
+		};
+		const fixed = async () => {
+			const t0 = performance.now();
+			const result = await runNodes(fake, timeScale, [
+				{
+					name: 'Ad Performance',
+					type: AD_NODE,
+					parameters: { resource: 'campaign', operation: 'getAll', returnAll: false, limit: 1 },
+				},
+			]);
+			if (result.error || result.items.length !== 1) throw new Error('limit-1 listing failed');
+			return performance.now() - t0;
+		};
+		const ours = async () => {
+			fake.clearLog();
+			const t0 = performance.now();
+			const result = await runNodes(fake, timeScale, [
+				{
+					name: 'Ad Performance',
+					type: AD_NODE,
+					parameters: { resource: 'campaign', operation: 'getAll', returnAll: true },
+				},
+			]);
+			const wallMs = performance.now() - t0;
+			const ids = result.items.map((i) => i.json.id);
+			if (result.error) throw result.error;
+			if (ids.length !== n || ids.some((id, i) => id !== expected[i]))
+				throw new Error(`our listing returned ${ids.length} records, not the ${n} in order`);
+			const log = fake.log.filter((e) => e.path === '/v1/campaigns');
+			return {
+				wallMs,
+				requests: log.length,
+				provoked429: log.filter((e) => e.status === 429).length,
+				surfaced429: result.error ? 1 : 0,
+			};
+		};
+
+		// Warm both paths once (module loading, connection setup), then alternate the trials.
+		fake.resetLimits();
+		await bare();
+		fake.resetLimits();
+		await ours();
+		const bareTimes: number[] = [];
+		const fixedTimes: number[] = [];
+		const ourRuns: Array<Awaited<ReturnType<typeof ours>>> = [];
+		for (let i = 0; i < trials; i++) {
+			fake.resetLimits();
+			bareTimes.push(await bare());
+			fake.resetLimits();
+			ourRuns.push(await ours());
+			fixedTimes.push(await fixed());
+		}
+		return {
+			n,
+			trials,
+			requests: Math.max(...ourRuns.map((r) => r.requests)),
+			minRequests,
+			wallMs: median(ourRuns.map((r) => r.wallMs)),
+			bareMs: median(bareTimes),
+			rateBoundMs,
+			surfaced429: ourRuns.reduce((s, r) => s + r.surfaced429, 0),
+			provoked429: ourRuns.reduce((s, r) => s + r.provoked429, 0),
+			fixedMs: median(fixedTimes),
+		} satisfies ListingResult;
+	} finally {
+		await fake.stop();
+	}
+}
+
+export interface GenerateResult {
+	items: number;
+	failed: number;
+	created: number;
+	wallMs: number;
+	boundMs: number;
+	requests: number;
+}
+
+/** N generate items at 5 generations a minute: the last can start (N-1)/5 minutes after the first. */
+export async function benchGenerate(options: { timeScale: number; items: number }) {
+	const { timeScale, items } = options;
+	const fake = await startFakeService({ timeScale, seed: 11 });
+	try {
+		const accounts = fake.accounts();
+		const inputs = Array.from({ length: items }, (_, i) => ({
+			account: accounts[i % 3].platformAccountId,
+			title: `Bench report ${i + 1}`,
+		}));
+		const before = fake.reports().length;
+		fake.clearLog();
+		const t0 = performance.now();
+		const result = await runNodes(
+			fake,
+			timeScale,
+			[
+				{
+					name: 'Ad Performance',
+					type: AD_NODE,
+					continueOnFail: true,
+					parameters: {
+						resource: 'report',
+						operation: 'generate',
+						accountId: { __rl: true, mode: 'id', value: '={{ $json.account }}' },
+						title: '={{ $json.title }}',
+						dateStart: '2026-10-01',
+						dateEnd: '2026-10-07',
+					},
+				},
+			],
+			inputs,
+		);
+		const wallMs = performance.now() - t0;
+		const failed =
+			result.items.filter((i) => i.json.error !== undefined).length +
+			Math.max(0, items - result.items.length) +
+			(result.error ? items : 0);
+		return {
+			items,
+			failed: Math.min(items, failed),
+			created: fake.reports().length - before,
+			wallMs,
+			boundMs: ((items - 1) / 5) * WINDOW_MS * timeScale,
+			requests: fake.log.length,
+		} satisfies GenerateResult;
+	} finally {
+		await fake.stop();
+	}
+}
+
+export interface WaitResult {
+	items: number;
+	requests: number;
+	sweeps: number;
+	intervalMs: number;
+	lastLatencyMs: number;
+	meanLatencyMs: number;
+}
+
+/**
+ * N reports generating at once (created directly, the limiter reset between batches so the
+ * setup takes no time), then Wait for Ad Report on all of them.
+ */
+export async function benchWait(options: { timeScale: number; items: number }) {
+	const { timeScale, items } = options;
+	// A poll every 5 service seconds; reports take 10–20 service seconds.
+	const intervalMs = Math.max(100, Math.round(5_000 * timeScale));
+	const fake = await startFakeService({ timeScale, seed: 13 });
+	try {
+		const accounts = fake.accounts();
+		const generated: IDataObject[] = [];
+		for (let i = 0; i < items; i++) {
+			if (i % 5 === 0) fake.resetLimits();
+			const response = await fetch(`${fake.url}/v1/reports`, {
+				method: 'POST',
+				headers: {
+					'x-api-key': fake.keys.live,
+					'service-version': SERVICE_VERSION,
+					'content-type': 'application/json',
+				},
+				body: JSON.stringify({
+					account_id: accounts[i % 3].platformAccountId,
+					title: `Waited report ${i + 1}`,
+					date_start: '2026-10-01',
+					date_end: '2026-10-07',
+				}),
+			});
+			const body = (await response.json()) as { data: IDataObject };
+			if (response.status !== 202) throw new Error(`setup POST answered ${response.status}`);
+			generated.push(body.data);
+		}
+		fake.resetLimits();
+		fake.clearLog();
+		const result = await runNodes(
+			fake,
+			timeScale,
+			[
+				{
+					name: 'Wait for Ad Report',
+					type: WAIT_NODE,
+					parameters: {
+						pollIntervalSeconds: intervalMs / 1000,
+						timeoutSeconds: 120,
+						download: false,
+					},
+				},
+			],
+			generated,
+		);
+		if (result.error) throw result.error;
+		const task = result.run.data.resultData.runData['Wait for Ad Report'][0];
+		const outputAt = task.startTime + task.executionTime;
+		const completedAt = new Map(
+			fake.reports().map((r) => [r.id, r.completedAt ? Date.parse(r.completedAt) : Number.NaN]),
+		);
+		const latencies = result.items.map((item) => {
+			if (item.json.status !== 'completed') throw new Error(`report ${item.json.id} not completed`);
+			return outputAt - (completedAt.get(item.json.id as string) ?? Number.NaN);
+		});
+		if (latencies.length !== items || latencies.some((l) => !Number.isFinite(l)))
+			throw new Error('wait output does not match the reports');
+		const lastCompleted = Math.max(...[...generated].map((g) => completedAt.get(g.id as string)!));
+		const requests = fake.log.filter((e) => e.method === 'GET' && e.path === '/v1/reports');
+		return {
+			items,
+			requests: requests.length,
+			// Every sweep starts at page 1 of the newest-first list.
+			sweeps: requests.filter((e) => e.query.page === '1').length,
+			intervalMs,
+			lastLatencyMs: outputAt - lastCompleted,
+			meanLatencyMs: latencies.reduce((s, l) => s + l, 0) / latencies.length,
+		} satisfies WaitResult;
+	} finally {
+		await fake.stop();
+	}
+}
+
+export interface SharedKeyResult {
+	executions: number;
+	itemsEach: number;
+	failed: number;
+	created: number;
+	posts: number;
+	rejected: number;
+	wallMs: number;
+	boundMs: number;
+}
+
+/**
+ * The Monday-morning case: E executions at once, each generating N reports on the same key
+ * (the generation limit of 5 a minute is shared). Every item must succeed, the wall time stay
+ * near the (E×N−1)/5-minute bound, and the POSTs near E×N (each 429 costs one).
+ */
+export async function benchSharedKey(options: {
+	timeScale: number;
+	executions: number;
+	itemsEach: number;
+}) {
+	const { timeScale, executions, itemsEach } = options;
+	const fake = await startFakeService({ timeScale, seed: 17 });
+	try {
+		const accounts = fake.accounts();
+		const before = fake.reports().length;
+		fake.clearLog();
+		const t0 = performance.now();
+		const runs = await Promise.all(
+			Array.from({ length: executions }, async (_, e) => {
+				const inputs = Array.from({ length: itemsEach }, (__, i) => ({
+					account: accounts[(e + i) % 3].platformAccountId,
+					title: `Execution ${e + 1} report ${i + 1}`,
+				}));
+				return await runNodes(
+					fake,
+					timeScale,
+					[
+						{
+							name: 'Ad Performance',
+							type: AD_NODE,
+							continueOnFail: true,
+							parameters: {
+								resource: 'report',
+								operation: 'generate',
+								accountId: { __rl: true, mode: 'id', value: '={{ $json.account }}' },
+								title: '={{ $json.title }}',
+								dateStart: '2026-10-01',
+								dateEnd: '2026-10-07',
+							},
+						},
+					],
+					inputs,
+				);
+			}),
+		);
+		const wallMs = performance.now() - t0;
+		let failed = 0;
+		for (const result of runs) {
+			failed += result.error
+				? itemsEach
+				: result.items.filter((i) => i.json.error !== undefined).length +
+					Math.max(0, itemsEach - result.items.length);
+		}
+		const posts = fake.log.filter((e) => e.method === 'POST' && e.path === '/v1/reports');
+		const total = executions * itemsEach;
+		return {
+			executions,
+			itemsEach,
+			failed,
+			created: fake.reports().length - before,
+			posts: posts.length,
+			rejected: posts.filter((e) => e.status === 429).length,
+			wallMs,
+			boundMs: ((total - 1) / 5) * WINDOW_MS * timeScale,
+		} satisfies SharedKeyResult;
+	} finally {
+		await fake.stop();
+	}
+}

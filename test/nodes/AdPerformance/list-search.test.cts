@@ -1,0 +1,96 @@
+import { LoadOptionsContext } from 'n8n-core';
+import type { INode, IWorkflowExecuteAdditionalData } from 'n8n-workflow';
+import { Workflow } from 'n8n-workflow';
+
+import { AdPerformance } from '../../../nodes/AdPerformance/AdPerformance.node';
+import { AdPerformanceApi } from '../../../credentials/AdPerformanceApi.credentials';
+import { TestCredentialsHelper } from '../../harness/credentials-helper.cjs';
+import { nodeTypes } from '../../harness/run-workflow.cjs';
+import { AD_NODE, adNode, apiRequests, rl, run, useFakeService } from '../helpers.cjs';
+
+const service = useFakeService({ timeScale: 0.01 });
+
+/** The context n8n gives a resource locator's list search in the editor. */
+function listSearchContext() {
+	const node: INode = {
+		id: 'n',
+		name: 'Ad Performance',
+		type: AD_NODE,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: { resource: 'report', operation: 'generate' },
+		credentials: { adPerformanceApi: { id: 'c', name: 'Ad Performance account' } },
+	};
+	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
+	const additionalData = {
+		credentialsHelper: new TestCredentialsHelper(
+			{ adPerformanceApi: new AdPerformanceApi() },
+			service.credentials(),
+		),
+	} as unknown as IWorkflowExecuteAdditionalData;
+	return new LoadOptionsContext(workflow, node, additionalData, 'parameters.accountId');
+}
+
+const { listSearch } = new AdPerformance().methods;
+
+describe('resource locator lists', () => {
+	test('accounts: searchable by name, the value is the ad platform account id', async () => {
+		const ctx = listSearchContext();
+		const all = await listSearch.searchAccounts.call(ctx);
+		expect(all.results.length).toBe(service.fake.accounts().length);
+		for (const result of all.results) expect(result.value).toMatch(/^act_\d+$/);
+		const bloom = await listSearch.searchAccounts.call(ctx, 'bloom');
+		expect(bloom.results).toHaveLength(1);
+		expect(bloom.results[0].name).toBe('Bloom Cosmetics (token expired)');
+		expect(bloom.results[0].value).toBe(
+			service.fake.accounts().find((a) => a.name === 'Bloom Cosmetics')!.platformAccountId,
+		);
+	});
+
+	test('campaigns: pages of 100 with a pagination token, filtered by name', async () => {
+		const acme = service.fake.accounts().find((a) => a.name === 'Acme Outdoor')!;
+		service.fake.addCampaigns(acme.id, 150);
+		const ctx = listSearchContext();
+		const first = await listSearch.searchCampaigns.call(ctx);
+		expect(first.results).toHaveLength(100);
+		expect(first.paginationToken).toBe('2');
+		const second = await listSearch.searchCampaigns.call(
+			ctx,
+			undefined,
+			first.paginationToken as string,
+		);
+		expect(first.results.length + second.results.length).toBe(service.fake.campaigns().length);
+		const name = service.fake.campaigns()[3].name;
+		const filtered = await listSearch.searchCampaigns.call(ctx, name.slice(-12));
+		expect(filtered.results.map((r) => r.value)).toContain(service.fake.campaigns()[3].id);
+	});
+});
+
+describe('report generation is paced at the generation limit (5 a minute)', () => {
+	test('7 generations in one run: none refused with 429, the 6th waits for the window', async () => {
+		const acme = service.fake.accounts().find((a) => a.name === 'Acme Outdoor')!;
+		const started = Date.now();
+		const result = await run(
+			service,
+			[
+				adNode({
+					resource: 'report',
+					operation: 'generate',
+					accountId: rl(acme.platformAccountId),
+					title: '={{ $json.title }}',
+					dateStart: '2026-10-01',
+					dateEnd: '2026-10-07',
+				}),
+			],
+			{ items: Array.from({ length: 7 }, (_, i) => ({ title: `Paced ${i}` })) },
+		);
+		expect(result.error).toBeUndefined();
+		expect(result.items).toHaveLength(7);
+		const posts = apiRequests(service, { method: 'POST' });
+		expect(posts).toHaveLength(7);
+		expect(posts.filter((r) => r.status === 429)).toHaveLength(0);
+		// A window is 60 service seconds = 600 ms at this time scale.
+		expect(posts[5].at - posts[0].at).toBeGreaterThanOrEqual(550);
+		expect(Date.now() - started).toBeGreaterThanOrEqual(550);
+	});
+});

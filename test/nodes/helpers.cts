@@ -1,0 +1,145 @@
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	IExecuteFunctions,
+	INodeType,
+} from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { AdPerformance } from '../../nodes/AdPerformance/AdPerformance.node';
+import { AdPerformanceClient } from '../../nodes/shared/transport';
+import type { FakeService, FakeServiceOptions } from '../fake-service/index.cjs';
+import { startFakeService } from '../fake-service/index.cjs';
+import type { RunWorkflowResult, WorkflowNodeInput } from '../harness/run-workflow.cjs';
+import { registerNodeType, runWorkflow } from '../harness/run-workflow.cjs';
+
+export const AD_NODE = 'n8n-nodes-ad-performance.adPerformance';
+export const WAIT_NODE = 'n8n-nodes-ad-performance.adPerformanceWaitForReport';
+export const TRIGGER_NODE = 'n8n-nodes-ad-performance.adPerformanceTrigger';
+
+registerNodeType(AD_NODE, () => new AdPerformance());
+
+/**
+ * A test-only node that sends one raw request through our transport, so that every error
+ * type of the spec can be provoked even where the nodes' own validation would stop the
+ * request first.
+ */
+class RawRequest implements INodeType {
+	description = {
+		displayName: 'Raw Request',
+		name: 'rawRequest',
+		group: ['transform'],
+		version: 1,
+		description: 'Sends one request through the Ad Performance transport',
+		defaults: { name: 'Raw Request' },
+		inputs: ['main'],
+		outputs: ['main'],
+		credentials: [{ name: 'adPerformanceApi', required: true }],
+		properties: [
+			{ displayName: 'Method', name: 'method', type: 'string', default: 'GET' },
+			{ displayName: 'Path', name: 'path', type: 'string', default: '/accounts' },
+			{ displayName: 'Body', name: 'body', type: 'json', default: '' },
+			{ displayName: 'Max Attempts', name: 'maxAttempts', type: 'number', default: 1 },
+			// Empty: the client's default (15 service minutes of waiting on 429 + retry hint).
+			{ displayName: 'Rate Limit Wait', name: 'rateLimitWaitMinutes', type: 'string', default: '' },
+		],
+	} as INodeType['description'];
+
+	async execute(this: IExecuteFunctions) {
+		const rateLimitWait = this.getNodeParameter('rateLimitWaitMinutes', 0, '') as string | number;
+		const client = await AdPerformanceClient.create(this, {
+			maxAttempts: this.getNodeParameter('maxAttempts', 0) as number,
+			...(rateLimitWait === '' ? {} : { rateLimitWaitMinutes: Number(rateLimitWait) }),
+		});
+		const rawBody = this.getNodeParameter('body', 0) as string | IDataObject;
+		const body =
+			typeof rawBody === 'string' && rawBody
+				? (JSON.parse(rawBody) as IDataObject)
+				: ((rawBody || undefined) as IDataObject | undefined);
+		const method = this.getNodeParameter('method', 0) as 'GET' | 'POST';
+		if (method !== 'GET' && method !== 'POST')
+			throw new NodeOperationError(this.getNode(), 'bad method');
+		const result = await client.request<IDataObject>({
+			method,
+			path: this.getNodeParameter('path', 0) as string,
+			body,
+			itemIndex: 0,
+		});
+		return [[{ json: result, pairedItem: { item: 0 } }]];
+	}
+}
+registerNodeType('test.rawRequest', () => new RawRequest());
+
+export interface TestService {
+	fake: FakeService;
+	credentials: (overrides?: IDataObject) => { adPerformanceApi: ICredentialDataDecryptedObject };
+}
+
+/** Starts a fake service for a describe block and stops it afterwards. */
+export function useFakeService(options: FakeServiceOptions = {}): TestService {
+	const holder = {} as TestService;
+	const timeScale = options.timeScale ?? 0.01;
+	beforeAll(async () => {
+		holder.fake = await startFakeService({ timeScale, ...options });
+	});
+	afterAll(async () => {
+		await holder.fake?.stop();
+	});
+	holder.credentials = (overrides: IDataObject = {}) => ({
+		adPerformanceApi: {
+			apiKey: holder.fake.keys.live,
+			baseUrl: holder.fake.url,
+			apiVersion: '2026-03-01',
+			timeScale,
+			...overrides,
+		} as ICredentialDataDecryptedObject,
+	});
+	return holder;
+}
+
+export function adNode(
+	parameters: IDataObject,
+	extra: Partial<WorkflowNodeInput> = {},
+): WorkflowNodeInput {
+	return { name: 'Ad Performance', type: AD_NODE, parameters, ...extra };
+}
+
+export function rl(value: string, mode: 'id' | 'list' = 'id') {
+	return { __rl: true, mode, value };
+}
+
+/** Runs [Manual Trigger → (Set Items) → nodes] and clears the fake's log first. */
+export async function run(
+	service: TestService,
+	nodes: WorkflowNodeInput[],
+	options: { items?: IDataObject[]; credentials?: IDataObject; cancelAfterMs?: number } = {},
+): Promise<RunWorkflowResult> {
+	service.fake.clearLog();
+	const chain = options.items
+		? [
+				{
+					name: 'Set Items',
+					type: 'test.setItems',
+					parameters: { items: JSON.stringify(options.items) },
+				},
+				...nodes,
+			]
+		: nodes;
+	return await runWorkflow({
+		nodes: chain,
+		credentials: service.credentials(options.credentials),
+		cancelAfterMs: options.cancelAfterMs,
+	});
+}
+
+/** Requests that reached the fake's /v1 API (the control API is never logged). */
+export function apiRequests(
+	service: TestService,
+	filter: { method?: string; pathPrefix?: string } = {},
+) {
+	return service.fake.log.filter(
+		(entry) =>
+			(!filter.method || entry.method === filter.method) &&
+			(!filter.pathPrefix || entry.path.startsWith(filter.pathPrefix)),
+	);
+}
