@@ -124,7 +124,7 @@ export class TurnQueue {
 	}
 }
 
-/** The pacing shared by every request of one key in this process. */
+/** The pacing shared by every request of one key, whichever execution of this n8n sends it. */
 export interface KeyPacer {
 	limiter: RateLimiter;
 	writes: TurnQueue;
