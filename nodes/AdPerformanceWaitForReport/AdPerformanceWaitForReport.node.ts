@@ -10,7 +10,7 @@ import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { errorItem, withItemIndex } from '../AdPerformance/actions/router';
 import { requestOptionsProperty } from '../AdPerformance/actions/common.descriptions';
 import { pollUntilFinal, type PollResult } from '../shared/polling';
-import { downloadReportFile, isFinalReport } from '../shared/reports';
+import { downloadReportFile, isFinalReport, reportNotFound } from '../shared/reports';
 import { readClientOptions } from '../shared/requestOptions';
 import { AdPerformanceClient } from '../shared/transport';
 import type { ServiceReport } from '../shared/types';
@@ -246,13 +246,12 @@ async function settleReport(
 ): Promise<INodeExecutionData> {
 	const { itemIndex, reportId } = wait;
 	if (!report) {
-		throw client.serviceError({
-			status: 404,
-			type: 'not_found',
+		throw reportNotFound(
+			client,
+			reportId,
 			itemIndex,
-			message: `Report ${reportId} was not found`,
-			description: `No report with this ID was listed within the timeout (${settings.timeoutSeconds} seconds). Check the Report ID (by default it is taken from the id field of the input).`,
-		});
+			`No report with this ID was listed within the timeout (${settings.timeoutSeconds} seconds). Check the Report ID (by default it is taken from the id field of the input).`,
+		);
 	}
 	if (timedOut) {
 		const status = report.status ?? 'unknown';

@@ -42,18 +42,32 @@ export async function findReport(
 		{ itemIndex },
 	);
 	if (!found) {
-		throw client.serviceError({
-			status: 404,
-			type: 'not_found',
+		throw reportNotFound(
+			client,
+			reportId,
 			itemIndex,
-			message: `Report ${reportId} was not found`,
-			description:
-				narrow.accountId || narrow.createdAfter
-					? 'No report with this ID exists in this workspace for the account and creation date given under Options. Check the ID, or clear those options.'
-					: 'No report with this ID exists in this workspace. Check the ID (it starts with rpt_).',
-		});
+			narrow.accountId || narrow.createdAfter
+				? 'No report with this ID exists in this workspace for the account and creation date given under Options. Check the ID, or clear those options.'
+				: 'No report with this ID exists in this workspace. Check the ID (it starts with rpt_).',
+		);
 	}
 	return found;
+}
+
+/** The error for a report the list does not hold; `description` says where to look. */
+export function reportNotFound(
+	client: AdPerformanceClient,
+	reportId: string,
+	itemIndex: number,
+	description: string,
+) {
+	return client.serviceError({
+		status: 404,
+		type: 'not_found',
+		itemIndex,
+		message: `Report ${reportId} was not found`,
+		description,
+	});
 }
 
 function slug(text: string): string {
