@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // Installs real n8n builds for the end-to-end tests into a cache folder outside the clone.
 //
-//   node scripts/e2e/install-n8n.mjs [latest|1.x|all] [--offline] [--json] [--version=<x.y.z>]
+//   node scripts/e2e/install-n8n.mjs [latest|1.x|oldest|all] [--offline] [--json] [--version=<x.y.z>]
 //
 // Lines:
 //   latest  newest installable n8n 2.x, run under Node 24 taken from the npm registry package `node`
 //   1.x     newest n8n 1.x (the 1.123 line), run under the system Node.js (20)
+//   oldest  the oldest n8n the package supports (README, Compatibility), under the system Node.js
 //
 // Layout of the cache (default ${XDG_CACHE_HOME:-$HOME/.cache}/n8n-nodes-ad-performance/e2e,
 // override with N8N_E2E_CACHE):
@@ -29,6 +30,14 @@ export const NODE24_RANGE = '24';
 export const LINES = {
 	latest: { major: 2, runtime: 'node24', description: 'newest installable n8n 2.x under Node 24' },
 	'1.x': { major: 1, runtime: 'system', description: 'newest n8n 1.x under the system Node.js' },
+	// The first n8n whose n8n-workflow (1.83.0) exports NodeConnectionTypes, which the compiled
+	// nodes use at run time; 1.85.3 is its oldest release on the registry (measured: README).
+	oldest: {
+		major: 1,
+		runtime: 'system',
+		version: '1.85.3',
+		description: 'oldest n8n the package supports, under the system Node.js',
+	},
 };
 /** Packages whose install scripts must run (sqlite3 is n8n's default database driver). */
 const REQUIRED_BUILDS = ['sqlite3'];
@@ -566,7 +575,7 @@ function lineInfo(line, version, dir, rt, extra = {}) {
 
 /**
  * Makes sure the n8n of one line is installed; returns its paths.
- * @param {'latest'|'1.x'} line
+ * @param {'latest'|'1.x'|'oldest'} line
  * @param {{offline?: boolean, version?: string}} [opts]
  */
 export async function ensureLine(line, opts = {}) {
@@ -592,6 +601,7 @@ export async function ensureLine(line, opts = {}) {
 
 	let candidates;
 	if (opts.version) candidates = [opts.version];
+	else if (LINES[line].version) candidates = [LINES[line].version];
 	else if (opts.offline) {
 		const c = completed();
 		if (!c.length) throw new Error(`--offline: no completed n8n ${major}.x install in ${root}`);
@@ -710,7 +720,7 @@ async function main(argv) {
 		return;
 	}
 	for (const [l, info] of Object.entries(results)) {
-		const tag = l === 'latest' ? 'LATEST' : 'V1';
+		const tag = { latest: 'LATEST', '1.x': 'V1', oldest: 'OLDEST' }[l];
 		process.stdout.write(
 			[
 				`N8N_E2E_${tag}_VERSION=${info.version}`,

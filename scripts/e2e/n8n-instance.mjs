@@ -247,10 +247,22 @@ export async function createInstance(options = {}) {
 			const r = await cli(['execute', `--id=${workflowId}`, '--rawOutput'], { timeoutMs });
 			return { ...r, result: parseExecuteOutput(r.stdout) };
 		},
-		/** Node type descriptions n8n loaded (`n8n export:nodes`). */
+		/**
+		 * Node type descriptions n8n loaded (`n8n export:nodes`). n8n releases before that command
+		 * existed (e.g. 1.85) are asked through the server's /types/nodes.json instead.
+		 */
 		async exportNodes() {
 			const file = path.join(workDir, `nodes-${Date.now()}.json`);
-			expectOk('n8n export:nodes', await cli(['export:nodes', `--output=${file}`]));
+			const r = await cli(['export:nodes', `--output=${file}`]);
+			if (r.exitCode !== 0 && /command export:nodes not found/.test(r.stderr)) {
+				const running = Boolean(server);
+				const handle = await instance.start();
+				const types = await handle.request('GET', '/types/nodes.json');
+				if (!running) await instance.stop();
+				if (types.status !== 200) throw new Error(`GET /types/nodes.json answered ${types.status}`);
+				return types.json;
+			}
+			expectOk('n8n export:nodes', r);
 			return JSON.parse(fs.readFileSync(file, 'utf8'));
 		},
 		/**

@@ -4,7 +4,7 @@
 //   node scripts/e2e/install-n8n.mjs            # once; minutes when cold, ~2 s when cached
 //   node --test --test-concurrency=1 test/e2e/*.test.mjs
 //
-// Env: E2E_LINES=latest,1.x (default both) · E2E_TARBALL=<tgz> (skip build + pack) ·
+// Env: E2E_LINES=latest,1.x,oldest (default all three) · E2E_TARBALL=<tgz> (skip build + pack) ·
 //      E2E_BROWSER=0 (skip driving the editor in Debian's Chromium) ·
 //      E2E_OUT=<dir> for screenshots (default .e2e-out/, git-ignored).
 import { after, before, describe, test } from 'node:test';
@@ -18,7 +18,7 @@ import { installedLine } from '../../scripts/e2e/install-n8n.mjs';
 
 const PKG = 'n8n-nodes-ad-performance';
 const NODE_TYPES = ['adPerformance', 'adPerformanceWaitForReport', 'adPerformanceTrigger'].map((n) => `${PKG}.${n}`);
-const lines = (process.env.E2E_LINES ?? 'latest,1.x').split(',').map((s) => s.trim()).filter(Boolean);
+const lines = (process.env.E2E_LINES ?? 'latest,1.x,oldest').split(',').map((s) => s.trim()).filter(Boolean);
 const outDir = path.resolve(process.env.E2E_OUT ?? path.join(REPO_ROOT, '.e2e-out'));
 
 let tarball = process.env.E2E_TARBALL;

@@ -15,7 +15,7 @@ import { startSmtpServer } from '../../scripts/e2e/smtp-server.mjs';
 import { startFakeProcess } from './fake-process.mjs';
 
 const PKG = 'n8n-nodes-ad-performance';
-const lines = (process.env.E2E_LINES ?? 'latest,1.x').split(',').map((s) => s.trim()).filter(Boolean);
+const lines = (process.env.E2E_LINES ?? 'latest,1.x,oldest').split(',').map((s) => s.trim()).filter(Boolean);
 const TIME_SCALE = 0.02;
 const EXAMPLES_DIR = path.join(REPO_ROOT, 'examples');
 const AD_CREDENTIAL = { adPerformanceApi: { id: 'adperf-sandbox', name: 'Ad Performance sandbox' } };
