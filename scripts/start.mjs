@@ -1,12 +1,16 @@
 #!/usr/bin/env node
-// `npm start`: the demo. Builds and packs this package, starts the offline sandbox service on
-// 127.0.0.1:4010, installs the latest n8n into a cache outside the clone (first run only, with
-// progress), loads the package into a kept n8n user folder exactly as a user install does,
-// imports a sandbox credential and the example workflows, and starts n8n on
-// http://127.0.0.1:5678 with an owner account. Ctrl-C stops n8n and the sandbox.
+// `npm start`: the demo. Checks its ports, builds and packs this package, starts the offline
+// sandbox service on 127.0.0.1:4010, installs the latest n8n into a cache outside the clone
+// (first run only, with progress), loads the package into a kept n8n user folder exactly as a
+// user install does, imports a sandbox credential and the example workflows once, and starts
+// n8n on http://127.0.0.1:5678 with an owner account. Ctrl-C stops n8n gracefully, then the
+// sandbox.
+//
+// Env: SANDBOX_PORT (default 4010), N8N_PORT_DEMO (default 5678).
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -19,57 +23,117 @@ const SANDBOX_PORT = Number(process.env.SANDBOX_PORT ?? 4010);
 const N8N_PORT = Number(process.env.N8N_PORT_DEMO ?? 5678);
 const say = (line) => process.stdout.write(`[start] ${line}\n`);
 
+/** Whether something already listens on 127.0.0.1:port. */
+function portInUse(port) {
+	return new Promise((resolve) => {
+		const probe = net.createServer();
+		probe.once('error', () => resolve(true));
+		probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(false)));
+	});
+}
+
+async function checkPorts() {
+	for (const [port, variable, what] of [
+		[SANDBOX_PORT, 'SANDBOX_PORT', 'the sandbox service'],
+		[N8N_PORT, 'N8N_PORT_DEMO', 'n8n'],
+	]) {
+		if (await portInUse(port)) {
+			process.stderr.write(
+				`[start] Port ${port} (for ${what}) is in use. Stop what uses it, or choose another port: ${variable}=${port + 1} npm start\n`,
+			);
+			process.exit(1);
+		}
+	}
+}
+
 async function startSandbox() {
 	const tsx = path.join(REPO_ROOT, 'node_modules', '.bin', 'tsx');
 	const child = spawn(tsx, ['test/fake-service/cli.cts', '--json', '--port', String(SANDBOX_PORT), '--time-scale', '1'], {
 		cwd: REPO_ROOT,
 		stdio: ['ignore', 'pipe', 'inherit'],
 	});
+	running.sandbox = child;
 	const info = await new Promise((resolve, reject) => {
 		readline.createInterface({ input: child.stdout }).once('line', (line) => resolve(JSON.parse(line)));
-		child.once('exit', (code) => reject(new Error(`the sandbox exited (${code}); is port ${SANDBOX_PORT} free? Set SANDBOX_PORT to use another.`)));
+		child.once('exit', (code) => reject(new Error(`the sandbox exited (${code})`)));
 	});
 	return { ...info, child };
 }
 
-const userFolder = path.join(path.dirname(cacheRoot()), 'start-user');
-fs.mkdirSync(userFolder, { recursive: true });
-// The kept user folder keeps its credentials, so it keeps its encryption key too.
-const keyFile = path.join(userFolder, 'demo-encryption-key');
-if (!fs.existsSync(keyFile)) fs.writeFileSync(keyFile, crypto.randomBytes(24).toString('hex'));
-const encryptionKey = fs.readFileSync(keyFile, 'utf8').trim();
-
-say('building and packing the package…');
-const { tarball } = await packPackage({ outDir: fs.mkdtempSync(path.join(os.tmpdir(), 'adperf-start-')) });
-say('starting the sandbox service…');
-const sandbox = await startSandbox();
-say(`sandbox: ${sandbox.url} (keys: live ${sandbox.keys.live})`);
-let n8n;
-const stop = async () => {
-	say('stopping…');
-	await n8n?.stop().catch(() => {});
-	sandbox.child.kill('SIGTERM');
-	process.exit(0);
-};
-process.on('SIGINT', stop);
-process.on('SIGTERM', stop);
-say('making sure n8n is installed (the first run installs it: a few minutes)…');
-await ensureLine('latest', { log: (line) => say(line) });
-
-n8n = await createInstance({ line: 'latest', packageTarball: tarball, userFolder, encryptionKey, keep: true });
-await n8n.importCredentials([
-	{ id: 'adperf-sandbox', name: 'Ad Performance sandbox', type: 'adPerformanceApi', data: { apiKey: sandbox.keys.live, baseUrl: sandbox.url, apiVersion: '2026-03-01' } },
-]);
-const examplesDir = path.join(REPO_ROOT, 'examples');
-for (const [index, file] of fs.readdirSync(examplesDir).filter((f) => f.endsWith('.json')).sort().entries()) {
-	const workflow = JSON.parse(fs.readFileSync(path.join(examplesDir, file), 'utf8'));
-	// Fixed ids: a second `npm start` updates the examples instead of adding copies.
-	await n8n.importWorkflow({ ...workflow, id: `adperfExample${index + 1}` });
+/** What is running, so that a stop (Ctrl-C or a failed start) ends each of them once. */
+const running = { n8n: undefined, sandbox: undefined };
+let stopping;
+function stopAll(exitCode) {
+	stopping ??= (async () => {
+		say('stopping…');
+		// n8n first and gracefully (SIGTERM, then SIGKILL after 15 s), so that its next start
+		// does not report a crashed session; then the sandbox.
+		await running.n8n?.stop().catch(() => {});
+		if (running.sandbox && running.sandbox.exitCode === null) {
+			running.sandbox.kill('SIGTERM');
+			await new Promise((resolve) => running.sandbox.once('exit', resolve));
+		}
+		say('stopped.');
+		process.exit(exitCode);
+	})();
+	return stopping;
 }
-say('starting n8n…');
-const server = await n8n.start({ port: N8N_PORT, timeoutMs: 180_000 });
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => void stopAll(0));
 
-process.stdout.write(`
+/**
+ * Imports the sandbox credential and each example once: later starts keep what the user changed
+ * and add only examples that are new. What was imported is recorded in the user folder.
+ */
+async function importOnce(n8n, userFolder, sandbox) {
+	const recordFile = path.join(userFolder, 'demo-imported.json');
+	const record = fs.existsSync(recordFile)
+		? JSON.parse(fs.readFileSync(recordFile, 'utf8'))
+		: { credentials: [], workflows: [] };
+	const save = () => fs.writeFileSync(recordFile, JSON.stringify(record, null, 2) + '\n');
+	if (!record.credentials.includes('adperf-sandbox')) {
+		await n8n.importCredentials([
+			{ id: 'adperf-sandbox', name: 'Ad Performance sandbox', type: 'adPerformanceApi', data: { apiKey: sandbox.keys.live, baseUrl: sandbox.url, apiVersion: '2026-03-01' } },
+		]);
+		record.credentials.push('adperf-sandbox');
+		save();
+	}
+	const examplesDir = path.join(REPO_ROOT, 'examples');
+	const added = [];
+	for (const [index, file] of fs.readdirSync(examplesDir).filter((f) => f.endsWith('.json')).sort().entries()) {
+		if (record.workflows.includes(file)) continue;
+		const workflow = JSON.parse(fs.readFileSync(path.join(examplesDir, file), 'utf8'));
+		await n8n.importWorkflow({ ...workflow, id: workflow.id ?? `adperfExample${index + 1}` });
+		record.workflows.push(file);
+		added.push(file);
+		save();
+	}
+	say(added.length ? `imported ${added.length} example workflow(s): ${added.join(', ')}` : 'examples already imported (your changes are kept)');
+}
+
+async function main() {
+	await checkPorts();
+	const userFolder = path.join(path.dirname(cacheRoot()), 'start-user');
+	fs.mkdirSync(userFolder, { recursive: true });
+	// The kept user folder keeps its credentials, so it keeps its encryption key too.
+	const keyFile = path.join(userFolder, 'demo-encryption-key');
+	if (!fs.existsSync(keyFile)) fs.writeFileSync(keyFile, crypto.randomBytes(24).toString('hex'));
+	const encryptionKey = fs.readFileSync(keyFile, 'utf8').trim();
+
+	say('building and packing the package…');
+	const { tarball } = await packPackage({ outDir: fs.mkdtempSync(path.join(os.tmpdir(), 'adperf-start-')) });
+	say('starting the sandbox service…');
+	const sandbox = await startSandbox();
+	say(`sandbox: ${sandbox.url}`);
+	say('making sure n8n is installed (the first run installs it: about 13 minutes and 5 GB on 2 cores)…');
+	await ensureLine('latest', { log: (line) => say(line) });
+
+	const n8n = await createInstance({ line: 'latest', packageTarball: tarball, userFolder, encryptionKey, keep: true });
+	running.n8n = n8n;
+	await importOnce(n8n, userFolder, sandbox);
+	say('starting n8n…');
+	const server = await n8n.start({ port: N8N_PORT, timeoutMs: 180_000 });
+
+	process.stdout.write(`
   n8n with the Ad Performance nodes is running.
 
     Open:      ${server.baseUrl}
@@ -78,9 +142,16 @@ process.stdout.write(`
 
   Already there: the credential "Ad Performance sandbox" (pointing at the offline sandbox
   ${sandbox.url}) and the example workflows. Try "Weekly client report e-mail": open the
-  "Generate last week's report" node and click Execute step, or add an SMTP credential and run
-  it all. The sandbox behaves like the real service: reports take 10–20 s, rate limits apply.
+  "Generate last week's report" node and click Execute step. Sending the e-mail needs an SMTP
+  credential of your own. The sandbox behaves like the real service: reports take 10–20 s,
+  rate limits apply.
 
   n8n's log: ${server.logFile}
   Press Ctrl-C to stop n8n and the sandbox.
 `);
+}
+
+main().catch((error) => {
+	process.stderr.write(`[start] failed: ${error?.message ?? error}\n`);
+	void stopAll(1);
+});

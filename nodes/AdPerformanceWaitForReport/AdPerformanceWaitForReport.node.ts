@@ -98,7 +98,8 @@ export class AdPerformanceWaitForReport implements INodeType {
 				type: 'string',
 				required: true,
 				default: 'data',
-				hint: 'The name of the output binary field to put the file in',
+				description:
+					'Name of the binary field the report file is put in; the next node (Send Email, Slack, Google Drive) reads the file from this field',
 				displayOptions: { show: { download: [true] } },
 			},
 			requestOptionsProperty,

@@ -125,22 +125,30 @@ function emptyTrash() {
 
 /** Children (process-group leaders) of this process that are still running. */
 const activeChildren = new Set();
-let signalHandlersInstalled = false;
-function installSignalHandlers() {
-	if (signalHandlersInstalled) return;
-	signalHandlersInstalled = true;
-	for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-		process.once(sig, () => {
-			// npm ignores SIGTERM for a long while; the partial install is resumed by the next run
-			for (const pid of activeChildren) {
-				try {
-					process.kill(-pid, 'SIGKILL');
-				} catch {}
-			}
-			log(`${sig}: stopped; a later run resumes the half-finished install`);
-			process.exit(128 + (sig === 'SIGINT' ? 2 : sig === 'SIGTERM' ? 15 : 1));
-		});
+
+/**
+ * While an install step runs, Ctrl-C kills its npm/node-gyp group (npm ignores SIGTERM for a
+ * long while) and says the install will be resumed. The handlers exist only while a child
+ * does, so a later Ctrl-C (say, of `npm start` hours after the install) is not taken for an
+ * interrupted install, and the program's own handlers stop what it started.
+ */
+function onInstallSignal(sig) {
+	for (const pid of activeChildren) {
+		try {
+			process.kill(-pid, 'SIGKILL');
+		} catch {}
 	}
+	log(`${sig}: stopped; a later run resumes the half-finished install`);
+	process.exit(128 + (sig === 'SIGINT' ? 2 : sig === 'SIGTERM' ? 15 : 1));
+}
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+function addActiveChild(pid) {
+	if (activeChildren.size === 0) for (const sig of SIGNALS) process.on(sig, onInstallSignal);
+	activeChildren.add(pid);
+}
+function removeActiveChild(pid) {
+	activeChildren.delete(pid);
+	if (activeChildren.size === 0) for (const sig of SIGNALS) process.off(sig, onInstallSignal);
 }
 
 /**
@@ -176,9 +184,8 @@ function run(cmd, args, { cwd, env, logFile, timeoutMs = 30 * 60_000 }) {
 		fs.mkdirSync(path.dirname(logFile), { recursive: true });
 		const out = fs.openSync(logFile, 'a');
 		fs.writeSync(out, `\n$ (cd ${cwd} && ${cmd} ${args.join(' ')})  # ${new Date().toISOString()}\n`);
-		installSignalHandlers();
 		const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', out, out], detached: true });
-		activeChildren.add(child.pid);
+		addActiveChild(child.pid);
 		const timer = setTimeout(() => {
 			fs.writeSync(out, `\n!! timeout after ${timeoutMs} ms, killing\n`);
 			try {
@@ -186,7 +193,7 @@ function run(cmd, args, { cwd, env, logFile, timeoutMs = 30 * 60_000 }) {
 			} catch {}
 		}, timeoutMs);
 		child.on('close', (code, signal) => {
-			activeChildren.delete(child.pid);
+			removeActiveChild(child.pid);
 			clearTimeout(timer);
 			fs.closeSync(out);
 			const text = fs.readFileSync(logFile, 'utf8');
@@ -250,12 +257,23 @@ async function withLock(lockDir, fn) {
 	}
 }
 
+/** Long steps (native builds take minutes) say every 15 s that they are still at work. */
+const HEARTBEAT_MS = 15_000;
+
 async function step(label, fn) {
 	const s = Date.now();
 	log(`${label} ...`);
-	const r = await fn();
-	log(`${label} done in ${((Date.now() - s) / 1000).toFixed(1)}s`);
-	return r;
+	const heartbeat = setInterval(
+		() => log(`${label}: still running (${Math.round((Date.now() - s) / 1000)}s)`),
+		HEARTBEAT_MS,
+	);
+	try {
+		const r = await fn();
+		log(`${label} done in ${((Date.now() - s) / 1000).toFixed(1)}s`);
+		return r;
+	} finally {
+		clearInterval(heartbeat);
+	}
 }
 
 // ---------------------------------------------------------------- registry
@@ -634,7 +652,7 @@ export async function ensureLine(line, opts = {}) {
 		}
 		const bad = unresolvable[`${version}/${rt.key}`];
 		if (bad && !opts.version && Date.now() - Date.parse(bad.at) < RETRY_UNRESOLVABLE_MS) {
-			log(`${line}: n8n ${version} skipped: not installable from this registry (checked ${bad.at}: ${bad.reason.slice(0, 160)})`);
+			log(`${line}: n8n ${version} skipped: not installable from this registry (checked ${bad.at})`);
 			continue;
 		}
 		if (++tried > MAX_CANDIDATES) break;
@@ -645,7 +663,9 @@ export async function ensureLine(line, opts = {}) {
 			if (fs.existsSync(partial)) log(`${line}: resuming half-finished install in ${partial}`);
 			const res = await tryResolve(version, partial, rt, root);
 			if (!res.ok) {
-				log(`${line}: n8n ${version} cannot be installed here: ${res.reason.slice(0, 300)}`);
+				// The registry lacks one of its dependencies (e.g. 2.41.3 needs a missing @n8n/agents):
+				// one quiet line, the full npm output is in the log folder.
+				log(`${line}: n8n ${version} is not installable from this registry; trying the release before it`);
 				unresolvable[`${version}/${rt.key}`] = { at: new Date().toISOString(), reason: res.reason };
 				writeJson(unresolvableFile, unresolvable);
 				discard(partial);

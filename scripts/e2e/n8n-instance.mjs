@@ -46,6 +46,9 @@ function track(pid) {
 	process.on('exit', killAll);
 	for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
 		const handler = () => {
+			// A program with its own handler (npm start) stops n8n gracefully itself; the 'exit'
+			// hook above still kills whatever it left.
+			if (process.listenerCount(sig) > 1) return;
 			killAll();
 			process.off(sig, handler);
 			process.kill(process.pid, sig); // default action (exit) once the groups are gone

@@ -21,7 +21,8 @@ const properties: INodeProperties[] = [
 		type: 'string',
 		required: true,
 		default: 'data',
-		hint: 'The name of the output binary field to put the file in',
+		description:
+			'Name of the binary field the report file is put in; the next node (Send Email, Slack, Google Drive) reads the file from this field',
 	},
 ];
 
