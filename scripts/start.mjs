@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // `npm start`: the demo. Checks its ports, builds and packs this package, starts the offline
-// sandbox service on 127.0.0.1:4010, installs the latest n8n into a cache outside the clone
-// (first run only, with progress), loads the package into a kept n8n user folder exactly as a
-// user install does, imports a sandbox credential and the example workflows once, and starts
-// n8n on http://127.0.0.1:5678 with an owner account. Ctrl-C stops n8n gracefully, then the
-// sandbox.
+// sandbox service on 127.0.0.1:4010 and a mail catcher (SMTP on 2525, web inbox on
+// http://127.0.0.1:4011), installs the latest n8n into a cache outside the clone (first run
+// only, with progress), loads the package into a kept n8n user folder exactly as a user install
+// does, imports the sandbox and SMTP credentials and the example workflows once, and starts n8n
+// on http://127.0.0.1:5678 with an owner account. Ctrl-C stops n8n gracefully, then the
+// sandbox and the mail catcher.
 //
-// Env: SANDBOX_PORT (default 4010), N8N_PORT_DEMO (default 5678).
+// Env: SANDBOX_PORT (4010), N8N_PORT_DEMO (5678), MAIL_SMTP_PORT (2525), MAIL_INBOX_PORT (4011).
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -18,9 +19,12 @@ import readline from 'node:readline';
 import { cacheRoot, ensureLine } from './e2e/install-n8n.mjs';
 import { createInstance } from './e2e/n8n-instance.mjs';
 import { packPackage, REPO_ROOT } from './e2e/pack.mjs';
+import { startMailCatcher } from './mail/mail-catcher.mjs';
 
 const SANDBOX_PORT = Number(process.env.SANDBOX_PORT ?? 4010);
 const N8N_PORT = Number(process.env.N8N_PORT_DEMO ?? 5678);
+const MAIL_SMTP_PORT = Number(process.env.MAIL_SMTP_PORT ?? 2525);
+const MAIL_INBOX_PORT = Number(process.env.MAIL_INBOX_PORT ?? 4011);
 const say = (line) => process.stdout.write(`[start] ${line}\n`);
 
 /** Whether something already listens on 127.0.0.1:port. */
@@ -36,6 +40,8 @@ async function checkPorts() {
 	for (const [port, variable, what] of [
 		[SANDBOX_PORT, 'SANDBOX_PORT', 'the sandbox service'],
 		[N8N_PORT, 'N8N_PORT_DEMO', 'n8n'],
+		[MAIL_SMTP_PORT, 'MAIL_SMTP_PORT', 'the mail catcher (SMTP)'],
+		[MAIL_INBOX_PORT, 'MAIL_INBOX_PORT', 'the mail catcher inbox'],
 	]) {
 		if (await portInUse(port)) {
 			process.stderr.write(
@@ -61,7 +67,7 @@ async function startSandbox() {
 }
 
 /** What is running, so that a stop (Ctrl-C or a failed start) ends each of them once. */
-const running = { n8n: undefined, sandbox: undefined };
+const running = { n8n: undefined, sandbox: undefined, mail: undefined };
 let stopping;
 function stopAll(exitCode) {
 	stopping ??= (async () => {
@@ -73,6 +79,7 @@ function stopAll(exitCode) {
 			running.sandbox.kill('SIGTERM');
 			await new Promise((resolve) => running.sandbox.once('exit', resolve));
 		}
+		await running.mail?.close().catch(() => {});
 		say('stopped.');
 		process.exit(exitCode);
 	})();
@@ -84,7 +91,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => v
  * Imports the sandbox credential and each example once: later starts keep what the user changed
  * and add only examples that are new. What was imported is recorded in the user folder.
  */
-async function importOnce(n8n, userFolder, sandbox) {
+async function importOnce(n8n, userFolder, sandbox, mail) {
 	const recordFile = path.join(userFolder, 'demo-imported.json');
 	const record = fs.existsSync(recordFile)
 		? JSON.parse(fs.readFileSync(recordFile, 'utf8'))
@@ -95,6 +102,14 @@ async function importOnce(n8n, userFolder, sandbox) {
 			{ id: 'adperf-sandbox', name: 'Ad Performance sandbox', type: 'adPerformanceApi', data: { apiKey: sandbox.keys.live, baseUrl: sandbox.url, apiVersion: '2026-03-01' } },
 		]);
 		record.credentials.push('adperf-sandbox');
+		save();
+	}
+	// The examples send e-mail with the credential `smtp-agency`: in the demo it is the catcher.
+	if (record.mailSmtpPort !== mail.smtpPort) {
+		await n8n.importCredentials([
+			{ id: 'smtp-agency', name: 'Demo mail catcher (SMTP)', type: 'smtp', data: mail.credentialData() },
+		]);
+		record.mailSmtpPort = mail.smtpPort;
 		save();
 	}
 	const examplesDir = path.join(REPO_ROOT, 'examples');
@@ -124,12 +139,14 @@ async function main() {
 	say('starting the sandbox service…');
 	const sandbox = await startSandbox();
 	say(`sandbox: ${sandbox.url}`);
+	running.mail = await startMailCatcher({ smtpPort: MAIL_SMTP_PORT, webPort: MAIL_INBOX_PORT });
+	say(`mail catcher: SMTP on 127.0.0.1:${running.mail.smtpPort}, inbox ${running.mail.inboxUrl}`);
 	say('making sure n8n is installed (the first run installs it: about 13 minutes and 5 GB on 2 cores)…');
 	await ensureLine('latest', { log: (line) => say(line) });
 
 	const n8n = await createInstance({ line: 'latest', packageTarball: tarball, userFolder, encryptionKey, keep: true });
 	running.n8n = n8n;
-	await importOnce(n8n, userFolder, sandbox);
+	await importOnce(n8n, userFolder, sandbox, running.mail);
 	say('starting n8n…');
 	const server = await n8n.start({ port: N8N_PORT, timeoutMs: 180_000 });
 
@@ -140,14 +157,16 @@ async function main() {
     Log in:    ${server.email}
     Password:  ${server.password}
 
-  Already there: the credential "Ad Performance sandbox" (pointing at the offline sandbox
-  ${sandbox.url}) and the example workflows. Try "Weekly client report e-mail": open the
-  "Generate last week's report" node and click Execute step. Sending the e-mail needs an SMTP
-  credential of your own. The sandbox behaves like the real service: reports take 10–20 s,
-  rate limits apply.
+    Inbox:     ${running.mail.inboxUrl}   (every e-mail n8n sends lands here)
+
+  Already there: the credentials "Ad Performance sandbox" (the offline sandbox at
+  ${sandbox.url}) and "Demo mail catcher (SMTP)", and the example workflows. Try
+  "Weekly client report e-mail": open it and click Execute workflow. After about a minute the
+  inbox has one e-mail per active client account, each with its PDF report attached. The
+  sandbox behaves like the real service: reports take 10–20 s, rate limits apply.
 
   n8n's log: ${server.logFile}
-  Press Ctrl-C to stop n8n and the sandbox.
+  Press Ctrl-C to stop n8n, the sandbox and the mail catcher.
 `);
 }
 

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { installedLine } from '../../scripts/e2e/install-n8n.mjs';
 import { createInstance } from '../../scripts/e2e/n8n-instance.mjs';
 import { packPackage, REPO_ROOT } from '../../scripts/e2e/pack.mjs';
-import { startSmtpServer } from '../../scripts/e2e/smtp-server.mjs';
+import { startMailCatcher } from '../../scripts/mail/mail-catcher.mjs';
 import { startFakeProcess } from './fake-process.mjs';
 
 const PKG = 'n8n-nodes-ad-performance';
@@ -26,7 +26,7 @@ let smtp;
 before(async () => {
 	if (!tarball) tarball = (await packPackage({ outDir: fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-pack-')) })).tarball;
 	fake = await startFakeProcess({ timeScale: TIME_SCALE });
-	smtp = await startSmtpServer();
+	smtp = await startMailCatcher();
 });
 after(async () => {
 	await fake?.stop();

@@ -1,11 +1,11 @@
-// Self-test of the SMTP sink used by the end-to-end tests: a raw SMTP client (no dependencies)
+// Self-test of the mail catcher used by `npm start` and the end-to-end tests: a raw SMTP client
 // sends what nodemailer sends for n8n's Send Email node — AUTH PLAIN, dot-stuffed lines, a
 // multipart/mixed body with a nested multipart/alternative, base64 and quoted-printable parts,
-// an RFC 2231 continued file name and an RFC 2047 subject.
+// an RFC 2231 continued file name and an RFC 2047 subject — and the web inbox shows it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { startSmtpServer, parseMessage } from '../../scripts/e2e/smtp-server.mjs';
+import { startMailCatcher } from '../../scripts/mail/mail-catcher.mjs';
 
 function smtpDialog(port, lines) {
 	return new Promise((resolve, reject) => {
@@ -73,8 +73,8 @@ const message = [
 	'',
 ].join('\r\n');
 
-test('SMTP sink captures a message with attachments', async () => {
-	const smtp = await startSmtpServer();
+test('the mail catcher captures a message with attachments, and its inbox shows it', async () => {
+	const smtp = await startMailCatcher();
 	try {
 		const replies = await smtpDialog(smtp.port, [
 			'EHLO client.test\r\n',
@@ -92,22 +92,24 @@ test('SMTP sink captures a message with attachments', async () => {
 		assert.deepEqual(m.to, ['boss@example.com', 'cc@example.com']);
 		assert.deepEqual(m.auth, { method: 'PLAIN', user: 'user', pass: 'secret' });
 		assert.equal(m.subject, 'Wochenbericht ✓ for campaign 42');
-		assert.equal(m.text, 'Grüße,\r\n.a line starting with a dot');
-		assert.equal(m.html, '<p>hi</p>');
+		assert.equal(m.text.trim(), 'Grüße,\n.a line starting with a dot');
+		assert.equal(m.html.trim(), '<p>hi</p>');
 		assert.equal(m.attachments.length, 2);
 		assert.equal(m.attachments[0].filename, 'Résumé of a long name.pdf');
 		assert.equal(m.attachments[0].contentType, 'application/pdf');
 		assert.ok(m.attachments[0].content.equals(pdfBytes), 'base64 attachment bytes');
 		assert.equal(m.attachments[1].filename, 'report.csv');
 		assert.equal(m.attachments[1].content.toString(), 'day,clicks\r\n2026-11-01,42');
+
+		const list = await (await fetch(`${smtp.inboxUrl}api/messages`)).json();
+		assert.equal(list.length, 1);
+		assert.equal(list[0].attachments[0].filename, 'Résumé of a long name.pdf');
+		const page = await (await fetch(smtp.inboxUrl)).text();
+		assert.match(page, /Wochenbericht ✓ for campaign 42/);
+		const file = await fetch(`${smtp.inboxUrl}messages/${m.id}/attachments/0`);
+		assert.equal(file.headers.get('content-type'), 'application/pdf');
+		assert.ok(Buffer.from(await file.arrayBuffer()).equals(pdfBytes), 'downloaded attachment bytes');
 	} finally {
 		await smtp.close();
 	}
-});
-
-test('parseMessage handles a single-part message', () => {
-	const m = parseMessage('Subject: plain\r\nContent-Type: text/plain\r\n\r\nbody\r\n');
-	assert.equal(m.subject, 'plain');
-	assert.equal(m.text, 'body\r\n');
-	assert.deepEqual(m.attachments, []);
 });

@@ -1,0 +1,184 @@
+// A mail catcher for the demo and the end-to-end tests: an SMTP server on 127.0.0.1 that accepts
+// every message (any AUTH user and password, no TLS) and keeps it in memory, and a small web
+// inbox to read them and download their attachments. Built on nodemailer's own `smtp-server`
+// and `mailparser`, so what n8n's Send Email node (nodemailer) sends is parsed by the same
+// family of libraries.
+//
+//   const mail = await startMailCatcher({ smtpPort: 0, webPort: 0 });
+//   mail.credentialData()     // data of an n8n `smtp` credential pointing at it
+//   mail.inboxUrl             // http://127.0.0.1:<port>/
+//   await mail.waitForMessage((m) => m.subject === '…')
+//   mail.messages             // [{ id, from, to, auth, subject, text, html, attachments, receivedAt }]
+//   await mail.close()
+import { EventEmitter } from 'node:events';
+import http from 'node:http';
+
+import { simpleParser } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+
+/**
+ * @typedef {{ filename?: string, contentType: string, size: number, content: Buffer }} CaughtAttachment
+ * @typedef {{ id: number, from?: string, to: string[], auth?: { method: string, user: string, pass: string },
+ *   subject?: string, text?: string, html?: string, attachments: CaughtAttachment[], receivedAt: Date }} CaughtMessage
+ */
+
+const escapeHtml = (text) =>
+	String(text ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+
+export async function startMailCatcher(options = {}) {
+	const host = options.host ?? '127.0.0.1';
+	const maxBytes = options.maxMessageBytes ?? 50 * 1024 * 1024;
+	/** @type {CaughtMessage[]} */
+	const messages = [];
+	const events = new EventEmitter();
+
+	const smtp = new SMTPServer({
+		secure: false,
+		disabledCommands: ['STARTTLS'],
+		authMethods: ['PLAIN', 'LOGIN'],
+		authOptional: true,
+		size: maxBytes,
+		banner: 'Ad Performance demo mail catcher',
+		logger: false,
+		onAuth(auth, session, callback) {
+			session.caughtAuth = { method: auth.method, user: auth.username, pass: auth.password };
+			callback(null, { user: auth.username });
+		},
+		onData(stream, session, callback) {
+			simpleParser(stream)
+				.then((parsed) => {
+					const message = {
+						id: messages.length + 1,
+						from: session.envelope.mailFrom ? session.envelope.mailFrom.address : undefined,
+						to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
+						auth: session.caughtAuth,
+						subject: parsed.subject,
+						text: parsed.text,
+						html: typeof parsed.html === 'string' ? parsed.html : undefined,
+						attachments: parsed.attachments.map((a) => ({
+							filename: a.filename,
+							contentType: a.contentType,
+							size: a.size,
+							content: a.content,
+						})),
+						receivedAt: new Date(),
+					};
+					messages.push(message);
+					events.emit('message', message);
+					callback();
+				})
+				.catch((error) => callback(error));
+		},
+	});
+	smtp.on('error', () => {});
+	await new Promise((resolve, reject) => {
+		smtp.server.once('error', reject);
+		smtp.listen(options.smtpPort ?? 0, host, resolve);
+	});
+	const smtpPort = smtp.server.address().port;
+
+	const web = http.createServer((req, res) => {
+		const url = new URL(req.url ?? '/', 'http://inbox.invalid');
+		const send = (status, type, body) => {
+			res.writeHead(status, { 'Content-Type': type, 'Cache-Control': 'no-store' });
+			res.end(body);
+		};
+		if (url.pathname === '/api/messages') {
+			const list = messages.map(({ attachments, ...m }) => ({
+				...m,
+				attachments: attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, size: a.size })),
+			}));
+			return send(200, 'application/json', JSON.stringify(list));
+		}
+		const file = /^\/messages\/(\d+)\/attachments\/(\d+)$/.exec(url.pathname);
+		if (file) {
+			const attachment = messages[Number(file[1]) - 1]?.attachments[Number(file[2])];
+			if (!attachment) return send(404, 'text/plain', 'not found');
+			res.writeHead(200, {
+				'Content-Type': attachment.contentType,
+				'Content-Disposition': `attachment; filename="${String(attachment.filename ?? 'attachment').replace(/["\\]/g, '_')}"`,
+			});
+			return res.end(attachment.content);
+		}
+		if (url.pathname !== '/') return send(404, 'text/plain', 'not found');
+		const rows = [...messages]
+			.reverse()
+			.map(
+				(m) => `<article data-test-id="message">
+  <h2>${escapeHtml(m.subject ?? '(no subject)')}</h2>
+  <p class="meta">To ${escapeHtml(m.to.join(', '))} · from ${escapeHtml(m.from)} · ${m.receivedAt.toISOString()}</p>
+  <pre>${escapeHtml((m.text ?? '').slice(0, 2000))}</pre>
+  <ul>${m.attachments
+		.map(
+			(a, i) =>
+				`<li><a data-test-id="attachment" href="/messages/${m.id}/attachments/${i}">${escapeHtml(a.filename ?? 'attachment')}</a> (${escapeHtml(a.contentType)}, ${a.size} bytes)</li>`,
+		)
+		.join('')}</ul>
+</article>`,
+			)
+			.join('\n');
+		send(
+			200,
+			'text/html; charset=utf-8',
+			`<!doctype html><html><head><meta charset="utf-8"><title>Demo inbox (${messages.length})</title>
+<meta http-equiv="refresh" content="5">
+<style>body{font:15px system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}
+article{border:1px solid #ddd;border-radius:6px;padding:.5rem 1rem;margin:1rem 0}.meta{color:#666}
+pre{white-space:pre-wrap;background:#f7f7f7;padding:.5rem}</style></head>
+<body><h1>Demo inbox: ${messages.length} message(s)</h1>
+<p>Every e-mail n8n sends through the "Demo mail catcher" SMTP credential lands here. Nothing leaves this machine. This page refreshes every 5 seconds.</p>
+${rows || '<p>No e-mail yet.</p>'}</body></html>`,
+		);
+	});
+	await new Promise((resolve, reject) => {
+		web.once('error', reject);
+		web.listen(options.webPort ?? 0, host, resolve);
+	});
+	const webPort = web.address().port;
+
+	return {
+		host,
+		port: smtpPort,
+		smtpPort,
+		webPort,
+		inboxUrl: `http://${host}:${webPort}/`,
+		messages,
+		/** n8n SMTP credential data (type `smtp`) pointing at the catcher. */
+		credentialData(user = 'demo', password = 'demo') {
+			return { user, password, host, port: smtpPort, secure: false, disableStartTls: true, hostName: '' };
+		},
+		/**
+		 * Resolves with the first message (already received or arriving) matching `predicate`.
+		 * @param {(m: CaughtMessage) => boolean} [predicate]
+		 * @param {number} [timeoutMs]
+		 * @returns {Promise<CaughtMessage>}
+		 */
+		waitForMessage(predicate = () => true, timeoutMs = 30_000) {
+			const found = messages.find(predicate);
+			if (found) return Promise.resolve(found);
+			return new Promise((resolve, reject) => {
+				const timer = setTimeout(() => {
+					events.off('message', listener);
+					reject(new Error(`no matching e-mail within ${timeoutMs} ms (${messages.length} received)`));
+				}, timeoutMs);
+				const listener = (m) => {
+					if (!predicate(m)) return;
+					clearTimeout(timer);
+					events.off('message', listener);
+					resolve(m);
+				};
+				events.on('message', listener);
+			});
+		},
+		clear() {
+			messages.length = 0;
+		},
+		async close() {
+			web.closeAllConnections?.();
+			await Promise.all([
+				new Promise((resolve) => smtp.close(() => resolve())),
+				new Promise((resolve) => web.close(() => resolve())),
+			]);
+		},
+	};
+}
