@@ -39,6 +39,7 @@ export class AdPerformanceTrigger implements INodeType {
 				noDataExpression: true,
 				required: true,
 				default: 'reportCompleted',
+				description: 'Which change in the service starts the workflow',
 				options: [
 					{
 						name: 'Account Connection Changed',

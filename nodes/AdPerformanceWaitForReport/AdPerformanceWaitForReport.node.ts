@@ -72,6 +72,7 @@ export class AdPerformanceWaitForReport implements INodeType {
 				name: 'onTimeout',
 				type: 'options',
 				default: 'error',
+				description: 'What to do with a report that is not finished when the timeout is reached',
 				options: [
 					{
 						name: 'Fail',

@@ -324,3 +324,57 @@ export async function screenshotPage({ baseUrl, email, password, urlPath = '/hom
 		if (!given) await browser.close();
 	}
 }
+
+/**
+ * Types `query` into the node creator of a new workflow and returns the names it lists (the
+ * search a newcomer does first: "Ad Performance").
+ */
+export async function searchNodeCreator({ baseUrl, email, password, query, screenshotPath, browser: given, timeoutMs = 30_000 }) {
+	const browser = given ?? (await launchBrowser());
+	const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+	const page = await context.newPage();
+	try {
+		await login(page, { baseUrl, email, password, timeoutMs });
+		await openNewWorkflow(page, { baseUrl, timeoutMs });
+		await page.locator(SELECTORS.openCreator).first().click();
+		await page.locator(SELECTORS.creatorSearch).first().fill(query);
+		const names = page.locator(`${SELECTORS.creator} ${SELECTORS.creatorItemName}`);
+		await names.first().waitFor({ state: 'visible', timeout: timeoutMs });
+		await page.waitForTimeout(500); // the list settles after the last keystroke
+		if (screenshotPath) await page.screenshot({ path: screenshotPath });
+		return (await names.allInnerTexts()).map((name) => name.trim());
+	} finally {
+		await context.close().catch(() => {});
+		if (!given) await browser.close().catch(() => {});
+	}
+}
+
+/**
+ * Opens a saved workflow in the editor and runs it with the canvas's "Execute workflow" button,
+ * as a user does; resolves once the button is clickable again (the run has ended) and a
+ * screenshot of the canvas after the run is taken.
+ */
+export async function executeWorkflowInEditor({ baseUrl, email, password, workflowId, screenshotPath, browser: given, timeoutMs = 180_000 }) {
+	const browser = given ?? (await launchBrowser());
+	const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+	const page = await context.newPage();
+	try {
+		await login(page, { baseUrl, email, password });
+		await page.goto(`${baseUrl}/workflow/${workflowId}`);
+		const button = page.locator('[data-test-id="execute-workflow-button"]').first();
+		await button.waitFor({ state: 'visible', timeout: 30_000 });
+		await button.click();
+		// While it runs, n8n shows a stop button instead; the run is over when it is gone.
+		const stop = page.locator('[data-test-id="stop-execution-button"]').first();
+		await stop.waitFor({ state: 'visible', timeout: 15_000 }).catch(() => {});
+		await stop.waitFor({ state: 'hidden', timeout: timeoutMs });
+		await page.waitForTimeout(1_000);
+		if (screenshotPath) await page.screenshot({ path: screenshotPath });
+	} catch (e) {
+		if (screenshotPath) await page.screenshot({ path: screenshotPath.replace(/(\.png)?$/, '.failure.png') }).catch(() => {});
+		throw e;
+	} finally {
+		await context.close().catch(() => {});
+		if (!given) await browser.close().catch(() => {});
+	}
+}

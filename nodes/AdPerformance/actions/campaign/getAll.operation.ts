@@ -35,6 +35,7 @@ const properties: INodeProperties[] = [
 				name: 'status',
 				type: 'options',
 				default: 'ACTIVE',
+				description: 'Only campaigns with this status',
 				options: CAMPAIGN_STATUSES.map((status) => ({
 					name: status.charAt(0) + status.slice(1).toLowerCase(),
 					value: status,

@@ -82,19 +82,27 @@ const properties: INodeProperties[] = [
 						displayName: 'Branding',
 						name: 'branding',
 						values: [
-							{ displayName: 'Company Name', name: 'companyName', type: 'string', default: '' },
+							{
+								displayName: 'Company Name',
+								name: 'companyName',
+								type: 'string',
+								default: '',
+								description: 'Your agency name, printed on the report instead of the service’s',
+							},
 							{
 								displayName: 'Logo URL',
 								name: 'logoUrl',
 								type: 'string',
 								default: '',
 								placeholder: 'https://example.com/logo.png',
+								description: 'Address (http or https) of the logo printed on the report',
 							},
 							{
 								displayName: 'Primary Color',
 								name: 'primaryColor',
 								type: 'color',
 								default: '#1a73e8',
+								description: 'Brand colour of the report, as #rrggbb',
 							},
 						],
 					},

@@ -56,6 +56,7 @@ const properties: INodeProperties[] = [
 				name: 'format',
 				type: 'options',
 				default: 'pdf',
+				description: 'Only reports generated in this file format',
 				options: [
 					{ name: 'JSON', value: 'json' },
 					{ name: 'Markdown', value: 'markdown' },
@@ -67,6 +68,7 @@ const properties: INodeProperties[] = [
 				name: 'status',
 				type: 'options',
 				default: 'completed',
+				description: 'Only reports with this status',
 				options: [
 					{ name: 'Completed', value: 'completed' },
 					{ name: 'Failed', value: 'failed' },
