@@ -1,5 +1,5 @@
 /**
- * `npm run bench` (tsx scripts/bench/run.cts): one table of ratios, each measured in this run,
+ * `npm run bench` (node --require tsx/cjs scripts/bench/run.cts: loaded as CommonJS, since Node 20 cannot load some CommonJS dependencies through tsx's ESM path): one table of ratios, each measured in this run,
  * against the fake service at the real limits of spec §8 with its clock sped up (TIME_SCALE).
  *
  *   BENCH_TIME_SCALE=0.05   service seconds per real second (0.05: a service minute = 3 s)
