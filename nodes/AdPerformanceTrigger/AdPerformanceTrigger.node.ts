@@ -24,8 +24,10 @@ export class AdPerformanceTrigger implements INodeType {
 		version: 1,
 		subtitle:
 			'={{ {"reportCompleted": "Report Completed", "reportFailed": "Report Failed", "accountConnectionChanged": "Account Connection Changed"}[$parameter["event"]] }}',
+		// n8n's node creator lists this trigger and the Ad Performance node as one entry and shows
+		// this text for both, among triggers and among actions: so it names both.
 		description:
-			'Starts the workflow when an Ad Performance report is completed or fails, or when the connection of an ad account changes (token expired, disconnected, reconnected)',
+			'Generate AI ad performance reports, get accounts, campaigns and diagnostics, or start the workflow when a report finishes or an ad account’s connection changes',
 		defaults: { name: 'Ad Performance Trigger' },
 		polling: true,
 		inputs: [],

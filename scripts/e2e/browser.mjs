@@ -326,23 +326,31 @@ export async function screenshotPage({ baseUrl, email, password, urlPath = '/hom
 }
 
 /**
- * Types `query` into the node creator of a new workflow and returns the names it lists (the
- * search a newcomer does first: "Ad Performance").
+ * Types `query` into the node creator and returns the names it lists (the search a newcomer
+ * does first: "Ad Performance"). In a new workflow the creator offers triggers; in a saved
+ * workflow that has one (`workflowId`) it offers actions. `withDescriptions` returns each
+ * entry's whole text (name, then description).
  */
-export async function searchNodeCreator({ baseUrl, email, password, query, screenshotPath, browser: given, timeoutMs = 30_000 }) {
+export async function searchNodeCreator({ baseUrl, email, password, query, screenshotPath, workflowId, withDescriptions = false, browser: given, timeoutMs = 30_000 }) {
 	const browser = given ?? (await launchBrowser());
 	const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
 	const page = await context.newPage();
 	try {
 		await login(page, { baseUrl, email, password, timeoutMs });
-		await openNewWorkflow(page, { baseUrl, timeoutMs });
+		if (workflowId) {
+			await page.goto(`${baseUrl}/workflow/${workflowId}`, { timeout: timeoutMs });
+			await page.locator(SELECTORS.openCreator).first().waitFor({ state: 'visible', timeout: timeoutMs });
+		} else await openNewWorkflow(page, { baseUrl, timeoutMs });
 		await page.locator(SELECTORS.openCreator).first().click();
 		await page.locator(SELECTORS.creatorSearch).first().fill(query);
 		const names = page.locator(`${SELECTORS.creator} ${SELECTORS.creatorItemName}`);
 		await names.first().waitFor({ state: 'visible', timeout: timeoutMs });
 		await page.waitForTimeout(500); // the list settles after the last keystroke
 		if (screenshotPath) await page.screenshot({ path: screenshotPath });
-		return (await names.allInnerTexts()).map((name) => name.trim());
+		const texts = withDescriptions
+			? await page.locator(`${SELECTORS.creator} ${SELECTORS.creatorItem}`).allInnerTexts()
+			: await names.allInnerTexts();
+		return texts.map((text) => text.trim().replace(/\n\s*\n/g, '\n'));
 	} finally {
 		await context.close().catch(() => {});
 		if (!given) await browser.close().catch(() => {});

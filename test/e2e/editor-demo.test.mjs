@@ -68,6 +68,20 @@ for (const line of lines) {
 			}
 		});
 
+		test('after a trigger, the "Ad Performance" entry among the actions describes the actions too', async () => {
+			const items = await searchNodeCreator({
+				...server,
+				browser,
+				query: 'Ad Performance',
+				workflowId: 'adperfWeeklyMail',
+				withDescriptions: true,
+				screenshotPath: path.join(outDir, `creator-actions-after-trigger-${line}.png`),
+			});
+			const entry = items.find((item) => item.startsWith('Ad Performance\n'));
+			assert.ok(entry, JSON.stringify(items));
+			assert.match(entry, /Generate AI ad performance reports/);
+		});
+
 		test('the weekly example runs from the editor: one e-mail with its PDF per active account', async () => {
 			const weekly = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'examples', 'weekly-client-report-email.json'), 'utf8'));
 			await executeWorkflowInEditor({
