@@ -141,7 +141,7 @@ async function main() {
 	say(`sandbox: ${sandbox.url}`);
 	running.mail = await startMailCatcher({ smtpPort: MAIL_SMTP_PORT, webPort: MAIL_INBOX_PORT });
 	say(`mail catcher: SMTP on 127.0.0.1:${running.mail.smtpPort}, inbox ${running.mail.inboxUrl}`);
-	say('making sure n8n is installed (the first run installs it: about 13 minutes and 5 GB on 2 cores)…');
+	say('making sure n8n is installed (the first run installs it: about 11 minutes and 4 GB on 2 cores)…');
 	await ensureLine('latest', { log: (line) => say(line) });
 
 	const n8n = await createInstance({ line: 'latest', packageTarball: tarball, userFolder, encryptionKey, keep: true });
