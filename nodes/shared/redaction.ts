@@ -1,6 +1,7 @@
 /**
  * Every text that reaches the user (error messages, descriptions, the error details n8n saves
- * with the execution, Continue On Fail items) passes through a Redactor first: a service that
+ * with the execution, Continue On Fail items, and the records of every successful answer, which
+ * become output items) passes through a Redactor first: a service that
  * echoes the API key in an error message, or an address with a password in it, must not put
  * either into run data.
  */

@@ -541,3 +541,76 @@ describe('the trigger', () => {
 		for (const line of logs) expect(line).not.toContain(key());
 	});
 });
+
+describe('records that echo a secret (the output of a successful read)', () => {
+	const PASSWORD = 'cdn-pass-4711';
+	/** The report as a failed one whose error message quotes the key, with a link holding a password. */
+	const echoingRecord = (reportId: string) =>
+		listShows(reportId, (record) => {
+			record.status = 'failed';
+			record.error = { type: 'generation_failed', message: echo() };
+			record.downloadUrl = `https://reporter:${PASSWORD}@cdn.example.com/files/${reportId}.pdf`;
+		});
+
+	test('Report → Get outputs the record with the key and the password scrubbed', async () => {
+		const report = completedReport();
+		echoingRecord(report.id);
+		const { result, logs } = await runLogged([
+			adNode({ resource: 'report', operation: 'get', reportId: report.id }),
+		]);
+		expect(result.error).toBeUndefined();
+		const json = result.items[0].json as IDataObject & { error: IDataObject };
+		expect(json.id).toBe(report.id);
+		expect(json.error.message).toMatch(/^The API key \[redacted\] is not valid/);
+		expect(json.downloadUrl).toBe(`https://${REDACTED}@cdn.example.com/files/${report.id}.pdf`);
+		expectHidden(PASSWORD, result, logs);
+	});
+
+	test('Report → Get Many outputs every record scrubbed', async () => {
+		const report = completedReport();
+		echoingRecord(report.id);
+		const { result, logs } = await runLogged([
+			adNode({ resource: 'report', operation: 'getAll', returnAll: true }),
+		]);
+		expect(result.error).toBeUndefined();
+		const echoed = result.items.find((item) => item.json.id === report.id);
+		expect(JSON.stringify(echoed?.json)).toContain(REDACTED);
+		expectHidden(PASSWORD, result, logs);
+	});
+
+	test('Wait for Ad Report without download outputs the finished record scrubbed', async () => {
+		const report = completedReport();
+		listShows(report.id, (record) => {
+			record.summary = { note: echo() };
+			record.downloadUrl = `https://reporter:${PASSWORD}@cdn.example.com/files/${report.id}.pdf`;
+		});
+		const { result, logs } = await runLogged([waitNode({ download: false })], {
+			items: [{ id: report.id }],
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.items[0].json.status).toBe('completed');
+		expect(JSON.stringify(result.items[0].json)).toContain(REDACTED);
+		expectHidden(PASSWORD, result, logs);
+	});
+
+	test('the trigger emits a failed report whose message quoted the key, scrubbed', async () => {
+		const trigger = new ActiveTrigger(
+			{ event: 'reportFailed' },
+			service.credentials().adPerformanceApi,
+		);
+		await trigger.poll();
+		const report = completedReport();
+		echoingRecord(report.id);
+		const { value: polled, logs } = await captureLogs(() => trigger.poll());
+		expect(polled.items?.map((item) => item.json.id)).toEqual([report.id]);
+		const emitted = JSON.stringify(polled.items);
+		expect(emitted).toContain(REDACTED);
+		expect(emitted).not.toContain(key());
+		expect(emitted).not.toContain(PASSWORD);
+		expect(JSON.stringify(trigger.staticData)).not.toContain(key());
+		for (const line of logs) {
+			expect(line).not.toContain(key());
+			expect(line).not.toContain(PASSWORD);
+		}
+	});
+});

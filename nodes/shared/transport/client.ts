@@ -559,7 +559,9 @@ export class AdPerformanceClient {
 					continue;
 				}
 				this.pacer.limiter.onAccepted(buckets, remainingOf(envelope.value));
-				return { response: { ...response, body: envelope.value } };
+				// Records become output items and run data: a key echoed in one (a failed report's
+				// error message) or a password in a link is scrubbed like any error text.
+				return { response: { ...response, body: this.redactor.value(envelope.value) } };
 			}
 
 			const errorBody = (await this.readErrorBody(response)) as ServiceErrorBody | undefined;
