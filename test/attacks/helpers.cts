@@ -165,3 +165,17 @@ export function watchConnections(
 		},
 	};
 }
+
+/** Lets the fake answer its report list with each listed record changed by `edit`. */
+export function editListedReports(service: TestService, edit: (record: IDataObject) => void) {
+	service.fake.intercept({
+		method: 'GET',
+		pathPrefix: '/v1/reports',
+		respond: (request, real) => {
+			if (request.path !== '/v1/reports') return undefined;
+			const reply = real();
+			for (const record of (reply.json as { data: IDataObject[] }).data) edit(record);
+			return { reply };
+		},
+	});
+}

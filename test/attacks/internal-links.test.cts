@@ -16,6 +16,7 @@ import type { Report } from '../fake-service/index.cjs';
 import { registerNodeType } from '../harness/run-workflow.cjs';
 import { adNode, WAIT_NODE } from '../nodes/helpers.cjs';
 import {
+	editListedReports,
 	errorText,
 	resolveHostNames,
 	runAttack,
@@ -74,18 +75,9 @@ function completedReport(): Report {
 
 /** The report list answers each report with the download link given for it. */
 function listWithLinks(links: Record<string, string>) {
-	service.fake.intercept({
-		method: 'GET',
-		pathPrefix: '/v1/reports',
-		respond: (request, real) => {
-			if (request.path !== '/v1/reports') return undefined;
-			const reply = real();
-			for (const record of (reply.json as { data: IDataObject[] }).data) {
-				const link = links[record.id as string];
-				if (link !== undefined) record.downloadUrl = link;
-			}
-			return { reply };
-		},
+	editListedReports(service, (record) => {
+		const link = links[record.id as string];
+		if (link !== undefined) record.downloadUrl = link;
 	});
 }
 const listWithLink = (reportId: string, link: string) => listWithLinks({ [reportId]: link });

@@ -17,7 +17,7 @@ import { registerNodeType, type RunWorkflowResult } from '../harness/run-workflo
 import { ActiveTrigger } from '../nodes/AdPerformanceTrigger/poll-harness.cjs';
 import type { WorkflowNodeInput } from '../harness/run-workflow.cjs';
 import { adNode, apiRequests, rl, run, WAIT_NODE } from '../nodes/helpers.cjs';
-import { runAttack, useHostileService } from './helpers.cjs';
+import { editListedReports, runAttack, useHostileService } from './helpers.cjs';
 
 registerNodeType(WAIT_NODE, () => new AdPerformanceWaitForReport());
 
@@ -89,17 +89,8 @@ function completedReport() {
 
 /** The report list shows this report changed by `edit`. */
 function listShows(reportId: string, edit: (record: IDataObject) => void) {
-	service.fake.intercept({
-		method: 'GET',
-		pathPrefix: '/v1/reports',
-		respond: (request, real) => {
-			if (request.path !== '/v1/reports') return undefined;
-			const reply = real();
-			for (const record of (reply.json as { data: IDataObject[] }).data) {
-				if (record.id === reportId) edit(record);
-			}
-			return { reply };
-		},
+	editListedReports(service, (record) => {
+		if (record.id === reportId) edit(record);
 	});
 }
 
