@@ -7,6 +7,7 @@
 //   const { exitCode, result } = await n8n.execute(wfId);
 //   const nodes = await n8n.exportNodes();            // node type descriptions n8n loaded
 //   const server = await n8n.start();                 // { baseUrl, cookie, email, password, request() }
+//   const worker = await n8n.startWorker({ concurrency: 5 }); // queue mode (env: EXECUTIONS_MODE=queue, …)
 //   await n8n.stop();
 //   await n8n.dispose();                              // stop + delete the user folder (unless keep)
 //
@@ -203,6 +204,7 @@ export async function createInstance(options = {}) {
 	}
 
 	let server; // { child, port, baseUrl, ... }
+	const workers = [];
 
 	const instance = {
 		line,
@@ -408,8 +410,81 @@ export async function createInstance(options = {}) {
 			} catch {}
 			untrack(child.pid);
 		},
+		/**
+		 * Starts an `n8n worker` (queue mode: pass EXECUTIONS_MODE=queue, the database and Redis in
+		 * `env` of createInstance). Resolves once the worker says it is ready. The worker shares the
+		 * user folder, so it loads the same installed community packages as the main process.
+		 * @returns {Promise<{name: string, pid: number, logFile: string, log: () => string, kill: (signal?: string) => void, stop: () => Promise<void>, exited: () => boolean}>}
+		 */
+		async startWorker({ name = `worker-${workers.length + 1}`, concurrency = 5, timeoutMs = 120_000, env: extraEnv = {} } = {}) {
+			const brokerPort = await freePort();
+			const healthPort = await freePort();
+			const env = {
+				...baseEnv(),
+				N8N_RUNNERS_BROKER_PORT: String(brokerPort),
+				QUEUE_HEALTH_CHECK_PORT: String(healthPort),
+				N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+				...extraEnv,
+			};
+			const child = spawn(info.nodeBin, [info.n8nBin, 'worker', `--concurrency=${concurrency}`], { cwd: workDir, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+			track(child.pid);
+			const logFile = path.join(workDir, `${name}.log`);
+			const out = fs.createWriteStream(logFile);
+			let text = '';
+			let exitInfo = null;
+			const onData = (d) => {
+				out.write(d);
+				text += d;
+				for (const l of String(d).split('\n')) if (l.trim()) log(`[n8n ${name}] ${l}`);
+			};
+			child.stdout.on('data', onData);
+			child.stderr.on('data', onData);
+			const exitPromise = new Promise((resolve) =>
+				child.on('exit', (code, signal) => {
+					exitInfo = { code, signal };
+					untrack(child.pid);
+					resolve(exitInfo);
+				}),
+			);
+			const worker = {
+				name,
+				pid: child.pid,
+				logFile,
+				log: () => text,
+				exited: () => exitInfo !== null,
+				/** Sends a signal to the worker's process group (SIGKILL: a crash, no shutdown). */
+				kill(signal = 'SIGKILL') {
+					try {
+						process.kill(-child.pid, signal);
+					} catch {}
+				},
+				async stop({ graceMs = 15_000 } = {}) {
+					if (!exitInfo) {
+						worker.kill('SIGTERM');
+						const timer = setTimeout(() => worker.kill('SIGKILL'), graceMs);
+						await exitPromise;
+						clearTimeout(timer);
+					}
+					worker.kill('SIGKILL'); // its task runners
+				},
+			};
+			workers.push(worker);
+			const started = Date.now();
+			while (!/n8n worker is now ready/.test(text)) {
+				if (exitInfo) throw new Error(`n8n worker ${name} exited early (${JSON.stringify(exitInfo)}):\n${text.slice(-4000)}`);
+				if (Date.now() - started > timeoutMs) {
+					await worker.stop();
+					throw new Error(`n8n worker ${name} not ready after ${timeoutMs} ms:\n${text.slice(-4000)}`);
+				}
+				await new Promise((r) => setTimeout(r, 250));
+			}
+			return worker;
+		},
+		/** The workers started by startWorker(), in start order. */
+		workers,
 		/** stop() and remove the user folder unless `keep` was set. */
 		async dispose() {
+			await Promise.all(workers.map((w) => w.stop()));
 			await instance.stop();
 			if (!options.keep && !options.userFolder) fs.rmSync(userFolder, { recursive: true, force: true });
 		},

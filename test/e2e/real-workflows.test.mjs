@@ -12,7 +12,7 @@ import { installedLine } from '../../scripts/e2e/install-n8n.mjs';
 import { createInstance } from '../../scripts/e2e/n8n-instance.mjs';
 import { packPackage, REPO_ROOT } from '../../scripts/e2e/pack.mjs';
 import { startMailCatcher } from '../../scripts/mail/mail-catcher.mjs';
-import { startFakeProcess } from './fake-process.mjs';
+import { startFakeProcess } from '../../scripts/e2e/sandbox-process.mjs';
 
 const PKG = 'n8n-nodes-ad-performance';
 const lines = (process.env.E2E_LINES ?? 'latest,1.x,oldest').split(',').map((s) => s.trim()).filter(Boolean);

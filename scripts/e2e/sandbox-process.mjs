@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
 
-import { REPO_ROOT } from '../../scripts/e2e/pack.mjs';
+import { REPO_ROOT } from './pack.mjs';
 
 export async function startFakeProcess({ timeScale = 0.02, extraArgs = [] } = {}) {
 	const tsx = path.join(REPO_ROOT, 'node_modules', '.bin', 'tsx');

@@ -1,0 +1,327 @@
+// Our package in n8n's queue mode, as an agency that outgrew one n8n process runs it: Postgres as
+// the database, Redis as the job queue, a main process (webhooks and polling triggers) and
+// several `n8n worker` processes (executions), all with the package installed as a user would,
+// against the sandbox (the fake service in its own process) with one API key for everything.
+//
+//   const cluster = await startQueueCluster({ tarball, timeScale: 0.05 });
+//   const round = await runRound(cluster, { executions: 10, accountsEach: 6 });
+//   await cluster.stop();
+//
+// Used by test/scale/queue-mode.test.mjs (assertions) and scripts/bench (figures).
+
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import { createInstance } from '../e2e/n8n-instance.mjs';
+import { REPO_ROOT } from '../e2e/pack.mjs';
+import { startFakeProcess } from '../e2e/sandbox-process.mjs';
+import { startMailCatcher } from '../mail/mail-catcher.mjs';
+import { ensureDebianPackages, startPostgres, startRedis } from './services.mjs';
+
+const PKG = 'n8n-nodes-ad-performance';
+export const WEBHOOK_PATH = 'adperf-weekly-clients';
+const SERVICE_VERSION = '2026-03-01';
+const WINDOW_MS = 60_000;
+const GENERATIONS_PER_WINDOW = 5;
+
+/**
+ * Settings a queue-mode user can set too, lowered so that a crashed worker's executions are
+ * noticed in about a minute instead of n8n's defaults (a 60 s job lock, and a check for dangling
+ * executions every 180 minutes). README "Running at scale" explains them.
+ */
+export const CRASH_DETECTION_ENV = Object.freeze({
+	QUEUE_WORKER_LOCK_DURATION: '15000',
+	QUEUE_WORKER_LOCK_RENEW_TIME: '5000',
+	QUEUE_WORKER_STALLED_INTERVAL: '10000',
+	N8N_EXECUTIONS_QUEUE_RECOVERY_INTERVAL: '1',
+});
+
+function readExample(name) {
+	return JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'examples', name), 'utf8'));
+}
+
+/**
+ * The weekly e-mail example, reached through a Webhook instead of the Monday schedule so that
+ * executions are enqueued on demand: the request names the accounts of this execution, a Filter
+ * keeps those of the listed active accounts, and each client's e-mail goes to an address made of
+ * its account id (so that the test can tell whose e-mail is whose).
+ */
+export function weeklyEmailWebhookVariant() {
+	const wf = readExample('weekly-client-report-email.json');
+	const schedule = wf.nodes.find((n) => n.type === 'n8n-nodes-base.scheduleTrigger');
+	const list = wf.nodes.find((n) => n.name === 'Active client accounts');
+	const mail = wf.nodes.find((n) => n.type === 'n8n-nodes-base.emailSend');
+	const webhook = {
+		id: crypto.randomUUID(),
+		name: 'Round of client reports',
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		position: schedule.position,
+		webhookId: crypto.randomUUID(),
+		parameters: { httpMethod: 'POST', path: WEBHOOK_PATH, responseMode: 'onReceived', options: {} },
+	};
+	const filter = {
+		id: crypto.randomUUID(),
+		name: 'Accounts of this round',
+		type: 'n8n-nodes-base.filter',
+		typeVersion: 2,
+		position: [list.position[0] + 110, list.position[1] + 160],
+		parameters: {
+			conditions: {
+				options: { caseSensitive: true, leftValue: '', typeValidation: 'loose' },
+				conditions: [
+					{
+						id: crypto.randomUUID(),
+						leftValue: "={{ $('Round of client reports').first().json.body.accounts.includes($json.platformAccountId) }}",
+						rightValue: '',
+						operator: { type: 'boolean', operation: 'true', singleValue: true },
+					},
+				],
+				combinator: 'and',
+			},
+			options: {},
+		},
+	};
+	mail.parameters.toEmail = '={{ $json.accountId }}@clients.example';
+	const nodes = [webhook, filter, ...wf.nodes.filter((n) => n !== schedule && n.type !== 'n8n-nodes-base.stickyNote')];
+	const connections = { ...wf.connections };
+	delete connections[schedule.name];
+	connections[webhook.name] = { main: [[{ node: list.name, type: 'main', index: 0 }]] };
+	connections[list.name] = { main: [[{ node: filter.name, type: 'main', index: 0 }]] };
+	connections[filter.name] = { main: [[{ node: 'Generate last week\'s report', type: 'main', index: 0 }]] };
+	return { ...wf, id: undefined, name: 'Weekly client report e-mail (webhook)', nodes, connections, active: false };
+}
+
+/**
+ * The Drive-archive example with a local stand-in for the Drive step: Write File puts each
+ * downloaded report in `folder`, named `<report id>--<execution id>--<file name>`, so that a
+ * report emitted twice leaves two files.
+ */
+export function archiveTriggerVariant(folder) {
+	const wf = readExample('drive-archive-finished-reports.json');
+	const drive = wf.nodes.find((n) => n.type === 'n8n-nodes-base.googleDrive');
+	const writeFile = {
+		id: drive.id,
+		name: 'Write to the archive folder',
+		type: 'n8n-nodes-base.readWriteFile',
+		typeVersion: 1,
+		position: drive.position,
+		parameters: {
+			operation: 'write',
+			fileName: `=${folder}/{{ $json.id }}--{{ $execution.id }}--{{ $binary.data.fileName }}`,
+			dataPropertyName: 'data',
+		},
+	};
+	const nodes = wf.nodes.filter((n) => n !== drive && n.type !== 'n8n-nodes-base.stickyNote').concat(writeFile);
+	const connections = JSON.parse(JSON.stringify(wf.connections).replaceAll(JSON.stringify(drive.name), JSON.stringify(writeFile.name)));
+	return { ...wf, id: undefined, name: 'Archive finished reports (local folder)', nodes, connections, active: false };
+}
+
+/** Reports in the archive folder: report id → how many times it was written. */
+export function archivedReports(folder) {
+	const counts = new Map();
+	for (const f of fs.readdirSync(folder)) {
+		const id = f.split('--')[0];
+		counts.set(id, (counts.get(id) ?? 0) + 1);
+	}
+	return counts;
+}
+
+/**
+ * Starts everything: Postgres, Redis, the sandbox with `activeAccounts` active client accounts,
+ * a mail catcher, n8n main (queue mode) and `workers` workers, with both workflows published.
+ */
+export async function startQueueCluster({
+	tarball,
+	timeScale = 0.05,
+	activeAccounts = 60,
+	workers = 2,
+	concurrency = 5,
+	env = {},
+	log = () => {},
+} = {}) {
+	const stops = [];
+	const cluster = {
+		async stop() {
+			for (const stop of stops.reverse()) await stop().catch((e) => log(`stop: ${e.message}`));
+		},
+	};
+	try {
+		ensureDebianPackages({ log });
+		const [pg, redis] = await Promise.all([startPostgres(), startRedis()]);
+		stops.push(() => pg.stop(), () => redis.stop());
+		const sandbox = await startFakeProcess({ timeScale });
+		stops.push(() => sandbox.stop());
+		const mail = await startMailCatcher();
+		stops.push(() => mail.close());
+		const archiveDir = fs.mkdtempSync(path.join(os.tmpdir(), 'scale-archive-'));
+		stops.push(async () => fs.rmSync(archiveDir, { recursive: true, force: true }));
+
+		// 60 active client accounts: the sandbox's own active ones plus new ones with campaigns
+		const state = async () => (await sandbox.state()).data;
+		const active = (await state()).accounts.filter((a) => a.connectionStatus === 'active');
+		for (let i = active.length; i < activeAccounts; i++) {
+			const res = await sandbox.control('POST', '/__fake/accounts', { name: `Client ${String(i + 1).padStart(2, '0')}`, connectionStatus: 'active' });
+			await sandbox.control('POST', '/__fake/campaigns', { accountId: res.data.id, count: 3 });
+		}
+		const accounts = (await state()).accounts.filter((a) => a.connectionStatus === 'active');
+		if (accounts.length !== activeAccounts) throw new Error(`sandbox has ${accounts.length} active accounts, not ${activeAccounts}`);
+
+		const n8n = await createInstance({
+			line: 'latest',
+			packageTarball: tarball,
+			log,
+			env: {
+				EXECUTIONS_MODE: 'queue',
+				...pg.env(),
+				...redis.env(),
+				N8N_RESTRICT_FILE_ACCESS_TO: archiveDir,
+				...CRASH_DETECTION_ENV,
+				...env,
+			},
+		});
+		stops.push(() => n8n.dispose());
+		await n8n.importCredentials([
+			{ id: 'adperf-sandbox', name: 'Ad Performance sandbox', type: 'adPerformanceApi', data: { apiKey: sandbox.keys.live, baseUrl: sandbox.url, apiVersion: SERVICE_VERSION, timeScale } },
+			{ id: 'smtp-agency', name: 'Agency SMTP', type: 'smtp', data: mail.credentialData() },
+		]);
+		const weeklyId = await n8n.importWorkflow(weeklyEmailWebhookVariant());
+		const archiveId = await n8n.importWorkflow(archiveTriggerVariant(archiveDir));
+		for (const id of [weeklyId, archiveId]) await publishWorkflow(n8n, id);
+
+		const startedWorkers = [];
+		for (let i = 0; i < workers; i++) startedWorkers.push(await n8n.startWorker({ name: `worker-${i + 1}`, concurrency }));
+		const main = await n8n.start();
+
+		Object.assign(cluster, {
+			n8n,
+			main,
+			workers: startedWorkers,
+			sandbox,
+			mail,
+			pg,
+			redis,
+			archiveDir,
+			timeScale,
+			accounts,
+			apiKey: sandbox.keys.live,
+			workflows: { weeklyId, archiveId },
+			/** Every log an operator would look at: n8n main and workers, Postgres, Redis. */
+			logs: () => [main.logFile, ...startedWorkers.map((w) => w.logFile), pg.logFile, redis.logFile].map((file) => ({ file, text: fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '' })),
+			/** The weekly workflow's executions in the database. */
+			executions: () => executionsOf(pg, weeklyId),
+		});
+		// The trigger's activation poll records what exists; only later completions are events.
+		await waitUntil(async () => (await sandbox.log()).data.some((e) => e.path === '/v1/reports' && e.method === 'GET'), { timeoutMs: 60_000, what: 'the trigger’s first poll' });
+		return cluster;
+	} catch (error) {
+		await cluster.stop();
+		throw error;
+	}
+}
+
+async function publishWorkflow(n8n, id) {
+	// 2.x publishes a version; 1.x activates
+	const r = await n8n.cli(['publish:workflow', `--id=${id}`]);
+	if (r.exitCode === 0 && !/not found/i.test(r.stderr)) return;
+	const old = await n8n.cli(['update:workflow', `--id=${id}`, '--active=true']);
+	if (old.exitCode !== 0) throw new Error(`could not activate workflow ${id}:\n${r.stderr}\n${old.stderr}`);
+}
+
+function executionsOf(pg, workflowId) {
+	const rows = pg.query(`SELECT id, status, extract(epoch from "startedAt") * 1000, extract(epoch from "stoppedAt") * 1000 FROM execution_entity WHERE "workflowId" = '${workflowId}' ORDER BY id`);
+	return rows
+		.split('\n')
+		.filter(Boolean)
+		.map((line) => {
+			const [id, status, startedAt, stoppedAt] = line.split('|');
+			return { id, status, startedAt: startedAt ? Number(startedAt) : undefined, stoppedAt: stoppedAt ? Number(stoppedAt) : undefined };
+		});
+}
+
+export async function waitUntil(check, { timeoutMs, what, intervalMs = 250 }) {
+	const started = Date.now();
+	for (;;) {
+		const value = await check();
+		if (value) return value;
+		if (Date.now() - started > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+		await new Promise((r) => setTimeout(r, intervalMs));
+	}
+}
+
+const UNFINISHED = new Set(['new', 'running', 'waiting', 'unknown']);
+
+/** Which worker's log says it started each execution id. */
+function workerOfExecutions(workers) {
+	const byExecution = new Map();
+	for (const w of workers) for (const m of w.log().matchAll(/Worker started execution (\d+)/g)) byExecution.set(m[1], w.name);
+	return byExecution;
+}
+
+/**
+ * Fires `executions` webhook calls at once, each for `accountsEach` accounts (every account once),
+ * and waits until every execution has ended. With `killAfterPosts`, the worker that runs the
+ * most executions of this round is killed (SIGKILL) once the sandbox has accepted that many of
+ * the round's generations.
+ */
+export async function runRound(cluster, { executions = 10, accountsEach = 6, killAfterPosts, timeoutMs = 10 * 60_000, log = () => {} } = {}) {
+	const { main, sandbox, mail, accounts } = cluster;
+	if (executions * accountsEach > accounts.length) throw new Error('not enough accounts for the round');
+	const before = new Set(cluster.executions().map((e) => e.id));
+	const logSeqBefore = Math.max(0, ...(await sandbox.log()).data.map((e) => e.seq));
+	const mailsBefore = mail.messages.length;
+	const reportsBefore = new Set((await sandbox.state()).data.reports.map((r) => r.id));
+
+	const started = Date.now();
+	const answers = await Promise.all(
+		Array.from({ length: executions }, (_, i) =>
+			fetch(`${main.baseUrl}/webhook/${WEBHOOK_PATH}`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify({ accounts: accounts.slice(i * accountsEach, (i + 1) * accountsEach).map((a) => a.platformAccountId) }),
+			}).then(async (r) => ({ status: r.status, text: await r.text() })),
+		),
+	);
+	const refused = answers.filter((a) => a.status !== 200);
+	if (refused.length) throw new Error(`webhook refused ${refused.length} calls: ${JSON.stringify(refused[0])}`);
+
+	let killed;
+	const roundExecutions = () => cluster.executions().filter((e) => !before.has(e.id));
+	const ended = await waitUntil(
+		async () => {
+			if (killAfterPosts !== undefined && !killed) {
+				const posts = (await sandbox.log()).data.filter((e) => e.seq > logSeqBefore && e.method === 'POST' && e.path === '/v1/reports' && e.status === 202).length;
+				if (posts >= killAfterPosts) {
+					const mine = new Set(roundExecutions().map((e) => e.id));
+					const owner = workerOfExecutions(cluster.workers);
+					const load = cluster.workers.map((w) => ({ w, n: [...mine].filter((id) => owner.get(id) === w.name).length })).sort((a, b) => b.n - a.n);
+					killed = { worker: load[0].w.name, atPosts: posts, atMs: Date.now() - started, runningThere: [...mine].filter((id) => owner.get(id) === load[0].w.name) };
+					log(`SIGKILL ${killed.worker} after ${posts} generations (${killed.runningThere.length} executions of this round on it)`);
+					load[0].w.kill('SIGKILL');
+				}
+			}
+			const mine = roundExecutions();
+			return mine.length >= executions && mine.every((e) => !UNFINISHED.has(e.status)) ? mine : undefined;
+		},
+		{ timeoutMs, what: `the ${executions} executions of the round to end` },
+	);
+	const wallMs = Math.max(...ended.map((e) => e.stoppedAt ?? Date.now())) - started;
+
+	const owner = workerOfExecutions(cluster.workers);
+	const requests = (await sandbox.log()).data.filter((e) => e.seq > logSeqBefore && e.path.startsWith('/v1/'));
+	const newReports = (await sandbox.state()).data.reports.filter((r) => !reportsBefore.has(r.id));
+	const mails = mail.messages.slice(mailsBefore);
+	return {
+		executions: ended.map((e) => ({ ...e, worker: owner.get(e.id) })),
+		wallMs,
+		boundMs: ((executions * accountsEach - 1) / GENERATIONS_PER_WINDOW) * WINDOW_MS * cluster.timeScale,
+		requests: requests.length,
+		posts: requests.filter((e) => e.method === 'POST' && e.path === '/v1/reports').length,
+		rejected429: requests.filter((e) => e.status === 429).length,
+		newReports,
+		mails,
+		killed,
+	};
+}
