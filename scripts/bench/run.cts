@@ -3,7 +3,7 @@
  * against the fake service at the real limits of spec §8 with its clock sped up (TIME_SCALE).
  *
  *   BENCH_TIME_SCALE=0.05   service seconds per real second (0.05: a service minute = 3 s)
- *   BENCH_SKIP_N8N=1        skip the real-n8n HTTP Request baseline row
+ *   BENCH_SKIP_N8N=1        skip the rows that need a real n8n (HTTP Request baseline, queue mode)
  *   BENCH_N8N_LINE=latest   which cached n8n line the baseline row uses (scripts/e2e/install-n8n.mjs)
  *
  * The table is also written to .bench-out/latest.txt.
@@ -15,7 +15,9 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { runBaselineN8n, type BaselineResult } from './baseline-n8n.cjs';
+import { benchLargeListing, type LargeListingResult } from './large-listing.cjs';
 import { benchDownloadMemory, type MemoryResult } from './memory.cjs';
+import { benchQueueRound, type QueueRoundResult } from './queue-mode.cjs';
 import {
 	benchGenerate,
 	benchListing,
@@ -70,6 +72,85 @@ function listingRows(r: ListingResult): Row[] {
 			ratio: undefined,
 			goal: '0',
 			pass: r.surfaced429 === 0,
+		},
+	];
+}
+
+function largeListingRows(r: LargeListingResult): Row[] {
+	return [
+		{
+			metric: `list ${r.n} campaigns (Return All): requests`,
+			ours: String(r.requests),
+			baseline: `${r.minRequests} = ceil(N/100)`,
+			ratio: ratio(r.requests, r.minRequests),
+			goal: '= 1.00',
+			pass: r.requests === r.minRequests,
+		},
+		{
+			metric: `list ${r.n}: wall time vs rate-limit bound`,
+			ours: fmtMs(r.wallMs),
+			baseline: `${fmtMs(r.rateBoundMs)} (${r.minRequests} reads at 120/min)`,
+			ratio: ratio(r.wallMs, r.rateBoundMs),
+			goal: '<= 1.05',
+			pass: r.wallMs <= 1.05 * r.rateBoundMs,
+		},
+		{
+			metric: `list ${r.n}: answers of 429`,
+			ours: String(r.rejected429),
+			baseline: '0',
+			ratio: undefined,
+			goal: '0',
+			pass: r.rejected429 === 0,
+		},
+		{
+			metric: `list ${r.n}: peak heap growth per record`,
+			ours: `${Math.round(r.heapGrowth / r.n)} B (${fmtMb(r.heapGrowth)})`,
+			baseline: `${Math.round(r.jsonBytes / r.n)} B as JSON`,
+			ratio: ratio(r.heapGrowth, r.jsonBytes),
+			goal: 'info',
+			pass: undefined,
+		},
+	];
+}
+
+function queueRows(r: QueueRoundResult): Row[] {
+	const total = r.executions * r.accountsEach;
+	if (r.skipped) {
+		return [
+			{
+				metric: `queue mode: ${r.executions} executions x ${r.accountsEach} accounts, 2 workers`,
+				ours: '-',
+				baseline: `skipped: ${r.skipped}`,
+				ratio: undefined,
+				goal: 'info',
+				pass: undefined,
+			},
+		];
+	}
+	return [
+		{
+			metric: `queue mode (n8n ${r.n8nVersion}, 2 workers): ${r.executions} executions x ${r.accountsEach} accounts`,
+			ours: `${r.succeeded} ok on ${r.workersUsed} workers; ${r.newReports} reports, ${r.mails} e-mails`,
+			baseline: `${r.executions} ok; ${total}, ${total}`,
+			ratio: undefined,
+			goal: 'all, no duplicate',
+			pass: r.succeeded === r.executions && r.newReports === total && r.mails === total,
+		},
+		{
+			metric: 'queue mode: wall time vs (N-1)/5 min bound',
+			ours: fmtMs(r.wallMs),
+			baseline: fmtMs(r.boundMs),
+			ratio: ratio(r.wallMs, r.boundMs),
+			goal: 'info',
+			pass: undefined,
+		},
+		{
+			metric: 'queue mode: requests per report (POSTs, 429s)',
+			ours: `${(r.requests / total).toFixed(2)} (${r.posts} POSTs, ${r.rejected429} x 429)`,
+			baseline: `${(r.posts / total).toFixed(2)} POSTs per report`,
+			ratio: ratio(r.posts, total),
+			goal: 'POSTs <= 1.50',
+			pass: r.posts <= 1.5 * total,
 		},
 	];
 }
@@ -219,6 +300,8 @@ async function main() {
 	const memory = await benchDownloadMemory({ root: ROOT, timeScale: TIME_SCALE, log: progress });
 	progress('listing 5,000 campaigns…');
 	const listing = await benchListing({ timeScale: TIME_SCALE, n: 5000 });
+	progress('listing 50,000 campaigns (500 pages, paced by the reads limit)…');
+	const largeListing = await benchLargeListing({ timeScale: TIME_SCALE, n: 50_000 });
 	progress('generating 25 reports…');
 	const generate = await benchGenerate({ timeScale: TIME_SCALE, items: 25 });
 	progress('10 executions x 10 generations on one key…');
@@ -237,21 +320,35 @@ async function main() {
 					log: progress,
 				});
 
+	progress('queue mode: 10 executions x 6 accounts on n8n main + 2 workers (Postgres, Redis)…');
+	const queueRound =
+		process.env.BENCH_SKIP_N8N === '1'
+			? ({ skipped: 'BENCH_SKIP_N8N=1' } as QueueRoundResult)
+			: await benchQueueRound({ root: ROOT, timeScale: TIME_SCALE, log: progress });
+
 	const rows: Row[] = [
 		...listingRows(listing),
+		...largeListingRows(largeListing),
 		...generateRows(generate),
 		...sharedKeyRows(sharedKey),
 		...waitRows(wait),
 		...memoryRows(memory),
 		...baselineRows(baseline, listing),
+		...queueRows(queueRound),
 	];
 	const notes = [
 		`Listing: the rate-limit bound for ${listing.minRequests} reads is ${fmtMs(listing.rateBoundMs)} (they fit in one window of 120), so wall time is compared with the floor: the same ${listing.minRequests} page requests sent back-to-back by a bare fetch loop against the same fake (median of ${listing.trials}; ours: median of ${listing.trials} runs through n8n-core's WorkflowExecute, of which a one-request run (Limit 1) takes ${fmtMs(listing.fixedMs)}: the workflow engine's fixed cost, which the bare loop does not pay).`,
+		`Large listing: ${largeListing.minRequests} reads need ${Math.ceil(largeListing.minRequests / 120)} windows of 120; the bound is the ${Math.ceil(largeListing.minRequests / 120) - 1} window(s) the service makes a client wait (${fmtMs(largeListing.rateBoundMs)}); heap growth = peak heapUsed during the run - heapUsed after a GC before it${(globalThis as { gc?: unknown }).gc ? '' : ' (no --expose-gc: the baseline includes garbage)'}.`,
 		`Generate: bound = (N-1)/5 service minutes x time scale = ${fmtMs(generate.boundMs)}.`,
 		`One key: ${sharedKey.executions} workflow executions started at once in this process, each with its own client; clients of one key in one process share its pacing (separate n8n workers would meet only at the service, through its 429 answers), ${sharedKey.itemsEach} Generate items each; bound = (${sharedKey.executions * sharedKey.itemsEach}-1)/5 service minutes x time scale = ${fmtMs(sharedKey.boundMs)}.`,
 		`Wait: ${wait.items} reports generating at once, Wait for Ad Report with Download off, poll interval ${fmtMs(wait.intervalMs)} (= ${(wait.intervalMs / 1000 / TIME_SCALE).toFixed(0)} service s); latency = node output time - the fake's completedAt.`,
 		`Download: ${memory.note}`,
 		...(baseline.skipped ? [] : [`HTTP Request baseline: ${baseline.note}`]),
+		...(queueRound.skipped
+			? []
+			: [
+					`Queue mode: n8n ${queueRound.n8nVersion} main + 2 workers (concurrency 5 each), Postgres and Redis from Debian, the sandbox in its own process; ${queueRound.executions} webhook calls at once, each running the weekly e-mail workflow (list active accounts, Generate, Wait for Ad Report, Send Email) for ${queueRound.accountsEach} accounts; wall = first call to the last execution's stop; bound = (${queueRound.executions * queueRound.accountsEach}-1)/5 service minutes x time scale; requests include the archive trigger's polls. Each worker paces the key on its own: they meet at the service, whose 429 answers (with a retry time) schedule them.`,
+				]),
 		`Total bench wall time: ${fmtMs(Date.now() - started)}.`,
 	];
 	const text = [...header, '', renderTable(rows), '', ...notes.map((n) => `- ${n}`), ''].join('\n');

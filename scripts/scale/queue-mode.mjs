@@ -20,7 +20,6 @@ import { startFakeProcess } from '../e2e/sandbox-process.mjs';
 import { startMailCatcher } from '../mail/mail-catcher.mjs';
 import { ensureDebianPackages, startPostgres, startRedis } from './services.mjs';
 
-const PKG = 'n8n-nodes-ad-performance';
 export const WEBHOOK_PATH = 'adperf-weekly-clients';
 const SERVICE_VERSION = '2026-03-01';
 const WINDOW_MS = 60_000;
