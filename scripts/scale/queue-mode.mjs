@@ -7,7 +7,7 @@
 //   const round = await runRound(cluster, { executions: 10, accountsEach: 6 });
 //   await cluster.stop();
 //
-// Used by test/scale/queue-mode.test.mjs (assertions) and scripts/bench (figures).
+// Used by test/scale/queue-mode.test.mjs (assertions) and test/bench (figures).
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -73,7 +73,8 @@ export function weeklyEmailWebhookVariant() {
 				conditions: [
 					{
 						id: crypto.randomUUID(),
-						leftValue: "={{ $('Round of client reports').first().json.body.accounts.includes($json.platformAccountId) }}",
+						leftValue:
+							"={{ $('Round of client reports').first().json.body.accounts.includes($json.platformAccountId) }}",
 						rightValue: '',
 						operator: { type: 'boolean', operation: 'true', singleValue: true },
 					},
@@ -84,13 +85,26 @@ export function weeklyEmailWebhookVariant() {
 		},
 	};
 	mail.parameters.toEmail = '={{ $json.accountId }}@clients.example';
-	const nodes = [webhook, filter, ...wf.nodes.filter((n) => n !== schedule && n.type !== 'n8n-nodes-base.stickyNote')];
+	const nodes = [
+		webhook,
+		filter,
+		...wf.nodes.filter((n) => n !== schedule && n.type !== 'n8n-nodes-base.stickyNote'),
+	];
 	const connections = { ...wf.connections };
 	delete connections[schedule.name];
 	connections[webhook.name] = { main: [[{ node: list.name, type: 'main', index: 0 }]] };
 	connections[list.name] = { main: [[{ node: filter.name, type: 'main', index: 0 }]] };
-	connections[filter.name] = { main: [[{ node: 'Generate last week\'s report', type: 'main', index: 0 }]] };
-	return { ...wf, id: undefined, name: 'Weekly client report e-mail (webhook)', nodes, connections, active: false };
+	connections[filter.name] = {
+		main: [[{ node: "Generate last week's report", type: 'main', index: 0 }]],
+	};
+	return {
+		...wf,
+		id: undefined,
+		name: 'Weekly client report e-mail (webhook)',
+		nodes,
+		connections,
+		active: false,
+	};
 }
 
 /**
@@ -113,9 +127,23 @@ export function archiveTriggerVariant(folder) {
 			dataPropertyName: 'data',
 		},
 	};
-	const nodes = wf.nodes.filter((n) => n !== drive && n.type !== 'n8n-nodes-base.stickyNote').concat(writeFile);
-	const connections = JSON.parse(JSON.stringify(wf.connections).replaceAll(JSON.stringify(drive.name), JSON.stringify(writeFile.name)));
-	return { ...wf, id: undefined, name: 'Archive finished reports (local folder)', nodes, connections, active: false };
+	const nodes = wf.nodes
+		.filter((n) => n !== drive && n.type !== 'n8n-nodes-base.stickyNote')
+		.concat(writeFile);
+	const connections = JSON.parse(
+		JSON.stringify(wf.connections).replaceAll(
+			JSON.stringify(drive.name),
+			JSON.stringify(writeFile.name),
+		),
+	);
+	return {
+		...wf,
+		id: undefined,
+		name: 'Archive finished reports (local folder)',
+		nodes,
+		connections,
+		active: false,
+	};
 }
 
 /** Reports in the archive folder: report id → how many times it was written. */
@@ -150,7 +178,10 @@ export async function startQueueCluster({
 	try {
 		ensureDebianPackages({ log });
 		const [pg, redis] = await Promise.all([startPostgres(), startRedis()]);
-		stops.push(() => pg.stop(), () => redis.stop());
+		stops.push(
+			() => pg.stop(),
+			() => redis.stop(),
+		);
 		const sandbox = await startFakeProcess({ timeScale });
 		stops.push(() => sandbox.stop());
 		const mail = await startMailCatcher();
@@ -162,11 +193,15 @@ export async function startQueueCluster({
 		const state = async () => (await sandbox.state()).data;
 		const active = (await state()).accounts.filter((a) => a.connectionStatus === 'active');
 		for (let i = active.length; i < activeAccounts; i++) {
-			const res = await sandbox.control('POST', '/__fake/accounts', { name: `Client ${String(i + 1).padStart(2, '0')}`, connectionStatus: 'active' });
+			const res = await sandbox.control('POST', '/__fake/accounts', {
+				name: `Client ${String(i + 1).padStart(2, '0')}`,
+				connectionStatus: 'active',
+			});
 			await sandbox.control('POST', '/__fake/campaigns', { accountId: res.data.id, count: 3 });
 		}
 		const accounts = (await state()).accounts.filter((a) => a.connectionStatus === 'active');
-		if (accounts.length !== activeAccounts) throw new Error(`sandbox has ${accounts.length} active accounts, not ${activeAccounts}`);
+		if (accounts.length !== activeAccounts)
+			throw new Error(`sandbox has ${accounts.length} active accounts, not ${activeAccounts}`);
 
 		const n8n = await createInstance({
 			line: 'latest',
@@ -183,7 +218,17 @@ export async function startQueueCluster({
 		});
 		stops.push(() => n8n.dispose());
 		await n8n.importCredentials([
-			{ id: 'adperf-sandbox', name: 'Ad Performance sandbox', type: 'adPerformanceApi', data: { apiKey: sandbox.keys.live, baseUrl: sandbox.url, apiVersion: SERVICE_VERSION, timeScale } },
+			{
+				id: 'adperf-sandbox',
+				name: 'Ad Performance sandbox',
+				type: 'adPerformanceApi',
+				data: {
+					apiKey: sandbox.keys.live,
+					baseUrl: sandbox.url,
+					apiVersion: SERVICE_VERSION,
+					timeScale,
+				},
+			},
 			{ id: 'smtp-agency', name: 'Agency SMTP', type: 'smtp', data: mail.credentialData() },
 		]);
 		const weeklyId = await n8n.importWorkflow(weeklyEmailWebhookVariant());
@@ -191,7 +236,8 @@ export async function startQueueCluster({
 		for (const id of [weeklyId, archiveId]) await publishWorkflow(n8n, id);
 
 		const startedWorkers = [];
-		for (let i = 0; i < workers; i++) startedWorkers.push(await n8n.startWorker({ name: `worker-${i + 1}`, concurrency }));
+		for (let i = 0; i < workers; i++)
+			startedWorkers.push(await n8n.startWorker({ name: `worker-${i + 1}`, concurrency }));
 		const main = await n8n.start();
 
 		Object.assign(cluster, {
@@ -208,12 +254,19 @@ export async function startQueueCluster({
 			apiKey: sandbox.keys.live,
 			workflows: { weeklyId, archiveId },
 			/** Every log an operator would look at: n8n main and workers, Postgres, Redis. */
-			logs: () => [main.logFile, ...startedWorkers.map((w) => w.logFile), pg.logFile, redis.logFile].map((file) => ({ file, text: fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '' })),
+			logs: () =>
+				[main.logFile, ...startedWorkers.map((w) => w.logFile), pg.logFile, redis.logFile].map(
+					(file) => ({ file, text: fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '' }),
+				),
 			/** The weekly workflow's executions in the database. */
 			executions: () => executionsOf(pg, weeklyId),
 		});
 		// The trigger's activation poll records what exists; only later completions are events.
-		await waitUntil(async () => (await sandbox.log()).data.some((e) => e.path === '/v1/reports' && e.method === 'GET'), { timeoutMs: 60_000, what: 'the trigger’s first poll' });
+		await waitUntil(
+			async () =>
+				(await sandbox.log()).data.some((e) => e.path === '/v1/reports' && e.method === 'GET'),
+			{ timeoutMs: 60_000, what: 'the trigger’s first poll' },
+		);
 		return cluster;
 	} catch (error) {
 		await cluster.stop();
@@ -226,17 +279,25 @@ async function publishWorkflow(n8n, id) {
 	const r = await n8n.cli(['publish:workflow', `--id=${id}`]);
 	if (r.exitCode === 0 && !/not found/i.test(r.stderr)) return;
 	const old = await n8n.cli(['update:workflow', `--id=${id}`, '--active=true']);
-	if (old.exitCode !== 0) throw new Error(`could not activate workflow ${id}:\n${r.stderr}\n${old.stderr}`);
+	if (old.exitCode !== 0)
+		throw new Error(`could not activate workflow ${id}:\n${r.stderr}\n${old.stderr}`);
 }
 
 function executionsOf(pg, workflowId) {
-	const rows = pg.query(`SELECT id, status, extract(epoch from "startedAt") * 1000, extract(epoch from "stoppedAt") * 1000 FROM execution_entity WHERE "workflowId" = '${workflowId}' ORDER BY id`);
+	const rows = pg.query(
+		`SELECT id, status, extract(epoch from "startedAt") * 1000, extract(epoch from "stoppedAt") * 1000 FROM execution_entity WHERE "workflowId" = '${workflowId}' ORDER BY id`,
+	);
 	return rows
 		.split('\n')
 		.filter(Boolean)
 		.map((line) => {
 			const [id, status, startedAt, stoppedAt] = line.split('|');
-			return { id, status, startedAt: startedAt ? Number(startedAt) : undefined, stoppedAt: stoppedAt ? Number(stoppedAt) : undefined };
+			return {
+				id,
+				status,
+				startedAt: startedAt ? Number(startedAt) : undefined,
+				stoppedAt: stoppedAt ? Number(stoppedAt) : undefined,
+			};
 		});
 }
 
@@ -245,7 +306,8 @@ export async function waitUntil(check, { timeoutMs, what, intervalMs = 250 }) {
 	for (;;) {
 		const value = await check();
 		if (value) return value;
-		if (Date.now() - started > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+		if (Date.now() - started > timeoutMs)
+			throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
 		await new Promise((r) => setTimeout(r, intervalMs));
 	}
 }
@@ -255,7 +317,9 @@ const UNFINISHED = new Set(['new', 'running', 'waiting', 'unknown']);
 /** Which worker's log says it started each execution id. */
 function workerOfExecutions(workers) {
 	const byExecution = new Map();
-	for (const w of workers) for (const m of w.log().matchAll(/Worker started execution (\d+)/g)) byExecution.set(m[1], w.name);
+	for (const w of workers)
+		for (const m of w.log().matchAll(/Worker started execution (\d+)/g))
+			byExecution.set(m[1], w.name);
 	return byExecution;
 }
 
@@ -265,9 +329,19 @@ function workerOfExecutions(workers) {
  * most executions of this round is killed (SIGKILL) once the sandbox has accepted that many of
  * the round's generations.
  */
-export async function runRound(cluster, { executions = 10, accountsEach = 6, killAfterPosts, timeoutMs = 10 * 60_000, log = () => {} } = {}) {
+export async function runRound(
+	cluster,
+	{
+		executions = 10,
+		accountsEach = 6,
+		killAfterPosts,
+		timeoutMs = 10 * 60_000,
+		log = () => {},
+	} = {},
+) {
 	const { main, sandbox, mail, accounts } = cluster;
-	if (executions * accountsEach > accounts.length) throw new Error('not enough accounts for the round');
+	if (executions * accountsEach > accounts.length)
+		throw new Error('not enough accounts for the round');
 	const before = new Set(cluster.executions().map((e) => e.id));
 	const logSeqBefore = Math.max(0, ...(await sandbox.log()).data.map((e) => e.seq));
 	const mailsBefore = mail.messages.length;
@@ -279,43 +353,68 @@ export async function runRound(cluster, { executions = 10, accountsEach = 6, kil
 			fetch(`${main.baseUrl}/webhook/${WEBHOOK_PATH}`, {
 				method: 'POST',
 				headers: { 'content-type': 'application/json' },
-				body: JSON.stringify({ accounts: accounts.slice(i * accountsEach, (i + 1) * accountsEach).map((a) => a.platformAccountId) }),
+				body: JSON.stringify({
+					accounts: accounts
+						.slice(i * accountsEach, (i + 1) * accountsEach)
+						.map((a) => a.platformAccountId),
+				}),
 			}).then(async (r) => ({ status: r.status, text: await r.text() })),
 		),
 	);
 	const refused = answers.filter((a) => a.status !== 200);
-	if (refused.length) throw new Error(`webhook refused ${refused.length} calls: ${JSON.stringify(refused[0])}`);
+	if (refused.length)
+		throw new Error(`webhook refused ${refused.length} calls: ${JSON.stringify(refused[0])}`);
 
 	let killed;
 	const roundExecutions = () => cluster.executions().filter((e) => !before.has(e.id));
 	const ended = await waitUntil(
 		async () => {
 			if (killAfterPosts !== undefined && !killed) {
-				const posts = (await sandbox.log()).data.filter((e) => e.seq > logSeqBefore && e.method === 'POST' && e.path === '/v1/reports' && e.status === 202).length;
+				const posts = (await sandbox.log()).data.filter(
+					(e) =>
+						e.seq > logSeqBefore &&
+						e.method === 'POST' &&
+						e.path === '/v1/reports' &&
+						e.status === 202,
+				).length;
 				if (posts >= killAfterPosts) {
 					const mine = new Set(roundExecutions().map((e) => e.id));
 					const owner = workerOfExecutions(cluster.workers);
-					const load = cluster.workers.map((w) => ({ w, n: [...mine].filter((id) => owner.get(id) === w.name).length })).sort((a, b) => b.n - a.n);
-					killed = { worker: load[0].w.name, atPosts: posts, atMs: Date.now() - started, runningThere: [...mine].filter((id) => owner.get(id) === load[0].w.name) };
-					log(`SIGKILL ${killed.worker} after ${posts} generations (${killed.runningThere.length} executions of this round on it)`);
+					const load = cluster.workers
+						.map((w) => ({ w, n: [...mine].filter((id) => owner.get(id) === w.name).length }))
+						.sort((a, b) => b.n - a.n);
+					killed = {
+						worker: load[0].w.name,
+						atPosts: posts,
+						atMs: Date.now() - started,
+						runningThere: [...mine].filter((id) => owner.get(id) === load[0].w.name),
+					};
+					log(
+						`SIGKILL ${killed.worker} after ${posts} generations (${killed.runningThere.length} executions of this round on it)`,
+					);
 					load[0].w.kill('SIGKILL');
 				}
 			}
 			const mine = roundExecutions();
-			return mine.length >= executions && mine.every((e) => !UNFINISHED.has(e.status)) ? mine : undefined;
+			return mine.length >= executions && mine.every((e) => !UNFINISHED.has(e.status))
+				? mine
+				: undefined;
 		},
 		{ timeoutMs, what: `the ${executions} executions of the round to end` },
 	);
 	const wallMs = Math.max(...ended.map((e) => e.stoppedAt ?? Date.now())) - started;
 
 	const owner = workerOfExecutions(cluster.workers);
-	const requests = (await sandbox.log()).data.filter((e) => e.seq > logSeqBefore && e.path.startsWith('/v1/'));
+	const requests = (await sandbox.log()).data.filter(
+		(e) => e.seq > logSeqBefore && e.path.startsWith('/v1/'),
+	);
 	const newReports = (await sandbox.state()).data.reports.filter((r) => !reportsBefore.has(r.id));
 	const mails = mail.messages.slice(mailsBefore);
 	return {
 		executions: ended.map((e) => ({ ...e, worker: owner.get(e.id) })),
 		wallMs,
-		boundMs: ((executions * accountsEach - 1) / GENERATIONS_PER_WINDOW) * WINDOW_MS * cluster.timeScale,
+		boundMs:
+			((executions * accountsEach - 1) / GENERATIONS_PER_WINDOW) * WINDOW_MS * cluster.timeScale,
 		requests: requests.length,
 		posts: requests.filter((e) => e.method === 'POST' && e.path === '/v1/reports').length,
 		rejected429: requests.filter((e) => e.status === 429).length,

@@ -44,17 +44,25 @@ export function ensureDebianPackages({ log = (m) => process.stderr.write(`${m}\n
 	if (!postgresBinDir()) missing.push('postgresql');
 	if (!has('redis-server')) missing.push('redis-server');
 	if (!missing.length) return [];
-	if (!isRoot) throw new Error(`missing Debian packages: ${missing.join(' ')} (install them with apt-get as root)`);
+	if (!isRoot)
+		throw new Error(
+			`missing Debian packages: ${missing.join(' ')} (install them with apt-get as root)`,
+		);
 	log(`installing Debian packages: ${missing.join(' ')}`);
 	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-	const install = () => spawnSync('apt-get', ['install', '-y', '--no-install-recommends', ...missing], { env, encoding: 'utf8' });
+	const install = () =>
+		spawnSync('apt-get', ['install', '-y', '--no-install-recommends', ...missing], {
+			env,
+			encoding: 'utf8',
+		});
 	let r = install();
 	if (r.status !== 0) {
 		// a fresh machine may not have package lists yet
 		execFileSync('apt-get', ['update'], { env, stdio: 'ignore' });
 		r = install();
 	}
-	if (r.status !== 0) throw new Error(`apt-get install ${missing.join(' ')} failed:\n${r.stdout}\n${r.stderr}`);
+	if (r.status !== 0)
+		throw new Error(`apt-get install ${missing.join(' ')} failed:\n${r.stdout}\n${r.stderr}`);
 	return missing;
 }
 
@@ -68,7 +76,8 @@ async function waitFor(check, { timeoutMs, what }) {
 	const started = Date.now();
 	for (;;) {
 		if (await check()) return;
-		if (Date.now() - started > timeoutMs) throw new Error(`${what} not ready after ${timeoutMs} ms`);
+		if (Date.now() - started > timeoutMs)
+			throw new Error(`${what} not ready after ${timeoutMs} ms`);
 		await new Promise((r) => setTimeout(r, 200));
 	}
 }
@@ -91,21 +100,70 @@ export async function startPostgres({ database = 'n8n', user = 'n8n' } = {}) {
 	fs.mkdirSync(dataDir);
 	fs.mkdirSync(socketDir);
 	if (isRoot) execFileSync('chown', ['-R', 'postgres:postgres', root]);
-	asPostgres(path.join(bin, 'initdb'), ['-D', dataDir, '-U', 'postgres', '--pwfile', pwFile, '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8', '--no-sync'], { stdio: 'ignore' });
+	asPostgres(
+		path.join(bin, 'initdb'),
+		[
+			'-D',
+			dataDir,
+			'-U',
+			'postgres',
+			'--pwfile',
+			pwFile,
+			'--auth-local=trust',
+			'--auth-host=scram-sha-256',
+			'-E',
+			'UTF8',
+			'--no-sync',
+		],
+		{ stdio: 'ignore' },
+	);
 	fs.rmSync(pwFile);
 	const port = await freePort();
 	const server = spawn(
 		isRoot ? 'runuser' : path.join(bin, 'postgres'),
-		[...(isRoot ? ['-u', 'postgres', '--', path.join(bin, 'postgres')] : []), '-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${socketDir}`, '-c', 'fsync=off', '-c', 'max_connections=200'],
+		[
+			...(isRoot ? ['-u', 'postgres', '--', path.join(bin, 'postgres')] : []),
+			'-D',
+			dataDir,
+			'-p',
+			String(port),
+			'-c',
+			'listen_addresses=127.0.0.1',
+			'-c',
+			`unix_socket_directories=${socketDir}`,
+			'-c',
+			'fsync=off',
+			'-c',
+			'max_connections=200',
+		],
 		{ stdio: ['ignore', 'ignore', fs.openSync(logFile, 'a')], detached: true },
 	);
 	let exited = false;
 	server.on('exit', () => (exited = true));
-	const psql = (sql, db = 'postgres') => asPostgres(path.join(bin, 'psql'), ['-h', socketDir, '-p', String(port), '-U', 'postgres', '-d', db, '-v', 'ON_ERROR_STOP=1', '-qAtc', sql]);
+	const psql = (sql, db = 'postgres') =>
+		asPostgres(path.join(bin, 'psql'), [
+			'-h',
+			socketDir,
+			'-p',
+			String(port),
+			'-U',
+			'postgres',
+			'-d',
+			db,
+			'-v',
+			'ON_ERROR_STOP=1',
+			'-qAtc',
+			sql,
+		]);
 	await waitFor(
 		() => {
-			if (exited) throw new Error(`postgres exited early:\n${fs.readFileSync(logFile, 'utf8').slice(-3000)}`);
-			return spawnSync(path.join(bin, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' }).status === 0;
+			if (exited)
+				throw new Error(`postgres exited early:\n${fs.readFileSync(logFile, 'utf8').slice(-3000)}`);
+			return (
+				spawnSync(path.join(bin, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port)], {
+					stdio: 'ignore',
+				}).status === 0
+			);
 		},
 		{ timeoutMs: 30_000, what: 'postgres' },
 	);
@@ -130,7 +188,12 @@ export async function startPostgres({ database = 'n8n', user = 'n8n' } = {}) {
 		/** One SQL statement's rows as text (psql -At). */
 		query: (sql) => psql(sql, database),
 		/** The whole database as `pg_dump` writes it (plain SQL, data included). */
-		dump: () => asPostgres(path.join(bin, 'pg_dump'), ['-h', socketDir, '-p', String(port), '-U', 'postgres', '-d', database], { maxBuffer: 1024 * 1024 * 1024 }),
+		dump: () =>
+			asPostgres(
+				path.join(bin, 'pg_dump'),
+				['-h', socketDir, '-p', String(port), '-U', 'postgres', '-d', database],
+				{ maxBuffer: 1024 * 1024 * 1024 },
+			),
 		async stop() {
 			if (!exited) {
 				try {
@@ -156,14 +219,47 @@ export async function startRedis() {
 	const root = fs.mkdtempSync(path.join(os.tmpdir(), 'scale-redis-'));
 	const logFile = path.join(root, 'redis.log');
 	const port = await freePort();
-	const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', root, '--dbfilename', 'dump.rdb', '--rdbcompression', 'no', '--logfile', logFile, '--daemonize', 'no'], { stdio: 'ignore', detached: true });
+	const server = spawn(
+		'redis-server',
+		[
+			'--port',
+			String(port),
+			'--bind',
+			'127.0.0.1',
+			'--save',
+			'',
+			'--appendonly',
+			'no',
+			'--dir',
+			root,
+			'--dbfilename',
+			'dump.rdb',
+			'--rdbcompression',
+			'no',
+			'--logfile',
+			logFile,
+			'--daemonize',
+			'no',
+		],
+		{ stdio: 'ignore', detached: true },
+	);
 	let exited = false;
 	server.on('exit', () => (exited = true));
-	const cli = (...args) => execFileSync('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args], { encoding: 'utf8' });
+	const cli = (...args) =>
+		execFileSync('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args], {
+			encoding: 'utf8',
+		});
 	await waitFor(
 		() => {
-			if (exited) throw new Error(`redis-server exited early:\n${fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : ''}`);
-			return spawnSync('redis-cli', ['-h', '127.0.0.1', '-p', String(port), 'ping'], { encoding: 'utf8' }).stdout?.trim() === 'PONG';
+			if (exited)
+				throw new Error(
+					`redis-server exited early:\n${fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : ''}`,
+				);
+			return (
+				spawnSync('redis-cli', ['-h', '127.0.0.1', '-p', String(port), 'ping'], {
+					encoding: 'utf8',
+				}).stdout?.trim() === 'PONG'
+			);
 		},
 		{ timeoutMs: 15_000, what: 'redis' },
 	);
@@ -176,7 +272,10 @@ export async function startRedis() {
 		/** The keyspace as an uncompressed RDB file, and how many keys it held. */
 		snapshot() {
 			cli('SAVE');
-			return { bytes: fs.readFileSync(path.join(root, 'dump.rdb')), keys: Number(cli('DBSIZE').trim()) };
+			return {
+				bytes: fs.readFileSync(path.join(root, 'dump.rdb')),
+				keys: Number(cli('DBSIZE').trim()),
+			};
 		},
 		async stop() {
 			if (!exited) {

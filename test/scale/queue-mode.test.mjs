@@ -10,7 +10,12 @@ import path from 'node:path';
 
 import { installedLine } from '../../scripts/e2e/install-n8n.mjs';
 import { packPackage } from '../../scripts/e2e/pack.mjs';
-import { archivedReports, runRound, startQueueCluster, waitUntil } from '../../scripts/scale/queue-mode.mjs';
+import {
+	archivedReports,
+	runRound,
+	startQueueCluster,
+	waitUntil,
+} from '../../scripts/scale/queue-mode.mjs';
 
 const TIME_SCALE = Number(process.env.SCALE_TIME_SCALE ?? 0.05);
 const EXECUTIONS = 10;
@@ -22,8 +27,16 @@ const TRIGGER_CATCH_UP_MS = 150_000;
 let cluster;
 before(async () => {
 	installedLine('latest');
-	const tarball = process.env.E2E_TARBALL ?? (await packPackage({ outDir: fs.mkdtempSync(path.join(os.tmpdir(), 'scale-pack-')) })).tarball;
-	cluster = await startQueueCluster({ tarball, timeScale: TIME_SCALE, activeAccounts: ACCOUNTS, workers: 2, concurrency: 5 });
+	const tarball =
+		process.env.E2E_TARBALL ??
+		(await packPackage({ outDir: fs.mkdtempSync(path.join(os.tmpdir(), 'scale-pack-')) })).tarball;
+	cluster = await startQueueCluster({
+		tarball,
+		timeScale: TIME_SCALE,
+		activeAccounts: ACCOUNTS,
+		workers: 2,
+		concurrency: 5,
+	});
 });
 after(async () => {
 	await cluster?.stop();
@@ -49,17 +62,29 @@ describe('queue mode: n8n main + 2 workers, Postgres, Redis, one API key', () =>
 
 	test(`${EXECUTIONS} executions at once, ${ACCOUNTS_EACH} accounts each: every client gets exactly one e-mail with its own PDF`, async (t) => {
 		first = await runRound(cluster, { executions: EXECUTIONS, accountsEach: ACCOUNTS_EACH });
-		t.diagnostic(`round: ${(first.wallMs / 1000).toFixed(1)} s vs ${(first.boundMs / 1000).toFixed(1)} s generation bound; ${first.requests} requests, ${first.posts} POST /v1/reports (${first.rejected429} answers of 429) for ${first.newReports.length} reports`);
+		t.diagnostic(
+			`round: ${(first.wallMs / 1000).toFixed(1)} s vs ${(first.boundMs / 1000).toFixed(1)} s generation bound; ${first.requests} requests, ${first.posts} POST /v1/reports (${first.rejected429} answers of 429) for ${first.newReports.length} reports`,
+		);
 
-		assert.deepEqual(first.executions.map((e) => e.status), Array(EXECUTIONS).fill('success'));
+		assert.deepEqual(
+			first.executions.map((e) => e.status),
+			Array(EXECUTIONS).fill('success'),
+		);
 		const workersUsed = new Set(first.executions.map((e) => e.worker));
-		assert.deepEqual([...workersUsed].sort(), ['worker-1', 'worker-2'], 'executions ran on both workers');
+		assert.deepEqual(
+			[...workersUsed].sort(),
+			['worker-1', 'worker-2'],
+			'executions ran on both workers',
+		);
 
 		// exactly 60 new reports, one per account: no duplicate
 		assert.equal(first.newReports.length, ACCOUNTS);
 		const reportOf = new Map(first.newReports.map((r) => [r.accountId, r]));
 		assert.equal(reportOf.size, ACCOUNTS, 'one new report per account');
-		assert.deepEqual([...reportOf.keys()].sort(), cluster.accounts.map((a) => a.platformAccountId).sort());
+		assert.deepEqual(
+			[...reportOf.keys()].sort(),
+			cluster.accounts.map((a) => a.platformAccountId).sort(),
+		);
 
 		// exactly one e-mail per account, with the account's own report as the service sends it
 		assert.equal(first.mails.length, ACCOUNTS);
@@ -78,7 +103,10 @@ describe('queue mode: n8n main + 2 workers, Postgres, Redis, one API key', () =>
 			assert.equal(mails[0].attachments.length, 1);
 			const [attachment] = mails[0].attachments;
 			assert.equal(attachment.filename, expectedName, 'file name from the service');
-			assert.ok(attachment.content.equals(file.bytes), `${account.name}: the attached PDF differs from the service's file`);
+			assert.ok(
+				attachment.content.equals(file.bytes),
+				`${account.name}: the attached PDF differs from the service's file`,
+			);
 			assert.match(mails[0].subject, new RegExp(account.name));
 		}
 	});
@@ -88,20 +116,34 @@ describe('queue mode: n8n main + 2 workers, Postgres, Redis, one API key', () =>
 		const ids = first.newReports.map((r) => r.id);
 		await waitForArchive(ids);
 		const counts = archivedAmong(ids);
-		assert.deepEqual([...counts.entries()].filter(([, n]) => n !== 1), [], 'reports archived other than once');
+		assert.deepEqual(
+			[...counts.entries()].filter(([, n]) => n !== 1),
+			[],
+			'reports archived other than once',
+		);
 	});
 
 	test('a worker killed (SIGKILL) in the middle of a round: what reaches the clients', async (t) => {
-		second = await runRound(cluster, { executions: EXECUTIONS, accountsEach: ACCOUNTS_EACH, killAfterPosts: ACCOUNTS / 3 });
+		second = await runRound(cluster, {
+			executions: EXECUTIONS,
+			accountsEach: ACCOUNTS_EACH,
+			killAfterPosts: ACCOUNTS / 3,
+		});
 		const { killed } = second;
 		assert.ok(killed, 'a worker was killed');
-		const onKilled = second.executions.filter((e) => e.worker === killed.worker && killed.runningThere.includes(e.id));
+		const onKilled = second.executions.filter(
+			(e) => e.worker === killed.worker && killed.runningThere.includes(e.id),
+		);
 		const onSurvivor = second.executions.filter((e) => !onKilled.includes(e));
 		const mailsPerAccount = new Map();
-		for (const m of second.mails) mailsPerAccount.set(m.to[0], (mailsPerAccount.get(m.to[0]) ?? 0) + 1);
+		for (const m of second.mails)
+			mailsPerAccount.set(m.to[0], (mailsPerAccount.get(m.to[0]) ?? 0) + 1);
 		const reportsPerAccount = new Map();
-		for (const r of second.newReports) reportsPerAccount.set(r.accountId, (reportsPerAccount.get(r.accountId) ?? 0) + 1);
-		const lost = cluster.accounts.filter((a) => !mailsPerAccount.has(`${a.platformAccountId}@clients.example`));
+		for (const r of second.newReports)
+			reportsPerAccount.set(r.accountId, (reportsPerAccount.get(r.accountId) ?? 0) + 1);
+		const lost = cluster.accounts.filter(
+			(a) => !mailsPerAccount.has(`${a.platformAccountId}@clients.example`),
+		);
 		t.diagnostic(
 			`SIGKILL ${killed.worker} ${(killed.atMs / 1000).toFixed(1)} s into the round, after ${killed.atPosts} generations, with ${killed.runningThere.length} executions on it; ` +
 				`statuses: ${second.executions.map((e) => `${e.id}@${e.worker}=${e.status}`).join(' ')}; ` +
@@ -112,11 +154,22 @@ describe('queue mode: n8n main + 2 workers, Postgres, Redis, one API key', () =>
 		// n8n does not run a killed worker's executions again (it sets maxStalledCount 0): they end
 		// as failed ("job stalled more than maxStalledCount"), visible in the execution list
 		assert.ok(onKilled.length > 0);
-		for (const e of onKilled) assert.ok(['error', 'crashed'].includes(e.status), `execution ${e.id} on the killed worker ended ${e.status}`);
-		for (const e of onSurvivor) assert.equal(e.status, 'success', `execution ${e.id} on the surviving worker`);
+		for (const e of onKilled)
+			assert.ok(
+				['error', 'crashed'].includes(e.status),
+				`execution ${e.id} on the killed worker ended ${e.status}`,
+			);
+		for (const e of onSurvivor)
+			assert.equal(e.status, 'success', `execution ${e.id} on the surviving worker`);
 		// nothing is sent twice, no report is made twice
-		assert.deepEqual([...mailsPerAccount.entries()].filter(([, n]) => n > 1), []);
-		assert.deepEqual([...reportsPerAccount.entries()].filter(([, n]) => n > 1), []);
+		assert.deepEqual(
+			[...mailsPerAccount.entries()].filter(([, n]) => n > 1),
+			[],
+		);
+		assert.deepEqual(
+			[...reportsPerAccount.entries()].filter(([, n]) => n > 1),
+			[],
+		);
 		// the clients without an e-mail are exactly those of the failed executions: no silent loss
 		assert.equal(second.executions.length, EXECUTIONS);
 		assert.equal(lost.length, onKilled.length * ACCOUNTS_EACH);
@@ -128,7 +181,10 @@ describe('queue mode: n8n main + 2 workers, Postgres, Redis, one API key', () =>
 		const completed = [...first.newReports, ...second.newReports].map((r) => r.id);
 		await waitForArchive(completed);
 		const counts = archivedAmong(completed);
-		assert.deepEqual([...counts.entries()].filter(([, n]) => n !== 1), []);
+		assert.deepEqual(
+			[...counts.entries()].filter(([, n]) => n !== 1),
+			[],
+		);
 	});
 
 	test('the API key is in no Postgres table, no Redis key and no process log', () => {
@@ -143,6 +199,9 @@ describe('queue mode: n8n main + 2 workers, Postgres, Redis, one API key', () =>
 		for (const { file, text } of cluster.logs()) {
 			assert.ok(!text.includes(key), `the API key is in ${path.basename(file)}`);
 		}
-		assert.ok(cluster.logs().some(({ text }) => /Worker started execution/.test(text)), 'the worker logs were read');
+		assert.ok(
+			cluster.logs().some(({ text }) => /Worker started execution/.test(text)),
+			'the worker logs were read',
+		);
 	});
 });

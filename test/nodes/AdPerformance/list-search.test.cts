@@ -6,7 +6,7 @@ import { AdPerformance } from '../../../nodes/AdPerformance/AdPerformance.node';
 import { AdPerformanceApi } from '../../../credentials/AdPerformanceApi.credentials';
 import { TestCredentialsHelper } from '../../harness/credentials-helper.cjs';
 import { nodeTypes } from '../../harness/run-workflow.cjs';
-import { AD_NODE, adNode, apiRequests, rl, run, useFakeService } from '../helpers.cjs';
+import { AD_NODE, useFakeService } from '../helpers.cjs';
 
 const service = useFakeService({ timeScale: 0.01 });
 
@@ -63,34 +63,5 @@ describe('resource locator lists', () => {
 		const name = service.fake.campaigns()[3].name;
 		const filtered = await listSearch.searchCampaigns.call(ctx, name.slice(-12));
 		expect(filtered.results.map((r) => r.value)).toContain(service.fake.campaigns()[3].id);
-	});
-});
-
-describe('report generation is paced at the generation limit (5 a minute)', () => {
-	test('7 generations in one run: none refused with 429, the 6th waits for the window', async () => {
-		const acme = service.fake.accounts().find((a) => a.name === 'Acme Outdoor')!;
-		const started = Date.now();
-		const result = await run(
-			service,
-			[
-				adNode({
-					resource: 'report',
-					operation: 'generate',
-					accountId: rl(acme.platformAccountId),
-					title: '={{ $json.title }}',
-					dateStart: '2026-10-01',
-					dateEnd: '2026-10-07',
-				}),
-			],
-			{ items: Array.from({ length: 7 }, (_, i) => ({ title: `Paced ${i}` })) },
-		);
-		expect(result.error).toBeUndefined();
-		expect(result.items).toHaveLength(7);
-		const posts = apiRequests(service, { method: 'POST' });
-		expect(posts).toHaveLength(7);
-		expect(posts.filter((r) => r.status === 429)).toHaveLength(0);
-		// A window is 60 service seconds = 600 ms at this time scale.
-		expect(posts[5].at - posts[0].at).toBeGreaterThanOrEqual(550);
-		expect(Date.now() - started).toBeGreaterThanOrEqual(550);
 	});
 });

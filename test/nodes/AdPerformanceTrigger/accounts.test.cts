@@ -11,15 +11,9 @@ function trigger(accountId?: string) {
 	return new ActiveTrigger(parameters, service.credentials().adPerformanceApi);
 }
 
-const measured: number[] = [];
-afterAll(() => {
-	console.log(`account polls, requests per poll: ${JSON.stringify(measured)}`);
-});
-
 async function poll(t: ActiveTrigger, mode?: 'manual') {
 	service.fake.clearLog();
 	const result = await t.poll(mode);
-	measured.push(service.fake.log.length);
 	return result;
 }
 

@@ -39,17 +39,10 @@ function reportReads() {
 	return service.fake.log.filter((entry) => entry.method === 'GET' && entry.path === '/v1/reports');
 }
 
-const measured: Record<string, number[]> = {};
-afterAll(() => {
-	// Printed for the report: API requests per poll in each scenario.
-	console.log(`requests per poll: ${JSON.stringify(measured)}`);
-});
-
-async function pollCounting(t: ActiveTrigger, label: string, mode?: 'manual') {
+/** One poll, with the fake's log holding only its requests afterwards. */
+async function pollOnce(t: ActiveTrigger, mode?: 'manual') {
 	service.fake.clearLog();
-	const result = await t.poll(mode);
-	(measured[label] ??= []).push(service.fake.log.length);
-	return result;
+	return await t.poll(mode);
 }
 
 describe('Ad Performance Trigger: report events, polled through n8n-core’s PollContext', () => {
@@ -57,13 +50,13 @@ describe('Ad Performance Trigger: report events, polled through n8n-core’s Pol
 		const account = newAccount('Baseline Co');
 		service.fake.addReports(3, { accountId: account.platformAccountId });
 		const t = trigger('reportCompleted');
-		const first = await pollCounting(t, 'baseline');
+		const first = await pollOnce(t);
 		expect(first.items).toBeNull();
 		expect(first.nodeStaticData.scope).toBe('reportCompleted:');
 		expect((first.nodeStaticData.state as IDataObject).cursor).toEqual(expect.any(String));
 
 		for (let i = 0; i < 3; i++) {
-			const idle = await pollCounting(t, 'idle');
+			const idle = await pollOnce(t);
 			expect(idle.items).toBeNull();
 			expect(service.fake.log).toHaveLength(1);
 			const [request] = service.fake.log;
@@ -90,11 +83,11 @@ describe('Ad Performance Trigger: report events, polled through n8n-core’s Pol
 			createdAt: iso(t0 - 500),
 			completedAt: iso(t0 + 300),
 		});
-		expect((await pollCounting(t, 'baseline')).items).toBeNull();
-		expect((await pollCounting(t, 'nothing new')).items).toBeNull();
+		expect((await pollOnce(t)).items).toBeNull();
+		expect((await pollOnce(t)).items).toBeNull();
 
 		await until(t0 + 450);
-		const second = await pollCounting(t, 'one completed');
+		const second = await pollOnce(t);
 		expect(ids(second.items)).toEqual([b.id]);
 		expect(second.items![0].json).toMatchObject({ status: 'completed', title: 'B' });
 		expect(second.items![0].json.downloadUrl).toEqual(expect.any(String));
@@ -112,10 +105,10 @@ describe('Ad Performance Trigger: report events, polled through n8n-core’s Pol
 			createdAt: iso(t1 + 1),
 			completedAt: iso(t1 + 150),
 		});
-		expect((await pollCounting(t, 'nothing new')).items).toBeNull();
+		expect((await pollOnce(t)).items).toBeNull();
 
 		await until(Math.max(t0 + 1000, t1 + 300));
-		const third = await pollCounting(t, 'three completed');
+		const third = await pollOnce(t);
 		expect(service.fake.log).toHaveLength(1);
 		// A (held back the cursor since before B), and C and D, in order of completion.
 		expect(new Set(ids(third.items))).toEqual(new Set([a.id, c.id, d.id]));
@@ -123,7 +116,7 @@ describe('Ad Performance Trigger: report events, polled through n8n-core’s Pol
 		expect(completedAt).toEqual([...completedAt].sort((x, y) => x - y));
 
 		for (let i = 0; i < 5; i++) {
-			expect((await pollCounting(t, 'nothing new')).items).toBeNull();
+			expect((await pollOnce(t)).items).toBeNull();
 		}
 	});
 
@@ -286,14 +279,14 @@ describe('Ad Performance Trigger: report events, polled through n8n-core’s Pol
 	test('manual mode (Fetch Test Event) returns the newest matching report and leaves static data alone', async () => {
 		const account = newAccount('Sample Co');
 		const t = trigger('reportCompleted', account.platformAccountId);
-		expect((await pollCounting(t, 'manual', 'manual')).items).toBeNull(); // nothing yet
+		expect((await pollOnce(t, 'manual')).items).toBeNull(); // nothing yet
 		expect(t.staticData).toEqual({});
 		const now = Date.now();
 		doneReport(account.platformAccountId, now - 5000);
 		const newest = doneReport(account.platformAccountId, now - 1000);
 		await t.poll();
 		const stored = t.staticData;
-		const sample = await pollCounting(t, 'manual', 'manual');
+		const sample = await pollOnce(t, 'manual');
 		expect(ids(sample.items)).toEqual([newest.id]);
 		expect(service.fake.log).toHaveLength(1);
 		expect(service.fake.log[0].query).toMatchObject({ status: 'completed', page_size: '1' });
@@ -321,7 +314,7 @@ describe('Ad Performance Trigger: report events, polled through n8n-core’s Pol
 					})
 					.map((r) => r.id),
 			);
-			const out = await pollCounting(t, '500 new reports');
+			const out = await pollOnce(t);
 			// At most the ids kept (1,000) plus the new ones, 100 a page.
 			expect(service.fake.log.length).toBeLessThanOrEqual(15);
 			emitted.push(...ids(out.items));
@@ -331,13 +324,12 @@ describe('Ad Performance Trigger: report events, polled through n8n-core’s Pol
 			await sleep(5);
 		}
 		for (let i = 0; i < 3; i++) {
-			const out = await pollCounting(t, 'after the burst');
+			const out = await pollOnce(t);
 			emitted.push(...ids(out.items));
 			sizes.push(JSON.stringify(t.staticData).length);
 		}
 		expect(emitted).toHaveLength(3000);
 		expect(new Set(emitted)).toEqual(new Set(created));
 		expect(Math.max(...sizes)).toBeLessThan(50_000);
-		console.log(`static data size (chars) per poll: ${sizes.join(', ')}`);
 	}, 30_000);
 });

@@ -3,13 +3,13 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { AdPerformance } from '../../nodes/AdPerformance/AdPerformance.node.js';
 import { AdPerformanceWaitForReport } from '../../nodes/AdPerformanceWaitForReport/AdPerformanceWaitForReport.node.js';
-import { startFakeService, SERVICE_VERSION, type FakeService } from '../../test/fake-service/index.cjs';
+import { startFakeService, SERVICE_VERSION, type FakeService } from '../fake-service/index.cjs';
 import {
 	registerNodeType,
 	runWorkflow,
 	type RunWorkflowResult,
 	type WorkflowNodeInput,
-} from '../../test/harness/run-workflow.cjs';
+} from '../harness/run-workflow.cjs';
 
 export const AD_NODE = 'n8n-nodes-ad-performance.adPerformance';
 export const WAIT_NODE = 'n8n-nodes-ad-performance.adPerformanceWaitForReport';

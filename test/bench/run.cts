@@ -1,6 +1,6 @@
 /**
- * `npm run bench` (node --require tsx/cjs scripts/bench/run.cts: loaded as CommonJS, since Node 20 cannot load some CommonJS dependencies through tsx's ESM path): one table of ratios, each measured in this run,
- * against the fake service at the real limits of spec §8 with its clock sped up (TIME_SCALE).
+ * `npm run bench` (node --require tsx/cjs test/bench/run.cts: loaded as CommonJS, since Node 20 cannot load some CommonJS dependencies through tsx's ESM path): one table of ratios, each measured in this run,
+ * against the fake service at the service's real limits (docs/service-notes.md, Rate limits) with its clock sped up (TIME_SCALE).
  *
  *   BENCH_TIME_SCALE=0.05   service seconds per real second (0.05: a service minute = 3 s)
  *   BENCH_SKIP_N8N=1        skip the rows that need a real n8n (HTTP Request baseline, queue mode)
@@ -8,7 +8,7 @@
  *
  * The table is also written to .bench-out/latest.txt.
  */
-import '../../test/harness/env.cjs';
+import '../harness/env.cjs';
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -38,7 +38,7 @@ function machine(): string[] {
 	return [
 		`Machine:    ${cpus[0]?.model ?? 'unknown CPU'}, ${cpus.length} cores, ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB RAM, ${os.platform()} ${os.release()}`,
 		`Node:       ${process.version}`,
-		`Time scale: ${TIME_SCALE} (a service minute = ${(60 * TIME_SCALE).toFixed(1)} s real); limits as in spec §8 (120 reads, 10 writes, 5 generations a minute)`,
+		`Time scale: ${TIME_SCALE} (a service minute = ${(60 * TIME_SCALE).toFixed(1)} s real); the service's limits (120 reads, 10 writes, 5 generations a minute)`,
 	];
 }
 

@@ -51,8 +51,22 @@ export async function benchQueueRound(options: {
 }): Promise<QueueRoundResult> {
 	const executions = 10;
 	const accountsEach = 6;
-	const empty = { executions, accountsEach, succeeded: 0, workersUsed: 0, newReports: 0, mails: 0, requests: 0, posts: 0, rejected429: 0, wallMs: 0, boundMs: 0 };
-	const { installedLine } = (await import(path.join(options.root, 'scripts/e2e/install-n8n.mjs'))) as {
+	const empty = {
+		executions,
+		accountsEach,
+		succeeded: 0,
+		workersUsed: 0,
+		newReports: 0,
+		mails: 0,
+		requests: 0,
+		posts: 0,
+		rejected429: 0,
+		wallMs: 0,
+		boundMs: 0,
+	};
+	const { installedLine } = (await import(
+		path.join(options.root, 'scripts/e2e/install-n8n.mjs')
+	)) as {
 		installedLine(line: string): unknown;
 	};
 	try {
@@ -63,10 +77,18 @@ export async function benchQueueRound(options: {
 	const { packPackage } = (await import(path.join(options.root, 'scripts/e2e/pack.mjs'))) as {
 		packPackage(o: object): Promise<{ tarball: string }>;
 	};
-	const scale = (await import(path.join(options.root, 'scripts/scale/queue-mode.mjs'))) as ScaleModule;
-	const { tarball } = await packPackage({ outDir: mkdtempSync(path.join(os.tmpdir(), 'bench-pack-')) });
+	const scale = (await import(
+		path.join(options.root, 'scripts/scale/queue-mode.mjs')
+	)) as ScaleModule;
+	const { tarball } = await packPackage({
+		outDir: mkdtempSync(path.join(os.tmpdir(), 'bench-pack-')),
+	});
 	options.log('starting Postgres, Redis, the sandbox, n8n main and 2 workers…');
-	const cluster = await scale.startQueueCluster({ tarball, timeScale: options.timeScale, activeAccounts: executions * accountsEach });
+	const cluster = await scale.startQueueCluster({
+		tarball,
+		timeScale: options.timeScale,
+		activeAccounts: executions * accountsEach,
+	});
 	try {
 		const round = await scale.runRound(cluster, { executions, accountsEach });
 		return {

@@ -3,7 +3,7 @@
  * is what bounds it, so the wall time is compared with the time the rate-limit windows force,
  * and the peak heap growth is divided by the records held.
  */
-import { startFakeService } from '../../test/fake-service/index.cjs';
+import { startFakeService } from '../fake-service/index.cjs';
 import { AD_NODE, runNodes } from './rows.cjs';
 
 const WINDOW_MS = 60_000;
@@ -57,7 +57,8 @@ export async function benchLargeListing(options: { timeScale: number; n: number 
 		const wallMs = performance.now() - t0;
 		heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed);
 		if (result.error) throw result.error;
-		if (result.items.length !== n) throw new Error(`listed ${result.items.length} of ${n} campaigns`);
+		if (result.items.length !== n)
+			throw new Error(`listed ${result.items.length} of ${n} campaigns`);
 		const log = fake.log.filter((e) => e.path === '/v1/campaigns');
 		return {
 			n,

@@ -9,8 +9,8 @@ import path from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
-import { SERVICE_VERSION } from '../../test/fake-service/index.cjs';
-import { runWorkflow } from '../../test/harness/run-workflow.cjs';
+import { SERVICE_VERSION } from '../fake-service/index.cjs';
+import { runWorkflow } from '../harness/run-workflow.cjs';
 import { AD_NODE, credentialsFor } from './rows.cjs';
 
 export interface MemoryResult {
