@@ -1,7 +1,7 @@
 import { startFakeService, type FakeService } from './index.cjs';
 import { expectError, get, post, reportBody } from './helpers.cjs';
 
-describe('fake service: authentication (§5, A12) and versioning (A11)', () => {
+describe('fake service: authentication and versioning', () => {
 	let svc: FakeService;
 	beforeAll(async () => {
 		svc = await startFakeService({ timeScale: 0.01 });
@@ -19,7 +19,7 @@ describe('fake service: authentication (§5, A12) and versioning (A11)', () => {
 		]);
 	});
 
-	test('a test key reaches the same sandbox data (A12)', async () => {
+	test('a test key reaches the same sandbox data', async () => {
 		const live = await get(svc, '/v1/campaigns?page_size=100');
 		const test = await get(svc, '/v1/campaigns?page_size=100', { key: svc.keys.test });
 		expect(test.status).toBe(200);

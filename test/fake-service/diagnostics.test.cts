@@ -2,7 +2,7 @@ import { startFakeService, type FakeService } from './index.cjs';
 import { expectError, get, post, waitFor } from './helpers.cjs';
 import type { Diagnostic } from './types.cjs';
 
-describe('fake service: diagnostics (A1, A2, §3.3)', () => {
+describe('fake service: diagnostics', () => {
 	let svc: FakeService;
 	beforeEach(async () => {
 		svc = await startFakeService({

@@ -45,7 +45,7 @@ const authHeaders = (svc: FakeService): Record<string, string> => ({
 	'service-version': VERSION,
 });
 
-describe('fake service: GET /v1/reports/{id}/download (§4.3, A7, A16)', () => {
+describe('fake service: GET /v1/reports/{id}/download', () => {
 	let svc: FakeService;
 	beforeAll(async () => {
 		svc = await startFakeService({ timeScale: 0.005, limits: { write: 1000, generations: 1000 } });

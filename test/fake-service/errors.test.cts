@@ -1,8 +1,8 @@
 import { startFakeService, type FakeService } from './index.cjs';
 import { expectError, get, post, reportBody, type CallResult } from './helpers.cjs';
 
-/** One case per error row of §7, plus A7's 409 report_not_ready: status, type, envelope without meta. */
-describe('fake service: every error of §7 (+ report_not_ready)', () => {
+/** One case per error type of the service, plus 409 report_not_ready: status, type, envelope without meta. */
+describe('fake service: every documented error (+ report_not_ready)', () => {
 	let svc: FakeService;
 	beforeAll(async () => {
 		svc = await startFakeService({

@@ -1,6 +1,6 @@
 /**
  * Fake Ad Performance Reporting Service: a stateful test double and offline sandbox.
- * See server.ts for the behaviour decisions where the spec and open-points are silent.
+ * See server.cts for its behaviour; docs/service-notes.md states the rules it implements.
  */
 import { FakeServer, type FakeService, type FakeServiceOptions } from './server.cjs';
 

@@ -1,4 +1,4 @@
-/** Fixed-window rate limits per API key and bucket (spec §8, A13–A16). */
+/** Fixed-window rate limits per API key and bucket (docs/service-notes.md, Rate limits). */
 
 export type Bucket = 'read' | 'write' | 'generation' | 'diagnostic';
 

@@ -23,7 +23,7 @@ const campaignsOfAcme = (svc: FakeService): string[] =>
 		.filter((c) => c.accountId === svc.accounts()[0].id)
 		.map((c) => c.id);
 
-describe('fake service: rate limits (§8, A13–A16)', () => {
+describe('fake service: rate limits', () => {
 	let svc: FakeService;
 	afterEach(() => svc?.stop());
 
@@ -41,7 +41,7 @@ describe('fake service: rate limits (§8, A13–A16)', () => {
 		expect(n).toBeGreaterThanOrEqual(Math.floor(60 - (Date.now() - t0) / timeScale / 1000));
 		expect(n).toBeGreaterThan(12);
 		expect(n).toBeLessThanOrEqual(60);
-		// downloads are reads too (A16)
+		// downloads are reads too
 		const report = svc.reports().find((r) => r.status === 'completed') as { id: string };
 		expect429(await get(svc, `/v1/reports/${report.id}/download`));
 		// limits are per key: the test key and another workspace still have their budget

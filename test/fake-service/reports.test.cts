@@ -4,7 +4,7 @@ import type { Report } from './types.cjs';
 
 const ORDER = ['pending', 'generating', 'completed'];
 
-describe('fake service: POST /v1/reports rules (§4.2, A3–A5)', () => {
+describe('fake service: POST /v1/reports rules', () => {
 	let svc: FakeService;
 	beforeEach(async () => {
 		// generous limits: this block is about validation, not rate limiting
@@ -360,7 +360,7 @@ describe('fake service: POST /v1/reports rules (§4.2, A3–A5)', () => {
 		expect(Number.isInteger(done.summary?.totalConversions)).toBe(true);
 	});
 
-	test('a new report is pending before generating (A5)', async () => {
+	test('a new report is pending before generating', async () => {
 		const slow = await startFakeService({ timeScale: 0.2, seed: 7 });
 		try {
 			const res = await post(slow, '/v1/reports', reportBody(slow));

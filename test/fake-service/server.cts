@@ -2,7 +2,7 @@
  * Fake Ad Performance Reporting Service: HTTP server (main origin, optional "CDN" origin for
  * downloads, and the /__fake control API).
  *
- * It implements api-spec.md together with open-points.md (A1–A16) and the brief for this fake.
+ * It implements the rules in docs/service-notes.md, the assumed ones included.
  * Where all three are silent, the fake chooses as follows (fake-only assumptions):
  *
  *  - Check order of every /v1 request: injected/random fault ("before"), auth (401/403
@@ -26,7 +26,7 @@
  *  - Date range: date_end − date_start must be ≥ 1 day and ≤ 90 days. A campaign id of another
  *    account of the same workspace → 404 not_found. Duplicate campaign ids are collapsed.
  *    Reports may be generated for accounts that are token_expired/disconnected or still syncing
- *    (historical data stays available, §3.2); only diagnostics need synced data (422).
+ *    (historical data stays available); only diagnostics need synced data (422).
  *  - Report timing: pending for 0–2 s, completed or failed 10–20 s after creation (× timeScale).
  *    estimatedCompletionSeconds is in SERVICE seconds (like the 429 hint); clients scale nothing.
  *    Failed reports carry `error` and no summary/downloadUrl/expiresAt/completedAt; fields not yet

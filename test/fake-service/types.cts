@@ -1,6 +1,6 @@
 /**
  * Public record types of the fake Ad Performance Reporting Service, as the service answers them
- * (spec §2.2–§2.5 plus open points A2, A5, A8, A9). Optional fields are ABSENT (never null) until
+ * (docs/service-notes.md, Records). Optional fields are ABSENT (never null) until
  * the record reaches the state that populates them.
  */
 
@@ -52,7 +52,7 @@ export interface ErrorInfo {
 	message: string;
 }
 
-/** §2.3 */
+/** An ad account. */
 export interface Account {
 	id: string; // act_ + 10 lowercase letters/digits (at least one letter)
 	platformAccountId: string; // act_ + 15 digits
@@ -72,7 +72,7 @@ export interface Account {
 	connectedBy: string;
 }
 
-/** §2.4 + A9 */
+/** A campaign. */
 export interface Campaign {
 	id: string; // camp_ + 12
 	platformCampaignId: string;
@@ -93,7 +93,7 @@ export interface ReportSummary {
 	overallRiskLevel: RiskLevel;
 }
 
-/** §2.2 list fields + A5 error */
+/** A report, with the error of a failed one. */
 export interface Report {
 	id: string; // rpt_ + 16
 	title: string;
@@ -123,7 +123,7 @@ export interface DiagnosticRecommendation {
 	description: string;
 }
 
-/** A2 */
+/** A diagnostic (assumed shape). */
 export interface Diagnostic {
 	id: string; // diag_ + 12
 	campaignId: string;

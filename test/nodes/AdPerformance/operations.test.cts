@@ -123,7 +123,7 @@ describe('Ad Performance node through n8n’s engine against the fake service', 
 			expect(item.json).toMatchObject({ status: 'PAUSED', accountId: campaign.accountId });
 	});
 
-	test('Report → Generate sends exactly the fields set, and Get finds it by listing (A6)', async () => {
+	test('Report → Generate sends exactly the fields set, and Get finds it by listing', async () => {
 		const acme = service.fake.accounts().find((a) => a.name === 'Acme Outdoor')!;
 		const generated = await run(service, [
 			adNode({

@@ -32,7 +32,7 @@ const validReport = () => ({
 	date_end: '2026-10-07',
 });
 
-describe('every error type of spec §7 becomes a NodeApiError with its own message and fix', () => {
+describe('every error type of the service becomes a NodeApiError with its own message and fix', () => {
 	const cases: Array<{
 		type: string;
 		status: number;
