@@ -7,9 +7,21 @@ import type {
 	Icon,
 } from 'n8n-workflow';
 
-export const DEFAULT_API_VERSION = '2026-03-01';
+const DEFAULT_API_VERSION = '2026-03-01';
 /** A key: service_live_ or service_test_ followed by at least 24 letters and digits. */
-export const API_KEY_PATTERN = /^service_(live|test)_[A-Za-z0-9]{24,}$/;
+const API_KEY_PATTERN = /^service_(live|test)_[A-Za-z0-9]{24,}$/;
+
+/** What is wrong with a key that does not look like one, and how to fix it; undefined if fine. */
+export function apiKeyProblem(
+	apiKey: string,
+): { message: string; description: string } | undefined {
+	if (API_KEY_PATTERN.test(apiKey)) return undefined;
+	return {
+		message: 'The API Key in the Ad Performance credential does not look like a service key',
+		description:
+			'A key starts with service_live_ or service_test_ followed by at least 24 letters and digits. Copy it again from the dashboard (Settings → API Keys) into the credential.',
+	};
+}
 
 /** The base URL as the user typed it, without trailing slashes or an accidental `/v1`. */
 export function normaliseBaseUrl(raw: unknown): string {
@@ -33,8 +45,8 @@ export class AdPerformanceApi implements ICredentialType {
 	displayName = 'Ad Performance API';
 
 	icon: Icon = {
-		light: 'file:../nodes/AdPerformance/adPerformance.svg',
-		dark: 'file:../nodes/AdPerformance/adPerformance.dark.svg',
+		light: 'file:../icons/adPerformance.svg',
+		dark: 'file:../icons/adPerformance.dark.svg',
 	};
 
 	documentationUrl = 'https://github.com/ad-performance/n8n-nodes-ad-performance#credentials';
@@ -69,10 +81,10 @@ export class AdPerformanceApi implements ICredentialType {
 				'Sent as the service-version header. Change it only when the service asks you to.',
 		},
 		{
-			// Not shown in the editor. The offline sandbox can run its clock faster than real time
-			// (a service minute passing in seconds); the nodes then scale their rate-limit waits by
-			// the same factor. Always 1 against the real service.
-			displayName: 'Service Time Scale',
+			// Not shown in the editor: how fast the offline sandbox runs its clock (0.05: a service
+			// minute in 3 s). The nodes honour it only for a Base URL on this machine; see
+			// nodes/shared/transport/serviceClock.ts.
+			displayName: 'Sandbox Clock Speed',
 			name: 'timeScale',
 			type: 'hidden',
 			default: 1,
@@ -89,11 +101,8 @@ export class AdPerformanceApi implements ICredentialType {
 		requestOptions: IHttpRequestOptions,
 	): Promise<IHttpRequestOptions> {
 		const apiKey = String(credentials.apiKey ?? '').trim();
-		if (!API_KEY_PATTERN.test(apiKey)) {
-			throw new Error(
-				'The API key in the Ad Performance credential does not look like a service key: it must start with service_live_ or service_test_ followed by at least 24 letters and digits. Copy the key again from the dashboard (Settings → API Keys).',
-			);
-		}
+		const keyProblem = apiKeyProblem(apiKey);
+		if (keyProblem) throw new Error(`${keyProblem.message}. ${keyProblem.description}`);
 		const baseUrl = normaliseBaseUrl(credentials.baseUrl);
 		if (/^[a-z][a-z0-9+.-]*:\/\/[^/@]*@/i.test(baseUrl)) {
 			// The address is shown in errors and logs; a password in it would be shown too.

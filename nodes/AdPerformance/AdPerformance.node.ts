@@ -8,7 +8,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import * as account from './actions/account/Account.resource';
 import * as campaign from './actions/campaign/Campaign.resource';
-import { requestOptionsProperty } from './actions/common.descriptions';
+import { requestOptionsProperty } from '../shared/descriptions';
 import * as diagnostic from './actions/diagnostic/Diagnostic.resource';
 import * as report from './actions/report/Report.resource';
 import { router } from './actions/router';
@@ -22,7 +22,10 @@ export class AdPerformance implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Ad Performance',
 		name: 'adPerformance',
-		icon: { light: 'file:adPerformance.svg', dark: 'file:adPerformance.dark.svg' },
+		icon: {
+			light: 'file:../../icons/adPerformance.svg',
+			dark: 'file:../../icons/adPerformance.dark.svg',
+		},
 		group: ['transform'],
 		version: 1,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',

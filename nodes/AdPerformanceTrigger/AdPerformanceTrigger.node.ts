@@ -6,10 +6,10 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { requestOptionsProperty } from '../AdPerformance/actions/common.descriptions';
+import { requestOptionsProperty } from '../shared/descriptions';
 import { pollEvents } from './events/router';
 
-// A polling trigger: the service has no webhooks or events of any kind (spec §6), so n8n
+// A polling trigger: the service has no webhooks or events of any kind (docs/service-notes.md, Events), so n8n
 // calls poll() on the schedule set under "Poll Times". How each event is detected exactly
 // once is described in events/reports.ts and events/accounts.ts.
 export class AdPerformanceTrigger implements INodeType {
@@ -17,8 +17,8 @@ export class AdPerformanceTrigger implements INodeType {
 		displayName: 'Ad Performance Trigger',
 		name: 'adPerformanceTrigger',
 		icon: {
-			light: 'file:../AdPerformance/adPerformance.svg',
-			dark: 'file:../AdPerformance/adPerformance.dark.svg',
+			light: 'file:../../icons/adPerformance.svg',
+			dark: 'file:../../icons/adPerformance.dark.svg',
 		},
 		group: ['trigger'],
 		version: 1,

@@ -7,13 +7,14 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { errorItem, withItemIndex } from '../AdPerformance/actions/router';
-import { requestOptionsProperty } from '../AdPerformance/actions/common.descriptions';
+import { binaryPropertyNameProperty, requestOptionsProperty } from '../shared/descriptions';
+import { workFailedError } from '../shared/errors';
+import { everyItemFailed, ItemResults } from '../shared/items';
 import { pollUntilFinal, type PollResult } from '../shared/polling';
-import { downloadReportFile, isFinalReport, reportNotFound } from '../shared/reports';
-import { readClientOptions } from '../shared/requestOptions';
-import { AdPerformanceClient } from '../shared/transport';
-import type { ServiceReport } from '../shared/types';
+import { downloadReportFile, reportNotFound } from '../shared/reports';
+import { createClient } from '../shared/requestOptions';
+import type { AdPerformanceClient } from '../shared/transport';
+import { isFinished, type ServiceReport } from '../shared/types';
 import { InputValidator } from '../shared/validation';
 import { ReportSweep, type ReportHint } from './reportSweep';
 
@@ -28,7 +29,10 @@ export class AdPerformanceWaitForReport implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Wait for Ad Report',
 		name: 'adPerformanceWaitForReport',
-		icon: { light: 'file:adPerformanceWait.svg', dark: 'file:adPerformanceWait.dark.svg' },
+		icon: {
+			light: 'file:../../icons/adPerformanceWait.svg',
+			dark: 'file:../../icons/adPerformanceWait.dark.svg',
+		},
 		group: ['transform'],
 		version: 1,
 		subtitle: '={{ $parameter["download"] ? "Wait and download" : "Wait" }}',
@@ -93,84 +97,71 @@ export class AdPerformanceWaitForReport implements INodeType {
 				default: true,
 				description: 'Whether to download the finished report and output it as binary data',
 			},
-			{
-				displayName: 'Put Output File in Field',
-				name: 'binaryPropertyName',
-				type: 'string',
-				required: true,
-				default: 'data',
-				description:
-					'Name of the binary field the report file is put in; the next node (Send Email, Slack, Google Drive) reads the file from this field',
-				displayOptions: { show: { download: [true] } },
-			},
+			{ ...binaryPropertyNameProperty, displayOptions: { show: { download: [true] } } },
 			requestOptionsProperty,
 		],
 	};
 
+	/**
+	 * One wait serves every item: the settings are read once, each item's report id (and file
+	 * field) is checked before any request, then one sweep per interval looks for all reports,
+	 * and each item is settled with its report (and file) or its error.
+	 */
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const items = this.getInputData();
 		let settings: WaitSettings;
 		let client: AdPerformanceClient;
 		try {
 			settings = readSettings(this);
-			client = await AdPerformanceClient.create(
-				this,
-				readClientOptions(this.getNode(), this.getNodeParameter('requestOptions', 0, {})),
-			);
+			client = await createClient(this, this.getNodeParameter('requestOptions', 0, {}));
 		} catch (error) {
-			if (!this.continueOnFail()) throw withItemIndex(error, 0);
-			return [items.map((_, itemIndex) => errorItem(error, itemIndex))];
+			return [everyItemFailed(this, items.length, error)];
 		}
-		const output = new Map<number, INodeExecutionData>();
-		const fail = (caught: unknown, itemIndex: number) => {
-			const error = client.redactor.error(caught);
-			if (this.getExecutionCancelSignal?.()?.aborted || !this.continueOnFail())
-				throw withItemIndex(error, itemIndex);
-			output.set(itemIndex, errorItem(error, itemIndex));
-		};
+		const results = new ItemResults(this, (error) => client.redactor.error(error));
 
-		// Which report each item waits for, all checked before any request.
-		const waits = new Map<number, ItemWait>();
+		const waits: ItemWait[] = [];
 		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 			try {
-				waits.set(itemIndex, readItemWait(this, items[itemIndex].json, itemIndex, settings));
+				waits.push(readItemWait(this, items[itemIndex].json, itemIndex, settings));
 			} catch (error) {
-				fail(error, itemIndex);
+				results.fail(itemIndex, error);
 			}
 		}
 
-		const hints = new Map<string, ReportHint>();
-		for (const wait of waits.values()) if (wait.hint) hints.set(wait.reportId, wait.hint);
-		const sweep = new ReportSweep(client, hints);
-		let result: PollResult<string, ServiceReport>;
+		let found: PollResult<ServiceReport>;
 		try {
-			result = await pollUntilFinal<string, ServiceReport>(client, {
-				keys: [...new Set([...waits.values()].map((wait) => wait.reportId))],
-				intervalMs: settings.intervalSeconds * 1000,
-				timeoutMs: settings.timeoutSeconds * 1000,
-				isFinal: isFinalReport,
-				sweep: async (pending, deadline) => await sweep.sweep(pending, deadline),
-			});
+			found = await waitForReports(client, settings, waits);
 		} catch (error) {
 			// A sweep that failed for good (the key was revoked, the service is down) fails
 			// every item still waiting; with Continue On Fail each of them gets the error.
-			for (const itemIndex of waits.keys()) fail(error, itemIndex);
-			return [[...output].sort(([a], [b]) => a - b).map(([, item]) => item)];
+			for (const wait of waits) results.fail(wait.itemIndex, error);
+			return [results.list()];
 		}
-
-		for (const [itemIndex, wait] of waits) {
-			try {
-				const outcome: ReportOutcome = {
-					report: result.states.get(wait.reportId),
-					timedOut: result.timedOut.includes(wait.reportId),
-				};
-				output.set(itemIndex, await settleReport(this, client, settings, wait, outcome));
-			} catch (error) {
-				fail(error, itemIndex);
-			}
+		for (const wait of waits) {
+			await results.settle(wait.itemIndex, async () => [
+				await settleReport(this, client, settings, wait, found),
+			]);
 		}
-		return [[...output].sort(([a], [b]) => a - b).map(([, item]) => item)];
+		return [results.list()];
 	}
+}
+
+/** One sweep per interval for the reports of every item, until all are finished or time is up. */
+async function waitForReports(
+	client: AdPerformanceClient,
+	settings: WaitSettings,
+	waits: ItemWait[],
+): Promise<PollResult<ServiceReport>> {
+	const hints = new Map<string, ReportHint>();
+	for (const wait of waits) if (wait.hint) hints.set(wait.reportId, wait.hint);
+	const sweep = new ReportSweep(client, hints);
+	return await pollUntilFinal<ServiceReport>(client, {
+		ids: [...new Set(waits.map((wait) => wait.reportId))],
+		intervalMs: settings.intervalSeconds * 1000,
+		timeoutMs: settings.timeoutSeconds * 1000,
+		isFinal: isFinished,
+		sweep: async (pending, deadline) => await sweep.sweep(pending, deadline),
+	});
 }
 
 /** The node's timing and output settings: one wait serves every item, so they come from item 0. */
@@ -232,21 +223,16 @@ function readItemWait(
 	return { itemIndex, reportId, binaryPropertyName, hint };
 }
 
-interface ReportOutcome {
-	/** The last state seen (undefined if the report was never seen). */
-	report: ServiceReport | undefined;
-	timedOut: boolean;
-}
-
 /** The output item of one input: the finished report with its file, or an error. */
 async function settleReport(
 	ctx: IExecuteFunctions,
 	client: AdPerformanceClient,
 	settings: WaitSettings,
 	wait: ItemWait,
-	{ report, timedOut }: ReportOutcome,
+	found: PollResult<ServiceReport>,
 ): Promise<INodeExecutionData> {
 	const { itemIndex, reportId } = wait;
+	const report = found.states.get(reportId);
 	if (!report) {
 		throw reportNotFound(
 			client,
@@ -255,17 +241,11 @@ async function settleReport(
 			`No report with this ID was listed within the timeout (${settings.timeoutSeconds} seconds). Check the Report ID (by default it is taken from the id field of the input).`,
 		);
 	}
-	if (timedOut) {
-		const status = report.status ?? 'unknown';
-		if (settings.onTimeout === 'outputPending') {
-			return {
-				json: report as IDataObject,
-				pairedItem: { item: itemIndex },
-			};
-		}
+	if (found.timedOut.includes(reportId)) {
+		if (settings.onTimeout === 'outputPending') return { json: report };
 		throw new NodeOperationError(
 			ctx.getNode(),
-			`Report ${reportId} was still ${status} after ${settings.timeoutSeconds} seconds`,
+			`Report ${reportId} was still ${report.status ?? 'unknown'} after ${settings.timeoutSeconds} seconds`,
 			{
 				description:
 					'Reports usually take 10–20 seconds, longer when the service is busy. Raise Timeout, or set On Timeout to output the report as it is and check it later.',
@@ -273,23 +253,20 @@ async function settleReport(
 			},
 		);
 	}
-	const finished = report as ServiceReport;
-	if (finished.status === 'failed') {
-		throw client.serviceError({
-			status: 200,
-			type: finished.error?.type ?? 'generation_failed',
-			serviceMessage: finished.error?.message,
+	if (report.status === 'failed') {
+		throw workFailedError(ctx.getNode(), {
+			what: `Report ${reportId}`,
+			error: report.error,
 			itemIndex,
-			message: `Report ${reportId} failed${finished.error?.message ? `: ${finished.error.message}` : ''}`,
 			description:
 				'The service could not generate this report. Generate it again; if it keeps failing, check the account connection in the dashboard.',
 		});
 	}
-	const item: INodeExecutionData = { json: finished, pairedItem: { item: itemIndex } };
-	if (wait.binaryPropertyName !== undefined) {
-		item.binary = {
-			[wait.binaryPropertyName]: await downloadReportFile(ctx, client, finished, itemIndex),
-		};
-	}
-	return item;
+	if (wait.binaryPropertyName === undefined) return { json: report };
+	return {
+		json: report,
+		binary: {
+			[wait.binaryPropertyName]: await downloadReportFile(ctx, client, report, itemIndex),
+		},
+	};
 }

@@ -1,10 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { AdPerformanceClient } from '../shared/transport';
+import { CLOCK_SKEW_MARGIN_MS, type AdPerformanceClient } from '../shared/transport';
 import type { ServiceReport } from '../shared/types';
-
-/** The service's clock and n8n's may differ; narrow creation-time filters with this margin. */
-const CREATION_MARGIN_MS = 5 * 60_000;
 
 export interface ReportHint {
 	accountId?: string;
@@ -40,7 +37,7 @@ export class ReportSweep {
 		if (accounts.size === 1 && !accounts.has(undefined)) qs.accountId = [...accounts][0];
 		const created = pending.map((id) => Date.parse(this.hints.get(id)?.createdAt ?? ''));
 		if (created.every((time) => Number.isFinite(time))) {
-			qs.from = new Date(Math.min(...created) - CREATION_MARGIN_MS).toISOString();
+			qs.from = new Date(Math.min(...created) - CLOCK_SKEW_MARGIN_MS).toISOString();
 		}
 		await this.client.walk<ServiceReport>(
 			'/reports',

@@ -18,7 +18,7 @@ export async function createDiagnostic(
 	itemIndex: number,
 ): Promise<ServiceDiagnostic> {
 	const subject = `campaign ${campaignId}`;
-	const giveUpAt = Date.now() + client.serviceMs(LOST_DIAGNOSTIC_WAIT_MS);
+	const giveUpAt = Date.now() + client.clock.realMs(LOST_DIAGNOSTIC_WAIT_MS);
 	let answerLost = false;
 	for (let attempt = 1; ; attempt++) {
 		const outcome = await client.write({
@@ -46,7 +46,7 @@ export async function createDiagnostic(
 						'A run started by an earlier attempt whose answer was lost is still going. Run the diagnostic again in a minute.',
 				});
 			}
-			await client.wait(client.serviceMs(LOST_DIAGNOSTIC_POLL_MS));
+			await client.wait(client.clock.realMs(LOST_DIAGNOSTIC_POLL_MS));
 			continue;
 		}
 		return (outcome.response.body as SingleEnvelope<ServiceDiagnostic>).data;

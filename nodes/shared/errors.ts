@@ -1,8 +1,8 @@
 import type { INode, JsonObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 /**
- * What each error type of spec §7 means for the person building the workflow, and how to fix
+ * What each error type of the service (docs/service-notes.md, Errors) means for the person building the workflow, and how to fix
  * it. The service's own message "may change between API versions and must not be parsed", so
  * it is kept only as a detail; the type is the contract.
  */
@@ -93,7 +93,7 @@ export interface ServiceErrorDetails {
 	message?: string;
 }
 
-export function describeServiceError(type: string | undefined) {
+function describeServiceError(type: string | undefined) {
 	return type ? ERROR_GUIDE[type] : undefined;
 }
 
@@ -121,6 +121,30 @@ export function serviceError(node: INode, details: ServiceErrorDetails): NodeApi
 		message,
 		description: descriptionParts.filter(Boolean).join(' '),
 		httpCode: String(details.status),
+		itemIndex: details.itemIndex,
+	});
+}
+
+/**
+ * A report or diagnostic that the service accepted but could not finish. Every request
+ * succeeded, so this is no HTTP error: it is the outcome of the work, with the service's reason.
+ */
+export function workFailedError(
+	node: INode,
+	details: {
+		/** What failed, e.g. "Report rpt_123". */
+		what: string;
+		error?: { type?: string; message?: string };
+		itemIndex: number;
+		description: string;
+	},
+): NodeOperationError {
+	const reason = details.error?.message;
+	const type = details.error?.type;
+	return new NodeOperationError(node, `${details.what} failed${reason ? `: ${reason}` : ''}`, {
+		description: type
+			? `${details.description} (The service's error type: ${type}.)`
+			: details.description,
 		itemIndex: details.itemIndex,
 	});
 }

@@ -1,25 +1,24 @@
 import { DeadlineReached, type AdPerformanceClient } from './transport';
 
-export interface PollOptions<K, V> {
-	/** Everything still awaited. */
-	keys: K[];
+export interface PollOptions<V> {
+	/** The ids of everything still awaited. */
+	ids: string[];
 	intervalMs: number;
 	timeoutMs: number;
 	/**
-	 * One look at the service for the given pending keys; returns what it learnt. Its requests
+	 * One look at the service for the given pending ids; returns what it learnt. Its requests
 	 * must stop at `deadline` (the client throws DeadlineReached there).
 	 */
-	sweep: (pending: K[], deadline: number) => Promise<Map<K, V>>;
+	sweep: (pending: string[], deadline: number) => Promise<Map<string, V>>;
 	/** Whether a state is final (completed or failed); anything else means "keep waiting". */
 	isFinal: (state: V) => boolean;
 }
 
-export interface PollResult<K, V> {
-	/** The last known state of every key (undefined if never seen). */
-	states: Map<K, V | undefined>;
-	/** Keys that were not final when the deadline passed. */
-	timedOut: K[];
-	sweeps: number;
+export interface PollResult<V> {
+	/** The last known state of every id (undefined if never seen). */
+	states: Map<string, V | undefined>;
+	/** Ids that were not final when the deadline passed. */
+	timedOut: string[];
 }
 
 /**
@@ -29,17 +28,16 @@ export interface PollResult<K, V> {
  * the deadline is cut there: the timeout holds even when the service is slow. Waiting goes
  * through the client, i.e. n8n's sleep with the execution's cancel signal.
  */
-export async function pollUntilFinal<K, V>(
+export async function pollUntilFinal<V>(
 	client: AdPerformanceClient,
-	options: PollOptions<K, V>,
-): Promise<PollResult<K, V>> {
+	options: PollOptions<V>,
+): Promise<PollResult<V>> {
 	const started = Date.now();
 	const deadline = started + options.timeoutMs;
-	const states = new Map<K, V | undefined>(options.keys.map((key) => [key, undefined]));
-	let pending = [...options.keys];
-	let sweeps = 0;
+	const states = new Map<string, V | undefined>(options.ids.map((id) => [id, undefined]));
+	let pending = [...options.ids];
 	for (let beat = 1; pending.length > 0; beat++) {
-		let seen: Map<K, V> | undefined;
+		let seen: Map<string, V> | undefined;
 		let failure: unknown;
 		try {
 			seen = await options.sweep(pending, deadline);
@@ -49,10 +47,9 @@ export async function pollUntilFinal<K, V>(
 		// A sweep cut at the deadline leaves what is still pending timed out.
 		if (failure instanceof DeadlineReached) break;
 		if (seen === undefined) throw failure;
-		sweeps++;
-		for (const [key, state] of seen) states.set(key, state);
-		pending = pending.filter((key) => {
-			const state = states.get(key);
+		for (const [id, state] of seen) states.set(id, state);
+		pending = pending.filter((id) => {
+			const state = states.get(id);
 			return state === undefined || !options.isFinal(state);
 		});
 		if (pending.length === 0) break;
@@ -61,5 +58,5 @@ export async function pollUntilFinal<K, V>(
 		const nextBeat = started + beat * options.intervalMs;
 		await client.wait(Math.max(0, Math.min(nextBeat, deadline) - now));
 	}
-	return { states, timedOut: pending, sweeps };
+	return { states, timedOut: pending };
 }

@@ -14,12 +14,8 @@ const MIME_BY_FORMAT: Record<string, string> = {
 };
 const EXTENSION_BY_FORMAT: Record<string, string> = { pdf: 'pdf', markdown: 'md', json: 'json' };
 
-export function isFinalReport(report: ServiceReport): boolean {
-	return report.status === 'completed' || report.status === 'failed';
-}
-
 /**
- * There is no GET /v1/reports/{id} (open-points A6): one report is found by listing, narrowed
+ * There is no GET /v1/reports/{id} (docs/service-notes.md, Finding one report): one report is found by listing, narrowed
  * by account and creation time when we know them, and matching its id across pages.
  */
 export async function findReport(
@@ -82,7 +78,7 @@ function slug(text: string): string {
 }
 
 /** `attachment; filename="a.pdf"` or RFC 5987 `filename*=UTF-8''a%20b.pdf`. */
-export function fileNameFromContentDisposition(header: unknown): string | undefined {
+function fileNameFromContentDisposition(header: unknown): string | undefined {
 	const value = Array.isArray(header) ? header[0] : header;
 	if (typeof value !== 'string') return undefined;
 	const extended = /filename\*\s*=\s*(?:UTF-8|utf-8)''([^;]+)/.exec(value);

@@ -1,13 +1,13 @@
 import type { INode } from 'n8n-workflow';
 
-import type { ClientOptions } from './transport';
+import { AdPerformanceClient, type ClientOptions, type RequestContext } from './transport';
 import { InputValidator } from './validation';
 
 /**
  * Request Options of every node, checked before any request: an expression that yields
  * "abc", {} or NaN must never mean "no attempt limit".
  */
-export function readClientOptions(node: INode, raw: unknown, itemIndex = 0): ClientOptions {
+function readClientOptions(node: INode, raw: unknown, itemIndex = 0): ClientOptions {
 	const options = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
 	const check = new InputValidator(node, itemIndex);
 	const clientOptions: ClientOptions = {};
@@ -28,4 +28,12 @@ export function readClientOptions(node: INode, raw: unknown, itemIndex = 0): Cli
 		);
 	}
 	return clientOptions;
+}
+
+/** The client of one execution, with the node's Request Options checked first. */
+export async function createClient(
+	ctx: RequestContext,
+	rawRequestOptions: unknown,
+): Promise<AdPerformanceClient> {
+	return await AdPerformanceClient.create(ctx, readClientOptions(ctx.getNode(), rawRequestOptions));
 }

@@ -142,7 +142,7 @@ export class InputValidator {
 		return `${y}-${m}-${d}`;
 	}
 
-	/** Start strictly before end, at most 90 days apart (spec §4.2 rule 2). */
+	/** Start strictly before end, at most 90 days apart (docs/service-notes.md, Report requests). */
 	dateRange(startField: string, start: string, endField: string, end: string) {
 		const days = (Date.parse(`${end}T00:00:00Z`) - Date.parse(`${start}T00:00:00Z`)) / 86_400_000;
 		if (days <= 0) {
@@ -177,7 +177,7 @@ export class InputValidator {
 		return text;
 	}
 
-	/** Campaign ids as an array or a comma-separated string; at most 20 (spec §4.2 rule 3). */
+	/** Campaign ids as an array or a comma-separated string; at most 20 (docs/service-notes.md, Report requests). */
 	campaignIds(field: string, value: unknown): string[] {
 		let list: unknown[];
 		if (Array.isArray(value)) list = value;
@@ -250,13 +250,13 @@ export class InputValidator {
 		return number;
 	}
 
-	colour(field: string, value: unknown): string {
+	color(field: string, value: unknown): string {
 		const text = this.text(field, value, { maxLength: 7 });
 		if (!/^#[0-9a-fA-F]{6}$/.test(text)) {
 			this.fail(
 				field,
-				`"${clip(text)}" is not a colour in the form #rrggbb`,
-				'Enter the colour as # followed by six hex digits, for example #1a73e8.',
+				`"${clip(text)}" is not a color in the form #rrggbb`,
+				'Enter the color as # followed by six hex digits, for example #1a73e8.',
 			);
 		}
 		return text;

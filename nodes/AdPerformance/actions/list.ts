@@ -1,9 +1,10 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
+import type { AdPerformanceClient } from '../../shared/transport';
 import { InputValidator } from '../../shared/validation';
 
 /** Return All / Limit of a "Get Many" operation, checked before any request. */
-export function readListOptions(
+function readListOptions(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 ): { returnAll: boolean; limit?: number } {
@@ -23,4 +24,22 @@ export function readListOptions(
 		1_000_000,
 	);
 	return { returnAll, limit };
+}
+
+/**
+ * A Get Many: the records of `path` matching `qs` (the operation's checked filters), all or up
+ * to Limit, one output item per record.
+ */
+export async function listRecords(
+	ctx: IExecuteFunctions,
+	client: AdPerformanceClient,
+	itemIndex: number,
+	path: string,
+	qs: IDataObject,
+): Promise<INodeExecutionData[]> {
+	const records = await client.list<IDataObject>(path, qs, {
+		...readListOptions(ctx, itemIndex),
+		itemIndex,
+	});
+	return records.map((record) => ({ json: record }));
 }

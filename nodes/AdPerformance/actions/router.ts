@@ -1,8 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
-import { readClientOptions } from '../../shared/requestOptions';
-import { AdPerformanceClient } from '../../shared/transport';
+import { everyItemFailed, ItemResults } from '../../shared/items';
+import { createClient } from '../../shared/requestOptions';
+import type { AdPerformanceClient } from '../../shared/transport';
 import * as account from './account/Account.resource';
 import * as campaign from './campaign/Campaign.resource';
 import * as diagnostic from './diagnostic/Diagnostic.resource';
@@ -35,27 +36,6 @@ const operations: Record<string, Record<string, Operation>> = {
 	diagnostic: { get: diagnostic.get, run: diagnostic.run },
 };
 
-/** Makes sure an error names the item it belongs to, as n8n shows it in the editor. */
-export function withItemIndex<E>(error: E, itemIndex: number): E {
-	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
-		error.context = {
-			...(error.context ?? {}),
-			itemIndex: (error.context?.itemIndex as number | undefined) ?? itemIndex,
-		};
-	}
-	return error;
-}
-
-/** The item a failed input produces under Continue On Fail. */
-export function errorItem(error: unknown, itemIndex: number): INodeExecutionData {
-	const json: IDataObject = { error: error instanceof Error ? error.message : String(error) };
-	const description = (error as { description?: unknown }).description;
-	if (typeof description === 'string' && description) json.errorDescription = description;
-	const httpCode = (error as { httpCode?: unknown }).httpCode;
-	if (typeof httpCode === 'string' && httpCode) json.httpCode = httpCode;
-	return { json, pairedItem: { item: itemIndex } };
-}
-
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as string;
@@ -68,54 +48,33 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		);
 	}
 
-	const returnData: INodeExecutionData[] = [];
 	let client: AdPerformanceClient;
 	try {
-		const options = readClientOptions(
-			this.getNode(),
-			this.getNodeParameter('requestOptions', 0, {}),
-		);
-		client = await AdPerformanceClient.create(this, options);
+		client = await createClient(this, this.getNodeParameter('requestOptions', 0, {}));
 	} catch (error) {
-		if (!this.continueOnFail()) throw withItemIndex(error, 0);
-		return [items.map((_, itemIndex) => errorItem(error, itemIndex))];
+		return [everyItemFailed(this, items.length, error)];
 	}
+	const results = new ItemResults(this, (error) => client.redactor.error(error));
 
 	// Input of every item first: no request is spent, nothing is created, before all are valid.
 	const prepared = new Map<number, unknown>();
-	const invalid = new Map<number, unknown>();
 	if (handler.prepare) {
 		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 			try {
 				prepared.set(itemIndex, handler.prepare(this, itemIndex));
 			} catch (error) {
-				if (!this.continueOnFail()) throw withItemIndex(error, itemIndex);
-				invalid.set(itemIndex, error);
+				results.fail(itemIndex, error);
 			}
 		}
 	}
 
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		try {
-			if (invalid.has(itemIndex)) throw invalid.get(itemIndex);
-			const results = await handler.execute.call(
-				this,
-				client,
-				itemIndex,
-				prepared.get(itemIndex) as never,
-			);
-			for (const result of results) {
-				returnData.push({ ...result, pairedItem: { item: itemIndex } });
-			}
-		} catch (caught) {
-			const error = client.redactor.error(caught);
-			if (this.getExecutionCancelSignal?.()?.aborted) throw withItemIndex(error, itemIndex);
-			if (this.continueOnFail()) {
-				returnData.push(errorItem(error, itemIndex));
-				continue;
-			}
-			throw withItemIndex(error, itemIndex);
-		}
+		if (results.has(itemIndex)) continue;
+		await results.settle(
+			itemIndex,
+			async () =>
+				await handler.execute.call(this, client, itemIndex, prepared.get(itemIndex) as never),
+		);
 	}
-	return [returnData];
+	return [results.list()];
 }

@@ -13,8 +13,22 @@ function matches(filter: string | undefined, ...texts: Array<string | undefined>
 	return texts.some((text) => text?.toLowerCase().includes(needle));
 }
 
-function nextPage(envelope: ListEnvelope<unknown>, page: number): string | undefined {
-	return envelope.pagination?.hasMore ? String(page + 1) : undefined;
+/**
+ * One page of a list for the editor's searchable list; the token is the next page's number. A
+ * list search gets no Request Options, so it tries a few times and gives up (the user is waiting).
+ */
+async function searchPage<T>(
+	ctx: ILoadOptionsFunctions,
+	path: string,
+	paginationToken: string | undefined,
+): Promise<{ records: T[]; nextToken: string | undefined }> {
+	const client = await AdPerformanceClient.create(ctx, { maxAttempts: 3 });
+	const page = Number(paginationToken ?? 1) || 1;
+	const envelope: ListEnvelope<T> = await client.listPage<T>(path, {}, page, MAX_PAGE_SIZE);
+	return {
+		records: envelope.data ?? [],
+		nextToken: envelope.pagination?.hasMore ? String(page + 1) : undefined,
+	};
 }
 
 /** Connected ad accounts; the value is the ad platform account id that Generate needs. */
@@ -23,10 +37,12 @@ export async function searchAccounts(
 	filter?: string,
 	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
-	const client = await AdPerformanceClient.create(this, { maxAttempts: 3 });
-	const page = Number(paginationToken ?? 1) || 1;
-	const envelope = await client.listPage<ServiceAccount>('/accounts', {}, page, MAX_PAGE_SIZE);
-	const results: INodeListSearchItems[] = (envelope.data ?? [])
+	const { records, nextToken } = await searchPage<ServiceAccount>(
+		this,
+		'/accounts',
+		paginationToken,
+	);
+	const results: INodeListSearchItems[] = records
 		.filter((account) => account.platformAccountId)
 		.filter((account) =>
 			matches(
@@ -41,7 +57,7 @@ export async function searchAccounts(
 			name: `${account.name ?? account.id}${account.connectionStatus && account.connectionStatus !== 'active' ? ` (${account.connectionStatus.replace('_', ' ')})` : ''}`,
 			value: account.platformAccountId as string,
 		}));
-	return { results, paginationToken: nextPage(envelope, page) };
+	return { results, paginationToken: nextToken };
 }
 
 export async function searchCampaigns(
@@ -49,14 +65,16 @@ export async function searchCampaigns(
 	filter?: string,
 	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
-	const client = await AdPerformanceClient.create(this, { maxAttempts: 3 });
-	const page = Number(paginationToken ?? 1) || 1;
-	const envelope = await client.listPage<ServiceCampaign>('/campaigns', {}, page, MAX_PAGE_SIZE);
-	const results: INodeListSearchItems[] = (envelope.data ?? [])
+	const { records, nextToken } = await searchPage<ServiceCampaign>(
+		this,
+		'/campaigns',
+		paginationToken,
+	);
+	const results: INodeListSearchItems[] = records
 		.filter((campaign) => matches(filter, campaign.name, campaign.id))
 		.map((campaign) => ({
 			name: `${campaign.name ?? campaign.id}${campaign.status ? ` · ${campaign.status}` : ''}`,
 			value: campaign.id,
 		}));
-	return { results, paginationToken: nextPage(envelope, page) };
+	return { results, paginationToken: nextToken };
 }

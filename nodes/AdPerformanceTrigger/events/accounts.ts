@@ -15,7 +15,7 @@ import type { EventHandler, PollInput, PollOutcome } from './common';
  * Emitted, one item per change: `{ account, previousStatus, currentStatus }`, e.g.
  * active → token_expired, active → disconnected, token_expired → active.
  *
- * Decisions where the spec is silent:
+ * Decisions where the service's documentation is silent:
  *   - An account that appears after the baseline (newly connected in the dashboard) is
  *     emitted with `previousStatus: null`: connecting an account is a change of its connection,
  *     and a workflow that, say, posts "account X is now active" should hear about it. A
@@ -59,8 +59,7 @@ async function listAccounts(
 		);
 	}
 	return accounts.filter(
-		(account) =>
-			!accountId || account.id === accountId || account.platformAccountId === accountId,
+		(account) => !accountId || account.id === accountId || account.platformAccountId === accountId,
 	);
 }
 

@@ -1,7 +1,7 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
-import { isFinalReport } from '../../shared/reports';
-import type { ServiceReport } from '../../shared/types';
+import { CLOCK_SKEW_MARGIN_MS } from '../../shared/transport';
+import { isFinished, type ServiceReport } from '../../shared/types';
 import type { EventHandler, PollInput, PollOutcome } from './common';
 
 /*
@@ -19,9 +19,9 @@ import type { EventHandler, PollInput, PollOutcome } from './common';
  * Stored in the node's static data (persisted by n8n between polls and across restarts):
  *   - `cursor`: ISO time; invariant: every report created before it was already final when
  *     we last looked and has been handled. Next cursor =
- *       min(createdAt of the oldest still-unfinished report − 1 s,  now − CLOCK_SKEW)
+ *       min(createdAt of the oldest still-unfinished report − 1 s,  now − CLOCK_SKEW_MARGIN)
  *     and never earlier than the current one. The 1 s covers a service that compares `from`
- *     exclusively or at second precision; CLOCK_SKEW (5 min) covers a service clock behind
+ *     exclusively or at second precision; CLOCK_SKEW_MARGIN (5 min) covers a service clock behind
  *     n8n's, so a report created "just now" on a lagging service is still inside the window.
  *   - `seen`: id → createdAt (ms) of every report of the watched status already emitted (or
  *     present at the baseline) and created at or after the cursor. The window overlaps the
@@ -50,21 +50,19 @@ import type { EventHandler, PollInput, PollOutcome } from './common';
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
-/** How far the service's clock may lag behind n8n's without a report being missed. */
-export const CLOCK_SKEW_MS = 5 * MINUTE;
 /** How long an unfinished report keeps the cursor from moving past it. */
-export const MAX_HOLD_MS = 60 * MINUTE;
+const MAX_HOLD_MS = 60 * MINUTE;
 /** Most ids kept in `seen`. */
-export const MAX_SEEN = 1_000;
+const MAX_SEEN = 1_000;
 /** Margin below an unfinished report's creation time (second precision, exclusive `from`). */
 const HOLD_MARGIN_MS = SECOND;
 
-interface ReportState extends IDataObject {
+interface ReportEventsCursor extends IDataObject {
 	cursor: string;
 	seen: Record<string, number>;
 }
 
-function readState(previous: IDataObject | undefined): ReportState | undefined {
+function readState(previous: IDataObject | undefined): ReportEventsCursor | undefined {
 	if (!previous || typeof previous.cursor !== 'string' || Number.isNaN(Date.parse(previous.cursor)))
 		return undefined;
 	const seen: Record<string, number> = {};
@@ -126,7 +124,7 @@ export const reportEvents: EventHandler = {
 		for (const report of reports.values()) {
 			// A report without a readable creation time is kept in `seen` as if created now.
 			const createdAt = createdAtMs(report, now);
-			if (!isFinalReport(report)) {
+			if (!isFinished(report)) {
 				// Unknown statuses count as unfinished (be liberal): they hold the cursor for a while.
 				if (createdAt >= now - MAX_HOLD_MS)
 					oldestUnfinished = Math.min(oldestUnfinished, createdAt);
@@ -137,7 +135,10 @@ export const reportEvents: EventHandler = {
 			if (!baseline) fresh.push(report);
 		}
 
-		let cursor = Math.max(from, Math.min(oldestUnfinished - HOLD_MARGIN_MS, now - CLOCK_SKEW_MS));
+		let cursor = Math.max(
+			from,
+			Math.min(oldestUnfinished - HOLD_MARGIN_MS, now - CLOCK_SKEW_MARGIN_MS),
+		);
 		// What was created before the cursor is never returned again: forget it.
 		for (const [id, createdAt] of seen) if (createdAt < cursor) seen.delete(id);
 		if (seen.size > MAX_SEEN) {

@@ -1,7 +1,6 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
-import { readClientOptions } from '../../shared/requestOptions';
-import { AdPerformanceClient } from '../../shared/transport';
+import { createClient } from '../../shared/requestOptions';
 import { InputValidator } from '../../shared/validation';
 import { accountEvents } from './accounts';
 import type { EventHandler, PollOutcome, TriggerEvent, TriggerSettings } from './common';
@@ -40,10 +39,7 @@ function readSettings(ctx: IPollFunctions): TriggerSettings {
 export async function pollEvents(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	const settings = readSettings(this);
 	const handler = handlers[settings.event];
-	const client = await AdPerformanceClient.create(
-		this,
-		readClientOptions(this.getNode(), this.getNodeParameter('requestOptions', {})),
-	);
+	const client = await createClient(this, this.getNodeParameter('requestOptions', {}));
 	if (this.getMode() === 'manual') {
 		// "Fetch Test Event": a real recent record to map fields from. The static data is not
 		// even read, so the cursor and snapshot stay exactly as they were.

@@ -8,10 +8,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import {
-	API_KEY_PATTERN,
-	normaliseBaseUrl,
-} from '../../../credentials/AdPerformanceApi.credentials';
+import { apiKeyProblem, normaliseBaseUrl } from '../../../credentials/AdPerformanceApi.credentials';
 import { serviceError, type ServiceErrorDetails } from '../errors';
 import { Redactor } from '../redaction';
 import type { HttpMethod, ListEnvelope, ServiceErrorBody } from '../types';
@@ -33,6 +30,7 @@ import {
 	type RawResponse,
 	type RequestContext,
 } from './exchange';
+import { CLOCK_SKEW_MARGIN_MS, ServiceClock } from './serviceClock';
 import { baseUrlProblem, hopProblem, isServiceOrigin } from './urlPolicy';
 
 export const MAX_PAGE_SIZE = 100;
@@ -43,8 +41,6 @@ const WINDOW_MS = 60_000;
 const REQUEST_TIMEOUT_MS = 120_000;
 /** A walk that needs more pages than this is not a list any workflow wants (1,000,000 records). */
 const MAX_PAGES = 10_000;
-/** Without a Date header, how far the service's clock may be from n8n's. */
-const UNKNOWN_CLOCK_MARGIN_MS = 120_000;
 
 export interface ClientOptions {
 	/** Attempts per request, the first included (Request Options → Max Attempts). */
@@ -145,16 +141,17 @@ export class AdPerformanceClient {
 		/** Read once per execution; handed to n8n with each request instead of decrypting it again. */
 		private readonly credentials: ICredentialDataDecryptedObject,
 		readonly baseUrl: string,
-		/** Service seconds per real second of the offline sandbox; 1 for the real service. */
-		private readonly timeScale: number,
+		/** Service durations in real time (sped up only for a local sandbox). */
+		readonly clock: ServiceClock,
 		readonly maxAttempts: number,
+		/** How long, in real ms, one request may keep waiting while the service answers 429. */
 		private readonly rateLimitWaitMs: number,
 	) {
 		this.redactor = new Redactor([String(credentials.apiKey ?? '').trim()]);
 		this.pacer = pacerFor(
 			baseUrl,
 			String(credentials.apiKey ?? '').trim(),
-			this.serviceMs(WINDOW_MS),
+			clock.realMs(WINDOW_MS),
 			{
 				now: () => Date.now(),
 				random: () => Math.random(),
@@ -187,18 +184,13 @@ export class AdPerformanceClient {
 				},
 			);
 		}
-		const apiKey = String(credentials.apiKey ?? '').trim();
-		if (!API_KEY_PATTERN.test(apiKey)) {
-			throw new NodeOperationError(
-				node,
-				'The API Key in the Ad Performance credential does not look like a service key',
-				{
-					description:
-						'A key starts with service_live_ or service_test_ followed by at least 24 letters and digits. Copy it again from the dashboard (Settings → API Keys) into the credential.',
-				},
-			);
+		const keyProblem = apiKeyProblem(String(credentials.apiKey ?? '').trim());
+		if (keyProblem) {
+			throw new NodeOperationError(node, keyProblem.message, {
+				description: keyProblem.description,
+			});
 		}
-		const timeScale = Number(credentials.timeScale ?? 1);
+		const clock = new ServiceClock(baseUrl, credentials.timeScale);
 		const clamp = (value: number | undefined, fallback: number, min: number, max: number) =>
 			Number.isFinite(value) ? Math.max(min, Math.min(max, value as number)) : fallback;
 		const maxAttempts = Math.floor(clamp(options.maxAttempts, RETRY_DEFAULTS.maxAttempts, 1, 10));
@@ -208,14 +200,13 @@ export class AdPerformanceClient {
 			0,
 			24 * 60,
 		);
-		const scale = timeScale > 0 && timeScale <= 1 ? timeScale : 1;
 		return new AdPerformanceClient(
 			ctx,
 			credentials,
 			baseUrl,
-			scale,
+			clock,
 			maxAttempts,
-			rateLimitWaitMinutes * 60_000 * scale,
+			clock.realMs(rateLimitWaitMinutes * 60_000),
 		);
 	}
 
@@ -231,14 +222,9 @@ export class AdPerformanceClient {
 			: undefined;
 	}
 
-	/** Converts a duration of service time (spec figures) into real milliseconds. */
-	serviceMs(ms: number): number {
-		return ms * this.timeScale;
-	}
-
 	/** A random full-jitter backoff for the given attempt, in real milliseconds. */
 	backoffMs(attempt: number): number {
-		return this.serviceMs(backoffMs(attempt, Math.random()));
+		return this.clock.realMs(backoffMs(attempt, Math.random()));
 	}
 
 	/**
@@ -251,7 +237,7 @@ export class AdPerformanceClient {
 
 	/** Like serviceTimeAtLeast, falling back to n8n's clock less a generous margin. */
 	serviceTimeLowerBound(hostMs: number): number {
-		return this.serviceTimeAtLeast(hostMs) ?? hostMs - UNKNOWN_CLOCK_MARGIN_MS;
+		return this.serviceTimeAtLeast(hostMs) ?? hostMs - CLOCK_SKEW_MARGIN_MS;
 	}
 
 	/**
@@ -478,7 +464,7 @@ export class AdPerformanceClient {
 			itemIndex: spec.itemIndex,
 			subject: spec.subject,
 			message: 'The service rate limit was exceeded for longer than this request may wait',
-			description: `The service was still asking to wait after ${Math.round(this.rateLimitWaitMs / this.timeScale / 60_000)} minute(s). Many workflows share the key's limits (120 reads, 10 writes, 10 diagnostic runs and 5 report generations a minute): spread them out, raise Request Options → Max Wait When Rate Limited, or ask the operator for higher limits.`,
+			description: `The service was still asking to wait after ${Math.round(this.clock.serviceMs(this.rateLimitWaitMs) / 60_000)} minute(s). Many workflows share the key's limits (120 reads, 10 writes, 10 diagnostic runs and 5 report generations a minute): spread them out, raise Request Options → Max Wait When Rate Limited, or ask the operator for higher limits.`,
 		});
 	}
 
@@ -581,7 +567,8 @@ export class AdPerformanceClient {
 				// A 429 that names a retry time is the service scheduling us, not a failure: wait
 				// as told (with jitter, see rateLimiter.ts) for as long as Request Options allow.
 				const hintSeconds = retryHintSeconds(serviceMessage);
-				const hintMs = hintSeconds === undefined ? undefined : this.serviceMs(hintSeconds * 1000);
+				const hintMs =
+					hintSeconds === undefined ? undefined : this.clock.realMs(hintSeconds * 1000);
 				if (hintMs === undefined && ++failures >= this.maxAttempts) throw error;
 				if (hintMs !== undefined) rejections++;
 				const delay = this.pacer.limiter.onRejected(

@@ -85,7 +85,7 @@ export function checkRecord<T>(value: unknown): SingleEnvelope<T> {
 	return value as unknown as SingleEnvelope<T>;
 }
 
-export function checkEnvelope(value: unknown, expect: Expectation): unknown {
+function checkEnvelope(value: unknown, expect: Expectation): unknown {
 	if (expect === 'list') return checkList(value);
 	if (expect === 'record') return checkRecord(value);
 	return value;

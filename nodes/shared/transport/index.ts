@@ -15,3 +15,4 @@ export {
 	type SendOutcome,
 } from './client';
 export { CREDENTIAL_TYPE, type RawResponse, type RequestContext } from './exchange';
+export { CLOCK_SKEW_MARGIN_MS } from './serviceClock';

@@ -7,9 +7,9 @@ import type {
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { AdPerformanceClient } from '../../../shared/transport';
-import { CONNECTION_STATUSES, type ServiceAccount } from '../../../shared/types';
+import { CONNECTION_STATUSES } from '../../../shared/types';
 import { InputValidator } from '../../../shared/validation';
-import { readListOptions } from '../list';
+import { listRecords } from '../list';
 import { returnAllOrLimit } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
@@ -60,9 +60,5 @@ export async function execute(
 	const qs: IDataObject = {};
 	if (filters.connectionStatus)
 		qs.status = check.oneOf('Connection Status', filters.connectionStatus, CONNECTION_STATUSES);
-	const accounts = await client.list<ServiceAccount>('/accounts', qs, {
-		...readListOptions(this, itemIndex),
-		itemIndex,
-	});
-	return accounts.map((account) => ({ json: account }));
+	return await listRecords(this, client, itemIndex, '/accounts', qs);
 }

@@ -7,10 +7,10 @@ import type {
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { AdPerformanceClient } from '../../../shared/transport';
-import { CAMPAIGN_STATUSES, type ServiceCampaign } from '../../../shared/types';
+import { CAMPAIGN_STATUSES } from '../../../shared/types';
 import { InputValidator } from '../../../shared/validation';
 import { returnAllOrLimit } from '../common.descriptions';
-import { readListOptions } from '../list';
+import { listRecords } from '../list';
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit(),
@@ -61,9 +61,5 @@ export async function execute(
 	if (filters.accountId) qs.accountId = check.accountId('Filters → Account ID', filters.accountId);
 	if (filters.status)
 		qs.status = check.oneOf('Filters → Status', filters.status, CAMPAIGN_STATUSES);
-	const campaigns = await client.list<ServiceCampaign>('/campaigns', qs, {
-		...readListOptions(this, itemIndex),
-		itemIndex,
-	});
-	return campaigns.map((campaign) => ({ json: campaign }));
+	return await listRecords(this, client, itemIndex, '/campaigns', qs);
 }

@@ -7,9 +7,10 @@ import type {
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { createDiagnostic } from '../../../shared/diagnostics';
+import { workFailedError } from '../../../shared/errors';
 import { pollUntilFinal } from '../../../shared/polling';
 import { pathId, type AdPerformanceClient } from '../../../shared/transport';
-import type { ServiceDiagnostic, SingleEnvelope } from '../../../shared/types';
+import { isFinished, type ServiceDiagnostic, type SingleEnvelope } from '../../../shared/types';
 import { InputValidator } from '../../../shared/validation';
 import { campaignLocator } from '../common.descriptions';
 
@@ -94,20 +95,15 @@ export async function execute(
 ): Promise<INodeExecutionData[]> {
 	const { campaignId, waitForCompletion, intervalSeconds, timeoutSeconds } = run;
 	const diagnostic = await createDiagnostic(client, campaignId, itemIndex);
-	if (
-		!waitForCompletion ||
-		!diagnostic?.id ||
-		diagnostic.status === 'completed' ||
-		diagnostic.status === 'failed'
-	) {
+	if (!waitForCompletion || !diagnostic?.id || isFinished(diagnostic)) {
 		return [{ json: diagnostic }];
 	}
 
-	const result = await pollUntilFinal<string, ServiceDiagnostic>(client, {
-		keys: [diagnostic.id],
+	const result = await pollUntilFinal<ServiceDiagnostic>(client, {
+		ids: [diagnostic.id],
 		intervalMs: intervalSeconds * 1000,
 		timeoutMs: timeoutSeconds * 1000,
-		isFinal: (state) => state.status === 'completed' || state.status === 'failed',
+		isFinal: isFinished,
 		sweep: async ([id], deadline) => {
 			const envelope = await client.request<SingleEnvelope<ServiceDiagnostic>>({
 				method: 'GET',
@@ -131,12 +127,10 @@ export async function execute(
 		});
 	}
 	if (final.status === 'failed') {
-		throw client.serviceError({
-			status: 200,
-			type: final.error?.type,
-			serviceMessage: final.error?.message,
+		throw workFailedError(client.node, {
+			what: `Diagnostic ${diagnostic.id} of campaign ${campaignId}`,
+			error: final.error,
 			itemIndex,
-			message: `Diagnostic ${diagnostic.id} of campaign ${campaignId} failed${final.error?.message ? `: ${final.error.message}` : ''}`,
 			description:
 				'Run the diagnostic again. If it keeps failing, check the account connection in the dashboard.',
 		});

@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { binaryPropertyNameProperty } from '../../../shared/descriptions';
 import { downloadReportFile } from '../../../shared/reports';
 import type { AdPerformanceClient } from '../../../shared/transport';
 import { InputValidator } from '../../../shared/validation';
@@ -15,15 +16,7 @@ const properties: INodeProperties[] = [
 		placeholder: 'rpt_…',
 		description: 'ID of a completed report',
 	},
-	{
-		displayName: 'Put Output File in Field',
-		name: 'binaryPropertyName',
-		type: 'string',
-		required: true,
-		default: 'data',
-		description:
-			'Name of the binary field the report file is put in; the next node (Send Email, Slack, Google Drive) reads the file from this field',
-	},
+	binaryPropertyNameProperty,
 ];
 
 export const description = updateDisplayOptions(

@@ -8,7 +8,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { createReport } from '../../../shared/reports';
 import type { AdPerformanceClient } from '../../../shared/transport';
-import { REPORT_FORMATS } from '../../../shared/types';
+import { REPORT_FORMAT_OPTIONS, REPORT_FORMATS } from '../../../shared/types';
 import { InputValidator } from '../../../shared/validation';
 import { accountLocator } from '../common.descriptions';
 
@@ -63,11 +63,7 @@ const properties: INodeProperties[] = [
 				name: 'format',
 				type: 'options',
 				default: 'pdf',
-				options: [
-					{ name: 'JSON', value: 'json' },
-					{ name: 'Markdown', value: 'markdown' },
-					{ name: 'PDF', value: 'pdf' },
-				],
+				options: REPORT_FORMAT_OPTIONS,
 				description: 'File format of the finished report',
 			},
 			{
@@ -102,7 +98,7 @@ const properties: INodeProperties[] = [
 								name: 'primaryColor',
 								type: 'color',
 								default: '#1a73e8',
-								description: 'Brand colour of the report, as #rrggbb',
+								description: 'Brand color of the report, as #rrggbb',
 							},
 						],
 					},
@@ -118,7 +114,7 @@ export const description = updateDisplayOptions(
 );
 
 /** Builds the POST /v1/reports body, sending optional fields only when the user set them. */
-export function buildReportRequest(ctx: IExecuteFunctions, itemIndex: number): IDataObject {
+function buildReportRequest(ctx: IExecuteFunctions, itemIndex: number): IDataObject {
 	const check = new InputValidator(ctx.getNode(), itemIndex);
 	const accountId = check.platformAccountId(
 		'Ad Account',
@@ -155,7 +151,7 @@ export function buildReportRequest(ctx: IExecuteFunctions, itemIndex: number): I
 		if (branding.logoUrl)
 			whiteLabel.logoUrl = check.url('White Label → Logo URL', branding.logoUrl);
 		if (branding.primaryColor)
-			whiteLabel.primaryColor = check.colour('White Label → Primary Color', branding.primaryColor);
+			whiteLabel.primaryColor = check.color('White Label → Primary Color', branding.primaryColor);
 		if (Object.keys(whiteLabel).length > 0) body.whiteLabel = whiteLabel;
 	}
 	return body;

@@ -7,10 +7,15 @@ import type {
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { AdPerformanceClient } from '../../../shared/transport';
-import { REPORT_FORMATS, REPORT_STATUSES, type ServiceReport } from '../../../shared/types';
+import {
+	REPORT_FORMAT_OPTIONS,
+	REPORT_FORMATS,
+	REPORT_STATUS_OPTIONS,
+	REPORT_STATUSES,
+} from '../../../shared/types';
 import { InputValidator } from '../../../shared/validation';
 import { returnAllOrLimit } from '../common.descriptions';
-import { readListOptions } from '../list';
+import { listRecords } from '../list';
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit(),
@@ -57,11 +62,7 @@ const properties: INodeProperties[] = [
 				type: 'options',
 				default: 'pdf',
 				description: 'Only reports generated in this file format',
-				options: [
-					{ name: 'JSON', value: 'json' },
-					{ name: 'Markdown', value: 'markdown' },
-					{ name: 'PDF', value: 'pdf' },
-				],
+				options: REPORT_FORMAT_OPTIONS,
 			},
 			{
 				displayName: 'Status',
@@ -69,12 +70,7 @@ const properties: INodeProperties[] = [
 				type: 'options',
 				default: 'completed',
 				description: 'Only reports with this status',
-				options: [
-					{ name: 'Completed', value: 'completed' },
-					{ name: 'Failed', value: 'failed' },
-					{ name: 'Generating', value: 'generating' },
-					{ name: 'Pending', value: 'pending' },
-				],
+				options: REPORT_STATUS_OPTIONS,
 			},
 		],
 	},
@@ -107,9 +103,5 @@ export async function execute(
 			'Set Created After to a moment before Created Before.',
 		);
 	}
-	const reports = await client.list<ServiceReport>('/reports', qs, {
-		...readListOptions(this, itemIndex),
-		itemIndex,
-	});
-	return reports.map((report) => ({ json: report }));
+	return await listRecords(this, client, itemIndex, '/reports', qs);
 }

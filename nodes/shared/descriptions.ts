@@ -1,0 +1,41 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+/** Request Options, the same on every node (read by requestOptions.ts). */
+export const requestOptionsProperty: INodeProperties = {
+	displayName: 'Request Options',
+	name: 'requestOptions',
+	type: 'collection',
+	placeholder: 'Add option',
+	default: {},
+	options: [
+		{
+			displayName: 'Max Attempts',
+			name: 'maxAttempts',
+			type: 'number',
+			typeOptions: { minValue: 1, maxValue: 10 },
+			default: 5,
+			description:
+				'How many times a request is tried when the service has an internal error (500), sends a garbled answer or the connection drops. Waits grow exponentially with random jitter.',
+		},
+		{
+			displayName: 'Max Wait When Rate Limited (Minutes)',
+			name: 'rateLimitWaitMinutes',
+			type: 'number',
+			typeOptions: { minValue: 0, maxValue: 1440 },
+			default: 15,
+			description:
+				'How long one request may keep waiting while the service answers "rate limit exceeded, retry after N seconds". Workflows sharing a key take turns this way instead of failing; 0 fails at the first such answer.',
+		},
+	],
+};
+
+/** Where a downloaded report file goes: Report → Download and Wait for Ad Report. */
+export const binaryPropertyNameProperty: INodeProperties = {
+	displayName: 'Put Output File in Field',
+	name: 'binaryPropertyName',
+	type: 'string',
+	required: true,
+	default: 'data',
+	description:
+		'Name of the binary field the report file is put in; the next node (Send Email, Slack, Google Drive) reads the file from this field',
+};

@@ -1,0 +1,83 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+/** Makes sure an error names the item it belongs to, as n8n shows it in the editor. */
+function withItemIndex<E>(error: E, itemIndex: number): E {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
+		error.context = {
+			...(error.context ?? {}),
+			itemIndex: (error.context?.itemIndex as number | undefined) ?? itemIndex,
+		};
+	}
+	return error;
+}
+
+/** The item a failed input produces under Continue On Fail. */
+function errorItem(error: unknown, itemIndex: number): INodeExecutionData {
+	const json: IDataObject = { error: error instanceof Error ? error.message : String(error) };
+	const description = (error as { description?: unknown }).description;
+	if (typeof description === 'string' && description) json.errorDescription = description;
+	const httpCode = (error as { httpCode?: unknown }).httpCode;
+	if (typeof httpCode === 'string' && httpCode) json.httpCode = httpCode;
+	return { json, pairedItem: { item: itemIndex } };
+}
+
+/**
+ * The output of an execute() that answers every input item, in input order, each paired with
+ * its item. An item's error stops the node, unless Continue On Fail is on: then the item gets
+ * an `{ error }` item and the others go on. A cancelled execution always stops.
+ */
+export class ItemResults {
+	private readonly byItem = new Map<number, INodeExecutionData[]>();
+
+	constructor(
+		private readonly ctx: IExecuteFunctions,
+		/** Applied to every error before it is shown (the client's redactor strips the key). */
+		private readonly clean: (error: unknown) => unknown = (error) => error,
+	) {}
+
+	/** Whether the item already has its output (or its error). */
+	has(itemIndex: number): boolean {
+		return this.byItem.has(itemIndex);
+	}
+
+	/** Records the item's error, or throws it when the node must stop. */
+	fail(itemIndex: number, caught: unknown): void {
+		const error = this.clean(caught);
+		if (this.ctx.getExecutionCancelSignal?.()?.aborted || !this.ctx.continueOnFail()) {
+			throw withItemIndex(error, itemIndex);
+		}
+		this.byItem.set(itemIndex, [errorItem(error, itemIndex)]);
+	}
+
+	/** Runs the work of one item and records what it output, or its error. */
+	async settle(itemIndex: number, work: () => Promise<INodeExecutionData[]>): Promise<void> {
+		try {
+			const output = await work();
+			this.byItem.set(
+				itemIndex,
+				output.map((item) => ({ ...item, pairedItem: { item: itemIndex } })),
+			);
+		} catch (error) {
+			this.fail(itemIndex, error);
+		}
+	}
+
+	/** Every item's output, in input order. */
+	list(): INodeExecutionData[] {
+		return [...this.byItem].sort(([a], [b]) => a - b).flatMap(([, items]) => items);
+	}
+}
+
+/**
+ * When a node cannot start at all (its credential or settings are unusable): the error, for
+ * item 0, or under Continue On Fail an `{ error }` item for every input.
+ */
+export function everyItemFailed(
+	ctx: IExecuteFunctions,
+	itemCount: number,
+	error: unknown,
+): INodeExecutionData[] {
+	if (!ctx.continueOnFail()) throw withItemIndex(error, 0);
+	return Array.from({ length: itemCount }, (_, itemIndex) => errorItem(error, itemIndex));
+}
