@@ -426,7 +426,6 @@ describe('pacing by meta.remaining_requests', () => {
 	test('listing more than one window’s worth surfaces no 429 and provokes none', async () => {
 		const account = paced.fake.accounts()[0];
 		paced.fake.addCampaigns(account.id, 2000 - paced.fake.campaigns().length);
-		const started = Date.now();
 		const result = await run(paced, [
 			adNode({ resource: 'campaign', operation: 'getAll', returnAll: true }),
 		]);
@@ -434,8 +433,8 @@ describe('pacing by meta.remaining_requests', () => {
 		expect(result.items).toHaveLength(2000);
 		const requests = apiRequests(paced);
 		expect(requests).toHaveLength(20);
+		// 20 reads at 8 a window: the fake refuses a 9th read in a window, so none refused means
+		// the node waited for two window resets.
 		expect(requests.filter((r) => r.status === 429)).toHaveLength(0);
-		// 20 reads at 8 a window need at least two window resets (2 × 600 ms at this time scale).
-		expect(Date.now() - started).toBeGreaterThanOrEqual(1100);
 	});
 });
