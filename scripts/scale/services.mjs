@@ -72,6 +72,20 @@ function asPostgres(bin, args, options = {}) {
 	return execFileSync(cmd, argv, { encoding: 'utf8', ...options });
 }
 
+/** Asks a server's process group to stop, and kills it if it has not after `graceMs`. */
+async function stopServer(server, hasExited, signal, graceMs) {
+	const kill = (sig) => {
+		try {
+			process.kill(-server.pid, sig);
+		} catch {}
+	};
+	if (hasExited()) return;
+	kill(signal);
+	await waitFor(hasExited, { timeoutMs: graceMs, what: `${signal} to stop the server` }).catch(() =>
+		kill('SIGKILL'),
+	);
+}
+
 async function waitFor(check, { timeoutMs, what }) {
 	const started = Date.now();
 	for (;;) {
@@ -195,16 +209,8 @@ export async function startPostgres({ database = 'n8n', user = 'n8n' } = {}) {
 				{ maxBuffer: 1024 * 1024 * 1024 },
 			),
 		async stop() {
-			if (!exited) {
-				try {
-					process.kill(-server.pid, 'SIGINT'); // "fast" shutdown
-				} catch {}
-				await waitFor(() => exited, { timeoutMs: 20_000, what: 'postgres shutdown' }).catch(() => {
-					try {
-						process.kill(-server.pid, 'SIGKILL');
-					} catch {}
-				});
-			}
+			// SIGINT: Postgres's "fast" shutdown
+			await stopServer(server, () => exited, 'SIGINT', 20_000);
 			fs.rmSync(root, { recursive: true, force: true });
 		},
 	};
@@ -278,16 +284,7 @@ export async function startRedis() {
 			};
 		},
 		async stop() {
-			if (!exited) {
-				try {
-					process.kill(-server.pid, 'SIGTERM');
-				} catch {}
-				await waitFor(() => exited, { timeoutMs: 10_000, what: 'redis shutdown' }).catch(() => {
-					try {
-						process.kill(-server.pid, 'SIGKILL');
-					} catch {}
-				});
-			}
+			await stopServer(server, () => exited, 'SIGTERM', 10_000);
 			fs.rmSync(root, { recursive: true, force: true });
 		},
 	};
