@@ -378,19 +378,23 @@ export async function runRound(
 						e.status === 202,
 				).length;
 				if (posts >= killAfterPosts) {
-					const mine = new Set(roundExecutions().map((e) => e.id));
+					// the executions of this round still running, by the worker that runs them
+					const unfinished = roundExecutions().filter((e) => UNFINISHED.has(e.status));
 					const owner = workerOfExecutions(cluster.workers);
 					const load = cluster.workers
-						.map((w) => ({ w, n: [...mine].filter((id) => owner.get(id) === w.name).length }))
-						.sort((a, b) => b.n - a.n);
+						.map((w) => ({
+							w,
+							running: unfinished.filter((e) => owner.get(e.id) === w.name).map((e) => e.id),
+						}))
+						.sort((a, b) => b.running.length - a.running.length);
 					killed = {
 						worker: load[0].w.name,
 						atPosts: posts,
 						atMs: Date.now() - started,
-						runningThere: [...mine].filter((id) => owner.get(id) === load[0].w.name),
+						runningThere: load[0].running,
 					};
 					log(
-						`SIGKILL ${killed.worker} after ${posts} generations (${killed.runningThere.length} executions of this round on it)`,
+						`SIGKILL ${killed.worker} after ${posts} generations (${killed.runningThere.length} executions of this round running on it)`,
 					);
 					load[0].w.kill('SIGKILL');
 				}
