@@ -26,6 +26,11 @@ export class Redactor {
 	}
 
 	text(value: string): string {
+		// Almost every text holds neither a secret nor an address with a user name (which needs
+		// an @): those are returned as they are, without the regular expression and the copies.
+		if (!value.includes('@') && !this.secrets.some((secret) => value.includes(secret))) {
+			return value;
+		}
 		let text = value.replace(URL_USERINFO, `$1${REDACTED}@`);
 		for (const secret of this.secrets) text = text.split(secret).join(REDACTED);
 		return text;
