@@ -44,6 +44,21 @@ export async function runNodes(
 	return await runWorkflow({ nodes: chain, credentials: credentialsFor(fake, timeScale) });
 }
 
+/** Report → Generate for every input item `{ account, title }`, under Continue On Fail. */
+const generateFromItems: WorkflowNodeInput = {
+	name: 'Ad Performance',
+	type: AD_NODE,
+	continueOnFail: true,
+	parameters: {
+		resource: 'report',
+		operation: 'generate',
+		accountId: { __rl: true, mode: 'id', value: '={{ $json.account }}' },
+		title: '={{ $json.title }}',
+		dateStart: '2026-10-01',
+		dateEnd: '2026-10-07',
+	},
+};
+
 function median(values: number[]): number {
 	const sorted = [...values].sort((a, b) => a - b);
 	const mid = Math.floor(sorted.length / 2);
@@ -186,26 +201,7 @@ export async function benchGenerate(options: { timeScale: number; items: number 
 		const before = fake.reports().length;
 		fake.clearLog();
 		const t0 = performance.now();
-		const result = await runNodes(
-			fake,
-			timeScale,
-			[
-				{
-					name: 'Ad Performance',
-					type: AD_NODE,
-					continueOnFail: true,
-					parameters: {
-						resource: 'report',
-						operation: 'generate',
-						accountId: { __rl: true, mode: 'id', value: '={{ $json.account }}' },
-						title: '={{ $json.title }}',
-						dateStart: '2026-10-01',
-						dateEnd: '2026-10-07',
-					},
-				},
-			],
-			inputs,
-		);
+		const result = await runNodes(fake, timeScale, [generateFromItems], inputs);
 		const wallMs = performance.now() - t0;
 		const failed =
 			result.items.filter((i) => i.json.error !== undefined).length +
@@ -345,26 +341,7 @@ export async function benchSharedKey(options: {
 					account: accounts[(e + i) % 3].platformAccountId,
 					title: `Execution ${e + 1} report ${i + 1}`,
 				}));
-				return await runNodes(
-					fake,
-					timeScale,
-					[
-						{
-							name: 'Ad Performance',
-							type: AD_NODE,
-							continueOnFail: true,
-							parameters: {
-								resource: 'report',
-								operation: 'generate',
-								accountId: { __rl: true, mode: 'id', value: '={{ $json.account }}' },
-								title: '={{ $json.title }}',
-								dateStart: '2026-10-01',
-								dateEnd: '2026-10-07',
-							},
-						},
-					],
-					inputs,
-				);
+				return await runNodes(fake, timeScale, [generateFromItems], inputs);
 			}),
 		);
 		const wallMs = performance.now() - t0;
