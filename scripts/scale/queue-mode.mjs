@@ -18,7 +18,9 @@ import { createInstance } from '../e2e/n8n-instance.mjs';
 import { REPO_ROOT } from '../e2e/pack.mjs';
 import { startFakeProcess } from '../e2e/sandbox-process.mjs';
 import { startMailCatcher } from '../mail/mail-catcher.mjs';
-import { ensureDebianPackages, startPostgres, startRedis } from './services.mjs';
+import { ensureDebianPackages, startPostgres, startRedis, waitUntil } from './services.mjs';
+
+export { waitUntil };
 
 export const WEBHOOK_PATH = 'adperf-weekly-clients';
 const SERVICE_VERSION = '2026-03-01';
@@ -299,17 +301,6 @@ function executionsOf(pg, workflowId) {
 				stoppedAt: stoppedAt ? Number(stoppedAt) : undefined,
 			};
 		});
-}
-
-export async function waitUntil(check, { timeoutMs, what, intervalMs = 250 }) {
-	const started = Date.now();
-	for (;;) {
-		const value = await check();
-		if (value) return value;
-		if (Date.now() - started > timeoutMs)
-			throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-		await new Promise((r) => setTimeout(r, intervalMs));
-	}
 }
 
 const UNFINISHED = new Set(['new', 'running', 'waiting', 'unknown']);

@@ -81,18 +81,20 @@ async function stopServer(server, hasExited, signal, graceMs) {
 	};
 	if (hasExited()) return;
 	kill(signal);
-	await waitFor(hasExited, { timeoutMs: graceMs, what: `${signal} to stop the server` }).catch(() =>
-		kill('SIGKILL'),
+	await waitUntil(hasExited, { timeoutMs: graceMs, what: `${signal} to stop the server` }).catch(
+		() => kill('SIGKILL'),
 	);
 }
 
-async function waitFor(check, { timeoutMs, what }) {
+/** Resolves with the first truthy value of `check`, asked every `intervalMs`, or fails after `timeoutMs`. */
+export async function waitUntil(check, { timeoutMs, what, intervalMs = 200 }) {
 	const started = Date.now();
 	for (;;) {
-		if (await check()) return;
+		const value = await check();
+		if (value) return value;
 		if (Date.now() - started > timeoutMs)
-			throw new Error(`${what} not ready after ${timeoutMs} ms`);
-		await new Promise((r) => setTimeout(r, 200));
+			throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+		await new Promise((r) => setTimeout(r, intervalMs));
 	}
 }
 
@@ -169,7 +171,7 @@ export async function startPostgres({ database = 'n8n', user = 'n8n' } = {}) {
 			'-qAtc',
 			sql,
 		]);
-	await waitFor(
+	await waitUntil(
 		() => {
 			if (exited)
 				throw new Error(`postgres exited early:\n${fs.readFileSync(logFile, 'utf8').slice(-3000)}`);
@@ -255,7 +257,7 @@ export async function startRedis() {
 		execFileSync('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args], {
 			encoding: 'utf8',
 		});
-	await waitFor(
+	await waitUntil(
 		() => {
 			if (exited)
 				throw new Error(
