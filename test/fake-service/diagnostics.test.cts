@@ -129,4 +129,21 @@ describe('fake service: diagnostics', () => {
 		expect(typeof d.error?.message).toBe('string');
 		expect(d.recommendations).toBeUndefined();
 	});
+
+	test('holdRunningDiagnostics keeps a running diagnostic running, and leaves finished ones alone', async () => {
+		const first = await post(svc, '/v1/diagnostics', { campaign_id: acmeCampaign(svc, 0) });
+		await waitFor(async () => {
+			const r = await get(svc, `/v1/diagnostics/${first.body.data.id}`);
+			return r.body.data.status === 'completed' ? true : undefined;
+		}, 2000);
+		const second = await post(svc, '/v1/diagnostics', { campaign_id: acmeCampaign(svc, 1) });
+		svc.holdRunningDiagnostics(60_000);
+		await new Promise((resolve) => setTimeout(resolve, 400)); // past its 150-300 ms
+		expect((await get(svc, `/v1/diagnostics/${second.body.data.id}`)).body.data.status).toBe(
+			'running',
+		);
+		expect((await get(svc, `/v1/diagnostics/${first.body.data.id}`)).body.data.status).toBe(
+			'completed',
+		);
+	});
 });

@@ -45,6 +45,7 @@ export async function startFakeService(options: FakeServiceOptions = {}): Promis
 		setConnectionStatus: (accountId, status) => state.setConnectionStatus(accountId, status),
 		failNextReports: (count, error) => state.failNextReports(count, error),
 		failNextDiagnostics: (count) => state.failNextDiagnostics(count),
+		holdRunningDiagnostics: (realMs) => state.holdRunningDiagnostics(realMs),
 		expireReport: (reportId) => state.expireReport(reportId),
 		setReportFileSize: (reportId, bytes) => state.setReportFileSize(reportId, bytes),
 		resetLimits: () => server.limiter.reset(),

@@ -198,6 +198,8 @@ export interface FakeService {
 	setConnectionStatus(accountId: string, status: 'active' | 'disconnected' | 'token_expired'): void;
 	failNextReports(count: number, error?: { type: string; message: string }): void;
 	failNextDiagnostics(count: number): void;
+	/** Keeps every diagnostic that is running now running for `realMs` more (real time). */
+	holdRunningDiagnostics(realMs: number): void;
 	completeReportAt?: never;
 	expireReport(reportId: string): void;
 	setReportFileSize(reportId: string, bytes: number): void;
@@ -884,8 +886,7 @@ export class FakeServer {
 		const items =
 			accountIds || status
 				? all.filter(
-						(c) =>
-							(!accountIds || accountIds.has(c.accountId)) && (!status || c.status === status),
+						(c) => (!accountIds || accountIds.has(c.accountId)) && (!status || c.status === status),
 					)
 				: all;
 		return this.list(ctx, items, (c) => this.state.campaignView(c));

@@ -639,6 +639,13 @@ export class FakeState {
 		}
 	}
 
+	/** Keeps every running diagnostic running for `realMs` more (tests that must meet one). */
+	holdRunningDiagnostics(realMs: number, now = Date.now()): void {
+		for (const diagnostic of this.diagnostics) {
+			if (diagnostic.completeAt > now) diagnostic.completeAt = now + realMs;
+		}
+	}
+
 	failNextDiagnostics(count: number): void {
 		this.failDiagnosticCount += count;
 	}

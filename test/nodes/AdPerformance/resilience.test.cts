@@ -167,7 +167,7 @@ describe('every error type of the service becomes a NodeApiError with its own me
 	const noWhiteLabelAccount = () => otherAccount;
 	const runningDiagnosticCampaign = () => {
 		const campaign = service.fake.campaigns().filter((c) => c.accountId === acme().id)[5];
-		void fetch(`${service.fake.url}/v1/diagnostics`, {
+		pendingDiagnostic = fetch(`${service.fake.url}/v1/diagnostics`, {
 			method: 'POST',
 			headers: {
 				'x-api-key': service.fake.keys.live,
@@ -178,6 +178,12 @@ describe('every error type of the service becomes a NodeApiError with its own me
 		});
 		return campaign.id;
 	};
+	/** The diagnostic started above, kept running for a minute so the node surely meets it. */
+	let pendingDiagnostic: Promise<unknown> | undefined;
+	const keepDiagnosticRunning = async () => {
+		await pendingDiagnostic;
+		service.fake.holdRunningDiagnostics(60_000);
+	};
 	const unsyncedCampaign = () => {
 		const fresh = service.fake.addAccount({ syncing: true });
 		return service.fake.addCampaigns(fresh.id, 1)[0].id;
@@ -185,7 +191,9 @@ describe('every error type of the service becomes a NodeApiError with its own me
 
 	test.each(cases.map((c) => [c.type, c] as const))('%s', async (type, c) => {
 		const { node, credentials } = c.setup();
-		if (type === 'diagnostic_in_progress') await new Promise((r) => setTimeout(r, 50));
+		// Under load the 5-10 service seconds of a diagnostic (50-100 ms here) can pass before
+		// the node's request: the diagnostic is made to run on instead of racing it.
+		if (type === 'diagnostic_in_progress') await keepDiagnosticRunning();
 		const result = await run(service, [node], { credentials });
 		const logged = apiRequests(service).filter((r) => r.errorType === type);
 		expect(logged.length).toBeGreaterThanOrEqual(1);
