@@ -7,37 +7,12 @@ import type {
 	Icon,
 } from 'n8n-workflow';
 
-const DEFAULT_API_VERSION = '2026-03-01';
-/** A key: service_live_ or service_test_ followed by at least 24 letters and digits. */
-const API_KEY_PATTERN = /^service_(live|test)_[A-Za-z0-9]{24,}$/;
-
-/** What is wrong with a key that does not look like one, and how to fix it; undefined if fine. */
-export function apiKeyProblem(
-	apiKey: string,
-): { message: string; description: string } | undefined {
-	if (API_KEY_PATTERN.test(apiKey)) return undefined;
-	return {
-		message: 'The API Key in the Ad Performance credential does not look like a service key',
-		description:
-			'A key starts with service_live_ or service_test_ followed by at least 24 letters and digits. Copy it again from the dashboard (Settings → API Keys) into the credential.',
-	};
-}
-
-/** The base URL as the user typed it, without trailing slashes or an accidental `/v1`. */
-export function normaliseBaseUrl(raw: unknown): string {
-	let url = String(raw ?? '').trim();
-	url = url.replace(/\/+$/, '');
-	url = url.replace(/\/v1$/i, '');
-	return url.replace(/\/+$/, '');
-}
-
-function originOf(url: string): string | undefined {
-	try {
-		return new URL(url).origin;
-	} catch {
-		return undefined;
-	}
-}
+import {
+	apiKeyProblem,
+	DEFAULT_API_VERSION,
+	normaliseBaseUrl,
+	originOf,
+} from '../nodes/shared/credentialRules';
 
 export class AdPerformanceApi implements ICredentialType {
 	name = 'adPerformanceApi';

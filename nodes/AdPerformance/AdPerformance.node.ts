@@ -11,7 +11,7 @@ import * as campaign from './actions/campaign/Campaign.resource';
 import { requestOptionsProperty } from '../shared/descriptions';
 import * as diagnostic from './actions/diagnostic/Diagnostic.resource';
 import * as report from './actions/report/Report.resource';
-import { router } from './actions/router';
+import { executeOperation } from './actions/executeOperation';
 import { listSearch } from './methods';
 
 // This node is programmatic, not declarative: retries with backoff and jitter, pacing by the
@@ -65,6 +65,6 @@ export class AdPerformance implements INodeType {
 	methods = { listSearch };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await router.call(this);
+		return await executeOperation.call(this);
 	}
 }

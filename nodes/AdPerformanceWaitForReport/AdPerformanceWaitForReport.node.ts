@@ -5,14 +5,14 @@ import type {
 	INodeType,
 	INodeTypeDescription,
 } from 'n8n-workflow';
-import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { binaryPropertyNameProperty, requestOptionsProperty } from '../shared/descriptions';
 import { workFailedError } from '../shared/errors';
 import { everyItemFailed, ItemResults } from '../shared/items';
 import { pollUntilFinal, type PollResult } from '../shared/polling';
 import { downloadReportFile, reportNotFound } from '../shared/reports';
-import { createClient } from '../shared/requestOptions';
+import { createClient } from '../shared/createClient';
 import type { AdPerformanceClient } from '../shared/transport';
 import { isFinished, type ServiceReport } from '../shared/types';
 import { InputValidator } from '../shared/validation';
@@ -243,14 +243,10 @@ async function settleReport(
 	}
 	if (found.timedOut.includes(reportId)) {
 		if (settings.onTimeout === 'outputPending') return { json: report };
-		throw new NodeOperationError(
-			ctx.getNode(),
+		throw client.errors.timedOut(
 			`Report ${reportId} was still ${report.status ?? 'unknown'} after ${settings.timeoutSeconds} seconds`,
-			{
-				description:
-					'Reports usually take 10–20 seconds, longer when the service is busy. Raise Timeout, or set On Timeout to output the report as it is and check it later.',
-				itemIndex,
-			},
+			'Reports usually take 10–20 seconds, longer when the service is busy. Raise Timeout, or set On Timeout to output the report as it is and check it later.',
+			itemIndex,
 		);
 	}
 	if (report.status === 'failed') {

@@ -148,3 +148,140 @@ export function workFailedError(
 		itemIndex: details.itemIndex,
 	});
 }
+
+/** Thrown when a request or a walk reaches the deadline its caller set. */
+export class DeadlineReached extends Error {
+	constructor() {
+		super('The deadline was reached');
+	}
+}
+
+/**
+ * A wait that ran out: how long it lasted and what was waited for, so the message can say
+ * which it was. `turn`: other executions' writes on the same key held this one back (no 429
+ * was seen); `service`: the service kept answering 429.
+ */
+export interface RateLimitWait {
+	cause: 'turn' | 'service';
+	/** The wait allowed, in service minutes (Request Options → Max Wait When Rate Limited). */
+	maxWaitMinutes: number;
+	type?: string;
+	serviceMessage?: string;
+}
+
+/**
+ * The builders of every error the transport raises, each with the key scrubbed from every
+ * text. One instance per client: it knows the node, the Base URL and the attempts allowed,
+ * and remembers which errors are its own (our refusals are final; the HTTP library's are not).
+ */
+export class TransportErrors {
+	private readonly own = new WeakSet<Error>();
+
+	constructor(
+		private readonly node: () => INode,
+		private readonly redact: { text(value: string): string; value<T>(value: T): T },
+		private readonly baseUrl: string,
+		private readonly maxAttempts: number,
+	) {}
+
+	/** Whether this builder made the error (a refusal of ours, final as it is). */
+	isOwn(error: unknown): boolean {
+		return error instanceof Error && this.own.has(error);
+	}
+
+	/** The error of an error answer of the service. */
+	service(details: ServiceErrorDetails): NodeApiError {
+		return serviceError(this.node(), this.redact.value(details));
+	}
+
+	/** An error about the service's behaviour that is not one of its error answers. */
+	api(message: string, description: string, itemIndex?: number): NodeApiError {
+		const text = (value: string) => this.redact.text(value);
+		const error = new NodeApiError(this.node(), { message: text(message) } as JsonObject, {
+			message: text(message),
+			description: text(description),
+			itemIndex,
+		});
+		this.own.add(error);
+		return error;
+	}
+
+	/** An answer that is not the documented envelope. */
+	protocol(
+		problem: string,
+		request: { method: string; path: string; resendable?: boolean; itemIndex?: number },
+	): NodeApiError {
+		return this.api(
+			`The service sent an answer that is not in its documented format (${request.method} /v1${request.path}): ${problem}`,
+			`Nothing was read from it${request.resendable === false ? '' : ` (tried ${this.maxAttempts} time(s))`}. Check that the Base URL in the credential (${this.baseUrl}) is the service's API address and not a web page or proxy; if it is, the service is having trouble: run the workflow again later.`,
+			request.itemIndex,
+		);
+	}
+
+	/** A list whose pages do not lead to its end. */
+	pagination(path: string, problem: string, itemIndex?: number): NodeApiError {
+		return this.api(
+			`The service's pagination of GET /v1${path} made no progress: ${problem}`,
+			'Reading was stopped instead of looping forever. Run the workflow again later; if it persists, narrow the list with filters and contact the service.',
+			itemIndex,
+		);
+	}
+
+	/** A request that got no answer (the connection failed, was dropped or timed out). */
+	network(
+		failure: unknown,
+		code: string,
+		prose: string,
+		request: { itemIndex?: number; subject?: string },
+	): NodeApiError {
+		const reason = this.redact.text(failure instanceof Error ? failure.message : String(failure));
+		return new NodeApiError(
+			this.node(),
+			// Not under `code`: NodeApiError would replace our message with its generic text for it.
+			{ networkError: code, detail: reason },
+			{
+				// In prose: NodeApiError swaps a message that contains an error code for its own text.
+				message: `The service could not be reached${request.subject ? ` (${request.subject})` : ''}: ${prose}`,
+				description: `Check the Base URL in the credential (${this.baseUrl}) and that the service is up. The connection failed ${this.maxAttempts} time(s).`,
+				itemIndex: request.itemIndex,
+			},
+		);
+	}
+
+	/** A request that waited as long as Request Options allow, for its turn or for the service. */
+	rateLimitWaitExceeded(
+		wait: RateLimitWait,
+		request: { itemIndex?: number; subject?: string },
+	): NodeApiError {
+		const minutes = `${Math.round(wait.maxWaitMinutes * 10) / 10} minute(s)`;
+		const limits =
+			"The key's limits (120 reads, 10 writes, 10 diagnostic runs and 5 report generations a minute) are shared by every workflow that uses it";
+		const fix =
+			'spread the workflows out, raise Request Options → Max Wait When Rate Limited, or ask the operator for higher limits.';
+		return this.service({
+			status: 429,
+			type: wait.type ?? 'rate_limit_error',
+			serviceMessage: wait.serviceMessage,
+			itemIndex: request.itemIndex,
+			subject: request.subject,
+			...(wait.cause === 'turn'
+				? {
+						message:
+							'The request waited for its turn behind other executions using the same API key for longer than it may wait',
+						description: `It was not sent: for ${minutes} other executions of this n8n using the same key were sending their writes (the service did not refuse this request). ${limits}: ${fix}`,
+					}
+				: {
+						message: 'The service rate limit was exceeded for longer than this request may wait',
+						description: `The service was still answering 429 (asking to wait) after ${minutes}. ${limits}: ${fix}`,
+					}),
+		});
+	}
+
+	/** One timeout error for every wait of an operation (a report, a diagnostic) that ran out. */
+	timedOut(message: string, description: string, itemIndex: number): NodeOperationError {
+		return new NodeOperationError(this.node(), this.redact.text(message), {
+			description: this.redact.text(description),
+			itemIndex,
+		});
+	}
+}

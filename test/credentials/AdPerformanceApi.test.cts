@@ -3,7 +3,8 @@ import '../harness/env.cjs';
 import type { IHttpRequestOptions } from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
-import { AdPerformanceApi, normaliseBaseUrl } from '../../credentials/AdPerformanceApi.credentials';
+import { AdPerformanceApi } from '../../credentials/AdPerformanceApi.credentials';
+import { normaliseBaseUrl } from '../../nodes/shared/credentialRules';
 import { nodeTypes } from '../harness/run-workflow.cjs';
 import type { FakeService } from '../fake-service/index.cjs';
 import { startFakeService } from '../fake-service/index.cjs';

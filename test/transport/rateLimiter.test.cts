@@ -28,7 +28,24 @@ describe('rate limiter (pure, fake clock)', () => {
 		expect(limiter.delayBeforeSend(['write', 'generation'])).toBe(12_000);
 	});
 
-	test('without a retry time it backs off exponentially with full jitter', () => {
+	test('every 429 waits at least a floor that grows: a hint of 0 seconds or none never means at once', () => {
+		for (const hint of [undefined, 0, 1]) {
+			const clock = fakeClock(0, 0);
+			const limiter = new RateLimiter({ windowMs: 60_000, clock });
+			const waits = [1, 2, 3, 6, 20].map((attempt) => limiter.onRejected(['read'], hint, attempt));
+			// Equal jitter with the random part at 0: exactly half of 1 s, 2 s, 4 s, 30 s, 30 s.
+			expect(waits).toEqual([500, 1_000, 2_000, 15_000, 15_000]);
+			// The bucket is held for the floor too, so other requests of the process wait with it.
+			expect(limiter.delayBeforeSend(['read'])).toBe(15_000);
+		}
+	});
+
+	test('the floor is in service time: a sped-up sandbox clock scales it', () => {
+		const limiter = new RateLimiter({ windowMs: 600, clock: fakeClock(0, 0) });
+		expect(limiter.onRejected(['read'], 0, 1)).toBe(5);
+	});
+
+	test('without a retry time it backs off exponentially with jitter', () => {
 		const limiter = new RateLimiter({ windowMs: 60_000, clock: fakeClock(0, 0.999) });
 		const waits = [1, 2, 3, 4, 10].map((attempt) =>
 			limiter.onRejected(['read'], undefined, attempt),

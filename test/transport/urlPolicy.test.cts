@@ -1,5 +1,5 @@
+import { baseUrlProblem } from '../../nodes/shared/credentialRules';
 import {
-	baseUrlProblem,
 	hopProblem,
 	isInternalHost,
 	isServiceOrigin,

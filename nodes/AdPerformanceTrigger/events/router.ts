@@ -1,6 +1,6 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
-import { createClient } from '../../shared/requestOptions';
+import { createClient } from '../../shared/createClient';
 import { InputValidator } from '../../shared/validation';
 import { accountEvents } from './accounts';
 import type { EventHandler, PollOutcome, TriggerEvent, TriggerSettings } from './common';

@@ -1,18 +1,15 @@
 /**
- * Everything the operations need to talk to the service. The parts, each owning one rule:
- * client.ts (the facade: request, write, list, walk, download), exchange.ts (one request
- * and its redirect hops, with the key only on the Base URL's origin), urlPolicy.ts (where the key
- * and requests may go), envelope.ts (what counts as an answer), retry.ts (when to resend),
- * rateLimiter.ts (pacing and 429 scheduling).
+ * Everything the operations need to talk to the service. client.ts is the facade (request,
+ * write, list, walk, download); the parts behind it each own one rule: pipeline.ts (every
+ * request: turns, pacing, retries, rate-limit waits), exchange.ts (one request and its redirect
+ * hops, with the key only on the Base URL's origin), urlPolicy.ts (where requests may go),
+ * envelope.ts (what counts as an answer), pageWalker.ts (pagination that always ends), retry.ts
+ * (when to resend), rateLimiter.ts (pacing and 429 scheduling), cancellableWait.ts (waits that
+ * stop on cancel), serviceClock.ts (service durations in real time).
  */
-export {
-	AdPerformanceClient,
-	DeadlineReached,
-	MAX_PAGE_SIZE,
-	pathId,
-	type ClientOptions,
-	type RequestSpec,
-	type SendOutcome,
-} from './client';
+export { AdPerformanceClient, pathId, type ClientOptions } from './client';
+export { DeadlineReached } from '../errors';
+export { MAX_PAGE_SIZE } from './pageWalker';
+export { type RequestSpec, type SendOutcome } from './pipeline';
 export { CREDENTIAL_TYPE, type RawResponse, type RequestContext } from './exchange';
 export { CLOCK_SKEW_MARGIN_MS } from './serviceClock';

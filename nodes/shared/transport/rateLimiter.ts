@@ -23,6 +23,11 @@ export interface Clock {
 	random(): number;
 }
 
+/** The shortest wait after a 429, in service ms, before jitter (the floor's first ceiling). */
+export const MIN_429_WAIT_MS = 1_000;
+/** The longest backoff ceiling after repeated 429s without a longer hint, in service ms. */
+const MAX_429_BACKOFF_MS = 30_000;
+
 interface BucketState {
 	/** What the service last said is left in the current window (`meta.remaining_requests`). */
 	remaining?: number;
@@ -84,19 +89,24 @@ export class RateLimiter {
 	}
 
 	/**
-	 * Records a 429 and returns how long the rejected request should wait. With a retry time
-	 * from the service, every request of these buckets is held back until then (so requests of
-	 * the same process do not meet the spent window again), and the rejected one waits that long
-	 * plus a little jitter, so that processes told the same time do not arrive in one burst.
-	 * Without one, it backs off exponentially with full jitter.
+	 * Records a 429 and returns how long the rejected request should wait. Every wait has a
+	 * floor: an exponential backoff with jitter (at least half of 1 s, 2 s, 4 s … 30 s, service
+	 * time, by the request's count of 429s), so a hint of "retry after 0 seconds", or none, can
+	 * never turn into hammering. With a retry time from the service that is longer, every request
+	 * of these buckets is held back until then (so requests of the same process do not meet the
+	 * spent window again), and the rejected one waits that long plus a little jitter, so that
+	 * processes told the same time do not arrive in one burst.
 	 */
 	onRejected(buckets: Bucket[], hintMs: number | undefined, attempt: number): number {
 		const { clock, windowMs } = this.options;
 		const scale = windowMs / 60_000;
 		const now = clock.now();
-		if (hintMs === undefined) {
-			for (const bucket of buckets) this.buckets[bucket] = {};
-			return clock.random() * Math.min(30_000, 1000 * 2 ** (attempt - 1)) * scale;
+		const ceiling = Math.min(MAX_429_BACKOFF_MS, MIN_429_WAIT_MS * 2 ** Math.max(0, attempt - 1));
+		// Equal jitter: half the ceiling for sure, the other half at random.
+		const floor = (ceiling / 2 + (clock.random() * ceiling) / 2) * scale;
+		if (hintMs === undefined || hintMs <= floor) {
+			for (const bucket of buckets) this.buckets[bucket] = { remaining: 0, resetAt: now + floor };
+			return floor;
 		}
 		for (const bucket of buckets) this.buckets[bucket] = { remaining: 0, resetAt: now + hintMs };
 		return hintMs + clock.random() * Math.min(2000 * scale, hintMs * 0.1 + 100 * scale);

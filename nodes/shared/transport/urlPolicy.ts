@@ -1,8 +1,10 @@
 /**
- * Where a request may go and what it may carry: the rules for the Base URL, for redirects and
- * for download links. Pure functions of URLs (no DNS: node code may not resolve names), so each
- * rule is unit-tested without a network.
+ * Where a request may go and what it may carry: the rules for redirects and for download links
+ * (the Base URL's own rules are in ../credentialRules.ts). Pure functions of URLs (no DNS: node
+ * code may not resolve names), so each rule is unit-tested without a network.
  */
+
+import { originOf } from '../credentialRules';
 
 /** Redirects followed for one request at most (the service itself needs none or one). */
 export const MAX_REDIRECTS = 5;
@@ -16,29 +18,6 @@ export function isRedirect(statusCode: number): boolean {
 /** Whether the key may be sent to `url`: only to the Base URL's scheme, host and port. */
 export function isServiceOrigin(baseUrl: string, url: string): boolean {
 	return originOf(url) === originOf(baseUrl);
-}
-
-export function originOf(url: string): string | undefined {
-	try {
-		return new URL(url).origin;
-	} catch {
-		return undefined;
-	}
-}
-
-/** Why a Base URL cannot be used, or undefined when it can. */
-export function baseUrlProblem(baseUrl: string): string | undefined {
-	let url: URL;
-	try {
-		url = new URL(baseUrl);
-	} catch {
-		return 'is not a web address';
-	}
-	if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must start with https://';
-	// A password typed into the address would show up wherever the address is shown.
-	if (url.username || url.password) return 'must not contain a user name or password';
-	if (url.search || url.hash) return 'must not contain a query (?…) or fragment (#…)';
-	return undefined;
 }
 
 /**

@@ -118,13 +118,11 @@ export async function execute(
 	});
 	const final = result.states.get(diagnostic.id) ?? diagnostic;
 	if (result.timedOut.length > 0) {
-		throw client.serviceError({
-			status: 408,
-			type: 'timeout',
+		throw client.errors.timedOut(
+			`Diagnostic ${diagnostic.id} was still ${final.status ?? 'running'} after ${timeoutSeconds} seconds`,
+			`Raise Options → Timeout, or switch off Wait for Completion and fetch the result later with Diagnostic → Get (ID ${diagnostic.id}).`,
 			itemIndex,
-			message: `Diagnostic ${diagnostic.id} was still ${final.status ?? 'running'} after ${timeoutSeconds} seconds`,
-			description: `Raise Options → Timeout, or switch off Wait for Completion and fetch the result later with Diagnostic → Get (ID ${diagnostic.id}).`,
-		});
+		);
 	}
 	if (final.status === 'failed') {
 		throw workFailedError(client.node, {

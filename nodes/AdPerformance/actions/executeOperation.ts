@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { everyItemFailed, ItemResults } from '../../shared/items';
-import { createClient } from '../../shared/requestOptions';
+import { createClient } from '../../shared/createClient';
 import type { AdPerformanceClient } from '../../shared/transport';
 import * as account from './account/Account.resource';
 import * as campaign from './campaign/Campaign.resource';
@@ -11,7 +11,7 @@ import * as report from './report/Report.resource';
 
 /**
  * One operation. `prepare`, where an operation has it (the writes), reads and checks one
- * item's input; the router runs it for EVERY item before the first request, so a bad 3rd
+ * item's input; executeOperation runs it for EVERY item before the first request, so a bad 3rd
  * item creates nothing for the first two. `execute` then gets what `prepare` returned.
  */
 interface Operation {
@@ -36,7 +36,7 @@ const operations: Record<string, Record<string, Operation>> = {
 	diagnostic: { get: diagnostic.get, run: diagnostic.run },
 };
 
-export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+export async function executeOperation(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as string;
 	const operation = this.getNodeParameter('operation', 0) as string;

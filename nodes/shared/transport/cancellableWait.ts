@@ -1,0 +1,84 @@
+import * as n8nWorkflow from 'n8n-workflow';
+import type { IExecuteFunctions, INode } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { DeadlineReached } from '../errors';
+import type { RequestContext } from './exchange';
+
+/**
+ * Every wait of an execution (pacing, backoff, rate-limit schedules, polling intervals) goes
+ * through here, so each one stops at once when the execution is cancelled and none outlives the
+ * deadline its caller set. Node code may not use timers: n8n's `sleep` does the waiting.
+ */
+export class CancellableWait {
+	constructor(private readonly ctx: RequestContext) {}
+
+	private get node(): INode {
+		return this.ctx.getNode();
+	}
+
+	/** The execution's cancel signal where the context has one (executions; not list search). */
+	get signal(): AbortSignal | undefined {
+		const ctx = this.ctx as Partial<IExecuteFunctions>;
+		return typeof ctx.getExecutionCancelSignal === 'function'
+			? ctx.getExecutionCancelSignal()
+			: undefined;
+	}
+
+	throwIfCancelled() {
+		if (this.signal?.aborted) {
+			throw new NodeOperationError(this.node, 'The execution was cancelled');
+		}
+	}
+
+	/**
+	 * Waits with n8n's sleep and stops at once when the execution is cancelled. Older n8n
+	 * versions have only `sleep(ms)`; there the wait is cut into short slices that check the
+	 * signal, so cancelling still takes effect within a quarter of a second.
+	 */
+	async wait(ms: number): Promise<void> {
+		const signal = this.signal;
+		this.throwIfCancelled();
+		if (!(ms > 0)) return;
+		const sleepWithAbort = (
+			n8nWorkflow as { sleepWithAbort?: (ms: number, signal?: AbortSignal) => Promise<void> }
+		).sleepWithAbort;
+		if (typeof sleepWithAbort === 'function') {
+			try {
+				await sleepWithAbort(ms, signal);
+			} catch (error) {
+				this.throwIfCancelled();
+				throw new NodeOperationError(this.node, error as Error);
+			}
+			return;
+		}
+		const until = Date.now() + ms;
+		for (let left = ms; left > 0; left = until - Date.now()) {
+			await n8nWorkflow.sleep(Math.min(left, 250));
+			this.throwIfCancelled();
+		}
+	}
+
+	/** Waits, but never past the deadline: reaching it throws DeadlineReached. */
+	async waitWithin(ms: number, deadline: number | undefined): Promise<void> {
+		if (deadline !== undefined && Date.now() + ms >= deadline) {
+			await this.wait(deadline - Date.now());
+			throw new DeadlineReached();
+		}
+		await this.wait(ms);
+	}
+
+	/** Waits for `event` until `until` (n8n time); false when the time ran out first. */
+	async waitFor(event: Promise<void>, until: number): Promise<boolean> {
+		let arrived = false;
+		void event.then(() => (arrived = true));
+		await Promise.resolve();
+		while (!arrived) {
+			const left = until - Date.now();
+			if (left <= 0) return false;
+			// Short slices: the event usually comes first, and a pending slice is harmless.
+			await Promise.race([event, this.wait(Math.min(left, 1000))]);
+		}
+		return true;
+	}
+}
