@@ -9,7 +9,7 @@
 // folder, runs `npm pack` there with lifecycle scripts on (so `prepack` builds, as it does on
 // publish), then
 //   1. asserts the tarball's file list: every file named in package.json's `n8n` section, the
-//      icons and codex files beside the nodes, README, LICENSE, CHANGELOG; nothing from test/,
+//      icons and codex files beside the nodes, README, LICENSE, CHANGELOG; nothing from sandbox/, test/,
 //      scripts/, examples/ and no TypeScript sources;
 //   2. runs n8n's community-package scanner (@n8n/scan-community-package, the analysis its CLI
 //      runs after the provenance check) on the unpacked tarball (`**/*.js`, package.json) and on
@@ -137,7 +137,7 @@ async function main() {
 		}
 		for (const file of files) {
 			const foreign =
-				/^(test|scripts|examples|nodes|credentials|\.github|\.ci)\//.test(file) ||
+				/^(sandbox|test|scripts|examples|nodes|credentials|\.github|\.ci)\//.test(file) ||
 				(/\.ts$/.test(file) && !/\.d\.ts$/.test(file));
 			if (foreign) problems.push(`must not be in the tarball: ${file}`);
 		}

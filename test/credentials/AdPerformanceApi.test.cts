@@ -5,8 +5,8 @@ import { Workflow } from 'n8n-workflow';
 
 import { AdPerformanceApi, normaliseBaseUrl } from '../../credentials/AdPerformanceApi.credentials';
 import { nodeTypes } from '../harness/run-workflow.cjs';
-import type { FakeService } from '../fake-service/index.cjs';
-import { startFakeService } from '../fake-service/index.cjs';
+import type { FakeService } from '../../sandbox/index.cjs';
+import { startFakeService } from '../../sandbox/index.cjs';
 
 const credentialType = new AdPerformanceApi();
 let fake: FakeService;
