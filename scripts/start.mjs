@@ -54,7 +54,7 @@ async function checkPorts() {
 
 async function startSandbox() {
 	const tsx = path.join(REPO_ROOT, 'node_modules', '.bin', 'tsx');
-	const child = spawn(tsx, ['test/fake-service/cli.cts', '--json', '--port', String(SANDBOX_PORT), '--time-scale', '1'], {
+	const child = spawn(tsx, ['sandbox/cli.cts', '--json', '--port', String(SANDBOX_PORT), '--time-scale', '1'], {
 		cwd: REPO_ROOT,
 		stdio: ['ignore', 'pipe', 'inherit'],
 	});

@@ -8,7 +8,7 @@ import { REPO_ROOT } from './pack.mjs';
 
 export async function startFakeProcess({ timeScale = 0.02, extraArgs = [] } = {}) {
 	const tsx = path.join(REPO_ROOT, 'node_modules', '.bin', 'tsx');
-	const child = spawn(tsx, ['test/fake-service/cli.cts', '--json', '--port', '0', '--time-scale', String(timeScale), ...extraArgs], {
+	const child = spawn(tsx, ['sandbox/cli.cts', '--json', '--port', '0', '--time-scale', String(timeScale), ...extraArgs], {
 		cwd: REPO_ROOT,
 		stdio: ['ignore', 'pipe', 'inherit'],
 	});

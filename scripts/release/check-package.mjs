@@ -5,46 +5,35 @@
 //   node scripts/release/check-package.mjs --guard   refuse a publish that did not build (prepublishOnly)
 //   node scripts/release/check-package.mjs --cloud-support   fail unless n8n-node says "eligible"
 //
-// Default mode: copies the tracked files (as a fresh clone has them: no dist/) into a temporary
-// folder, runs `npm pack` there with lifecycle scripts on (so `prepack` builds, as it does on
-// publish), then
-//   1. asserts the tarball's file list: every file named in package.json's `n8n` section, the
-//      icons and codex files beside the nodes, README, LICENSE, CHANGELOG; nothing from test/,
-//      scripts/, examples/ and no TypeScript sources;
-//   2. runs n8n's community-package scanner (@n8n/scan-community-package, the analysis its CLI
+// Default mode: copies the tracked files (as a fresh clone has them: no dist/, `.npmrc` with
+// `ignore-scripts=true`) into a temporary folder, links this checkout's node_modules, then
+//   1. asserts that an unbuilt copy cannot be packed or published: `npm run pack -- --no-build`
+//      and the `prepublishOnly` guard must both fail and leave no tarball;
+//   2. packs it the two ways a tarball is made: the README's route, `npm run pack` (builds, then
+//      packs, with lifecycle scripts off as on a fresh clone), and the publish route, `npm pack`
+//      with lifecycle scripts on (so `prepack` builds, as on publish), each from an unbuilt copy;
+//   3. asserts each tarball's file list: every file named in package.json's `n8n` section, the
+//      icons and codex files beside the nodes, README, LICENSE, CHANGELOG; nothing from sandbox/,
+//      test/, scripts/, examples/ and no TypeScript sources; both routes ship the same files;
+//   4. runs n8n's community-package scanner (@n8n/scan-community-package, the analysis its CLI
 //      runs after the provenance check) on the unpacked tarball (`**/*.js`, package.json) and on
 //      the source (package.json, nodes/ and credentials/), and requires 0 findings.
 // The provenance check itself needs a package published from GitHub Actions (see README,
 // Releasing); it cannot run before the first publish.
 
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { isForeign, requiredFiles } from './package-files.mjs';
+
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
 
 function fail(lines) {
 	process.stderr.write(`\n${[].concat(lines).join('\n')}\n\n`);
 	process.exit(1);
-}
-
-/** Files the package must ship: the n8n entries, and the icons and codex files they refer to. */
-function requiredFiles(root) {
-	const entries = [...pkg.n8n.credentials, ...pkg.n8n.nodes];
-	const required = new Set(['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', ...entries]);
-	for (const entry of pkg.n8n.nodes) required.add(entry.replace(/\.js$/, '.json'));
-	// Icons named as `file:` in the sources, resolved next to the compiled file that names them.
-	for (const entry of entries) {
-		const source = path.join(root, entry.replace(/^dist\//, '').replace(/\.js$/, '.ts'));
-		if (!fs.existsSync(source)) continue;
-		for (const match of fs.readFileSync(source, 'utf8').matchAll(/file:([^'"]+\.svg)/g)) {
-			required.add(path.posix.normalize(path.posix.join(path.posix.dirname(entry), match[1])));
-		}
-	}
-	return [...required].sort();
 }
 
 function guard() {
@@ -111,54 +100,112 @@ function cloudSupport() {
 	if (status !== 'eligible') fail(output);
 }
 
+/** Runs a command in the copy; returns {status, stdout, stderr} (never throws on exit status). */
+function run(command, args, cwd) {
+	const r = spawnSync(command, args, {
+		cwd,
+		encoding: 'utf8',
+		env: { ...process.env, npm_config_update_notifier: 'false' },
+		maxBuffer: 64 * 1024 * 1024,
+	});
+	return { status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
+}
+
+const tarballsIn = (dir) => fs.readdirSync(dir).filter((file) => file.endsWith('.tgz'));
+
+/** The file list of a tarball, without its `package/` prefix. */
+function tarballFiles(tarball) {
+	return execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' })
+		.split('\n')
+		.filter((line) => line && !line.endsWith('/'))
+		.map((line) => line.replace(/^package\//, ''))
+		.sort();
+}
+
 async function main() {
 	if (process.argv.includes('--guard')) return guard();
 	if (process.argv.includes('--cloud-support')) return cloudSupport();
 
 	const copy = freshCopy();
 	const out = fs.mkdtempSync(path.join(os.tmpdir(), 'adperf-tarball-'));
+	const problems = [];
 	try {
-		process.stdout.write(`Packing a fresh copy of the tracked files (${copy})…\n`);
-		const output = execFileSync(
-			'npm',
-			['pack', '--json', '--ignore-scripts=false', '--pack-destination', out],
-			{ cwd: copy, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
-		);
-		// The build's own output (prepack) comes first; npm's JSON is the last thing printed.
-		const packed = JSON.parse(output.slice(output.search(/^\[\s*$/m)))[0];
-		const files = packed.files.map((file) => file.path).sort();
+		process.stdout.write(`A fresh copy of the tracked files, unbuilt (${copy}):\n`);
+
+		// 1. An unbuilt copy is refused, loudly, by the pack route and by the publish guard.
+		const unbuiltOut = path.join(out, 'unbuilt');
+		fs.mkdirSync(unbuiltOut);
+		const noBuild = run('npm', ['run', 'pack', '--', unbuiltOut, '--no-build'], copy);
+		const refusedPack = noBuild.status !== 0 && tarballsIn(unbuiltOut).length === 0;
 		process.stdout.write(
-			`${packed.filename}: ${files.length} files, ${(packed.size / 1024).toFixed(1)} kB packed\n`,
+			`  npm run pack -- --no-build: ${refusedPack ? `refused (exit ${noBuild.status}: ${/^Refusing .*$/m.exec(noBuild.stderr)?.[0] ?? 'no message'})` : 'NOT REFUSED'}\n`,
 		);
+		if (!refusedPack) problems.push(`an unbuilt copy was packed by \`npm run pack -- --no-build\`: ${tarballsIn(unbuiltOut).join(', ')}`);
+		const guardRun = run('node', ['scripts/release/check-package.mjs', '--guard'], copy);
+		process.stdout.write(`  prepublishOnly guard: ${guardRun.status !== 0 ? `refused (exit ${guardRun.status})` : 'NOT REFUSED'}\n`);
+		if (guardRun.status === 0) problems.push('the prepublishOnly guard let an unbuilt copy through');
 
-		const problems = [];
-		for (const file of requiredFiles(copy)) {
-			if (!files.includes(file)) problems.push(`missing from the tarball: ${file}`);
+		// 2. The two routes that make a tarball, each from an unbuilt copy.
+		const routes = [];
+		const readmeOut = path.join(out, 'readme-route');
+		fs.mkdirSync(readmeOut);
+		const packRun = run('npm', ['run', 'pack', '--', readmeOut], copy);
+		if (packRun.status !== 0) {
+			problems.push(`\`npm run pack\` failed (exit ${packRun.status}):\n${packRun.stdout}\n${packRun.stderr}`);
+		} else {
+			routes.push(['npm run pack (README route, lifecycle scripts off)', path.join(readmeOut, tarballsIn(readmeOut)[0])]);
 		}
-		for (const file of files) {
-			const foreign =
-				/^(test|scripts|examples|nodes|credentials|\.github|\.ci)\//.test(file) ||
-				(/\.ts$/.test(file) && !/\.d\.ts$/.test(file));
-			if (foreign) problems.push(`must not be in the tarball: ${file}`);
+		fs.rmSync(path.join(copy, 'dist'), { recursive: true, force: true });
+		const publishOut = path.join(out, 'publish-route');
+		fs.mkdirSync(publishOut);
+		const publishRun = run('npm', ['pack', '--json', '--ignore-scripts=false', '--pack-destination', publishOut], copy);
+		if (publishRun.status !== 0) {
+			problems.push(`\`npm pack\` with prepack failed (exit ${publishRun.status}):\n${publishRun.stdout}\n${publishRun.stderr}`);
+		} else {
+			routes.push(['npm pack with prepack (publish route)', path.join(publishOut, tarballsIn(publishOut)[0])]);
 		}
 
-		const unpacked = path.join(out, 'package');
-		execFileSync('tar', ['-xzf', path.join(out, packed.filename), '-C', out]);
-		const { SOURCE_FILE_PATTERNS } = await import(
-			'@n8n/scan-community-package/scanner/scanner.mjs'
-		);
-		const results = [
-			['tarball (**/*.js, package.json)', await scan(unpacked, ['**/*.js', 'package.json'])],
-			[`source (${SOURCE_FILE_PATTERNS.join(', ')})`, await scan(copy, SOURCE_FILE_PATTERNS)],
-		];
-		for (const [what, result] of results) {
+		// 3. Each tarball's file list.
+		const lists = [];
+		for (const [route, tarball] of routes) {
+			const files = tarballFiles(tarball);
+			lists.push(files.join('\n'));
+			const compiled = files.filter((file) => file.startsWith('dist/')).length;
 			process.stdout.write(
-				`scanner, ${what}: ${result.passed ? '0 findings' : `FAILED: ${result.message}`}\n`,
+				`  ${route}: ${path.basename(tarball)}, ${files.length} files (${compiled} in dist/), ${(fs.statSync(tarball).size / 1024).toFixed(1)} kB\n`,
 			);
-			if (!result.passed) problems.push(`scanner, ${what}: ${result.message}\n${result.details ?? ''}`);
+			for (const file of requiredFiles(copy)) {
+				if (!files.includes(file)) problems.push(`${route}: missing from the tarball: ${file}`);
+			}
+			for (const file of files) {
+				if (isForeign(file)) problems.push(`${route}: must not be in the tarball: ${file}`);
+			}
+		}
+		if (lists.length === 2 && lists[0] !== lists[1]) problems.push('the two routes ship different files');
+
+		// 4. n8n's scanner on the README route's tarball and on the source.
+		if (routes.length > 0) {
+			const [, tarball] = routes[0];
+			execFileSync('tar', ['-xzf', tarball, '-C', out]);
+			const unpacked = path.join(out, 'package');
+			const { SOURCE_FILE_PATTERNS } = await import(
+				'@n8n/scan-community-package/scanner/scanner.mjs'
+			);
+			const results = [
+				['tarball (**/*.js, package.json)', await scan(unpacked, ['**/*.js', 'package.json'])],
+				[`source (${SOURCE_FILE_PATTERNS.join(', ')})`, await scan(copy, SOURCE_FILE_PATTERNS)],
+			];
+			for (const [what, result] of results) {
+				process.stdout.write(
+					`  scanner, ${what}: ${result.passed ? '0 findings' : `FAILED: ${result.message}`}\n`,
+				);
+				if (!result.passed) problems.push(`scanner, ${what}: ${result.message}\n${result.details ?? ''}`);
+			}
 		}
 		if (problems.length > 0) fail(problems);
-		process.stdout.write(`The tarball holds every file n8n loads and passes n8n's scanner.\n`);
+		process.stdout.write(
+			'An unbuilt copy is refused; `npm run pack` on a fresh clone and the publish route ship the same files, every file n8n loads, and pass n8n\'s scanner.\n',
+		);
 	} finally {
 		fs.rmSync(copy, { recursive: true, force: true });
 		fs.rmSync(out, { recursive: true, force: true });

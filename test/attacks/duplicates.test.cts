@@ -7,7 +7,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import type { InterceptedRequest } from '../fake-service/index.cjs';
+import type { InterceptedRequest } from '../../sandbox/index.cjs';
 import { adNode, apiRequests, rl } from '../nodes/helpers.cjs';
 import { runAttack, useHostileService } from './helpers.cjs';
 

@@ -7,7 +7,7 @@ import dns from 'node:dns';
 import net from 'node:net';
 import tls from 'node:tls';
 
-import { startOtherOrigin, type OtherOrigin } from '../fake-service/index.cjs';
+import { startOtherOrigin, type OtherOrigin } from '../../sandbox/index.cjs';
 import { captureLogs, expectNoKey } from '../faults/matrix.cjs';
 import type { RunWorkflowResult, WorkflowNodeInput } from '../harness/run-workflow.cjs';
 import { run, useFakeService, type TestService } from '../nodes/helpers.cjs';

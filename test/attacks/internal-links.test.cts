@@ -12,7 +12,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { AdPerformanceWaitForReport } from '../../nodes/AdPerformanceWaitForReport/AdPerformanceWaitForReport.node';
-import type { Report } from '../fake-service/index.cjs';
+import type { Report } from '../../sandbox/index.cjs';
 import { registerNodeType } from '../harness/run-workflow.cjs';
 import { adNode, WAIT_NODE } from '../nodes/helpers.cjs';
 import {

@@ -6,7 +6,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import type { ScriptedAnswer } from '../fake-service/index.cjs';
+import type { ScriptedAnswer } from '../../sandbox/index.cjs';
 import { ActiveTrigger, ids } from '../nodes/AdPerformanceTrigger/poll-harness.cjs';
 import { adNode, apiRequests, rl } from '../nodes/helpers.cjs';
 import { runAttack, useHostileService } from './helpers.cjs';

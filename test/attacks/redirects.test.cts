@@ -3,7 +3,7 @@
  * every hop; https is never downgraded; hops are capped.
  */
 import { adNode, rl } from '../nodes/helpers.cjs';
-import { startOtherOrigin } from '../fake-service/index.cjs';
+import { startOtherOrigin } from '../../sandbox/index.cjs';
 import { errorText, trustCertificate, runAttack, useHostileService } from './helpers.cjs';
 
 const service = useHostileService();

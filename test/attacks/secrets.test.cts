@@ -11,7 +11,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { AdPerformanceWaitForReport } from '../../nodes/AdPerformanceWaitForReport/AdPerformanceWaitForReport.node';
-import type { ScriptedAnswer } from '../fake-service/index.cjs';
+import type { ScriptedAnswer } from '../../sandbox/index.cjs';
 import { captureLogs, expectNoKey, visibleText } from '../faults/matrix.cjs';
 import { registerNodeType, type RunWorkflowResult } from '../harness/run-workflow.cjs';
 import { ActiveTrigger } from '../nodes/AdPerformanceTrigger/poll-harness.cjs';

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 
-import { startFakeService, SERVICE_VERSION } from '../fake-service/index.cjs';
+import { startFakeService, SERVICE_VERSION } from '../../sandbox/index.cjs';
 
 export interface BaselineResult {
 	skipped?: string;

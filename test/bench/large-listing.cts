@@ -3,7 +3,7 @@
  * is what bounds it, so the wall time is compared with the time the rate-limit windows force,
  * and the peak heap growth is divided by the records held.
  */
-import { startFakeService } from '../fake-service/index.cjs';
+import { startFakeService } from '../../sandbox/index.cjs';
 import { AD_NODE, runNodes } from './rows.cjs';
 
 const WINDOW_MS = 60_000;

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
-import { SERVICE_VERSION } from '../fake-service/index.cjs';
+import { SERVICE_VERSION } from '../../sandbox/index.cjs';
 import { runWorkflow } from '../harness/run-workflow.cjs';
 import { AD_NODE, credentialsFor } from './rows.cjs';
 
@@ -46,7 +46,7 @@ async function startChildFake(root: string, timeScale: number): Promise<ChildFak
 	const child = spawn(
 		tsx,
 		[
-			path.join(root, 'test/fake-service/cli.cts'),
+			path.join(root, 'sandbox/cli.cts'),
 			'--json',
 			'--port',
 			'0',
@@ -161,7 +161,7 @@ export async function benchDownloadMemory(options: {
 			fileBytes: FILE_BYTES,
 			rssGrowth: peakRss - base.rss,
 			heapGrowth: peakHeap - base.heapUsed,
-			note: `Report > Download of one ${FILE_BYTES} B PDF (served Content-Length ${served}) in ${Math.round(wallMs)} ms; fake in a child process (test/fake-service/cli.cts, sized through POST /__fake/reports/:id/size); binary data mode measured: ${mode} (N8N_DEFAULT_BINARY_DATA_MODE=${envMode}, stored id ${id ?? 'none'}); memory sampled every 5 ms after a forced GC, growth = peak - baseline${result.error ? `; ERROR: ${result.error.message}` : ''}.`,
+			note: `Report > Download of one ${FILE_BYTES} B PDF (served Content-Length ${served}) in ${Math.round(wallMs)} ms; fake in a child process (sandbox/cli.cts, sized through POST /__fake/reports/:id/size); binary data mode measured: ${mode} (N8N_DEFAULT_BINARY_DATA_MODE=${envMode}, stored id ${id ?? 'none'}); memory sampled every 5 ms after a forced GC, growth = peak - baseline${result.error ? `; ERROR: ${result.error.message}` : ''}.`,
 		};
 	} finally {
 		fake.child.kill('SIGTERM');

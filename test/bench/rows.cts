@@ -3,7 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { AdPerformance } from '../../nodes/AdPerformance/AdPerformance.node.js';
 import { AdPerformanceWaitForReport } from '../../nodes/AdPerformanceWaitForReport/AdPerformanceWaitForReport.node.js';
-import { startFakeService, SERVICE_VERSION, type FakeService } from '../fake-service/index.cjs';
+import { startFakeService, SERVICE_VERSION, type FakeService } from '../../sandbox/index.cjs';
 import {
 	registerNodeType,
 	runWorkflow,

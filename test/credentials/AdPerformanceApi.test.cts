@@ -6,8 +6,8 @@ import { Workflow } from 'n8n-workflow';
 import { AdPerformanceApi } from '../../credentials/AdPerformanceApi.credentials';
 import { normaliseBaseUrl } from '../../nodes/shared/credentialRules';
 import { nodeTypes } from '../harness/run-workflow.cjs';
-import type { FakeService } from '../fake-service/index.cjs';
-import { startFakeService } from '../fake-service/index.cjs';
+import type { FakeService } from '../../sandbox/index.cjs';
+import { startFakeService } from '../../sandbox/index.cjs';
 
 const credentialType = new AdPerformanceApi();
 let fake: FakeService;

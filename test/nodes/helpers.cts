@@ -8,8 +8,8 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { AdPerformance } from '../../nodes/AdPerformance/AdPerformance.node';
 import { AdPerformanceClient } from '../../nodes/shared/transport';
-import type { FakeService, FakeServiceOptions } from '../fake-service/index.cjs';
-import { startFakeService } from '../fake-service/index.cjs';
+import type { FakeService, FakeServiceOptions } from '../../sandbox/index.cjs';
+import { startFakeService } from '../../sandbox/index.cjs';
 import type { RunWorkflowResult, WorkflowNodeInput } from '../harness/run-workflow.cjs';
 import { registerNodeType, runWorkflow } from '../harness/run-workflow.cjs';
 

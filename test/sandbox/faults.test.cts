@@ -1,4 +1,4 @@
-import { startFakeService, type FakeService } from './index.cjs';
+import { startFakeService, type FakeService } from '../../sandbox/index.cjs';
 import { expectError, get, post, reportBody, VERSION } from './helpers.cjs';
 
 async function statusOrDrop(p: Promise<{ status: number }>): Promise<number | 'drop'> {

@@ -1,6 +1,6 @@
-import { startFakeService, type FakeService } from './index.cjs';
+import { startFakeService, type FakeService } from '../../sandbox/index.cjs';
 import { expectError, get, post, waitFor } from './helpers.cjs';
-import type { Diagnostic } from './types.cjs';
+import type { Diagnostic } from '../../sandbox/types.cjs';
 
 describe('fake service: diagnostics', () => {
 	let svc: FakeService;

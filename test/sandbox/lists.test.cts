@@ -1,6 +1,6 @@
-import { startFakeService, type FakeService } from './index.cjs';
+import { startFakeService, type FakeService } from '../../sandbox/index.cjs';
 import { expectError, get } from './helpers.cjs';
-import type { Account, Campaign, Report } from './types.cjs';
+import type { Account, Campaign, Report } from '../../sandbox/types.cjs';
 
 describe('fake service: list envelopes, pagination, filters, seed data', () => {
 	let svc: FakeService;

@@ -1,4 +1,4 @@
-import { startFakeService, type FakeService } from './index.cjs';
+import { startFakeService, type FakeService } from '../../sandbox/index.cjs';
 import { expectError, get, post, reportBody, type CallResult } from './helpers.cjs';
 
 /** One case per error type of the service, plus 409 report_not_ready: status, type, envelope without meta. */

@@ -1,5 +1,5 @@
-/** Shared helpers for the fake-service tests (real HTTP with fetch). */
-import type { FakeService } from './index.cjs';
+/** Shared helpers for the fake service's own tests (real HTTP with fetch). */
+import type { FakeService } from '../../sandbox/index.cjs';
 
 export const VERSION = '2026-03-01';
 

@@ -10,7 +10,7 @@ describe('fake service: CLI (npm run sandbox)', () => {
 		const child = spawn(
 			TSX,
 			[
-				'test/fake-service/cli.cts',
+				'sandbox/cli.cts',
 				'--json',
 				'--port',
 				'0',

@@ -1,4 +1,4 @@
-import { startFakeService, type FakeService } from './index.cjs';
+import { startFakeService, type FakeService } from '../../sandbox/index.cjs';
 import { expectError, get, post, reportBody } from './helpers.cjs';
 
 describe('fake service: authentication and versioning', () => {

@@ -1,6 +1,6 @@
-import { startFakeService, type FakeService } from './index.cjs';
+import { startFakeService, type FakeService } from '../../sandbox/index.cjs';
 import { call, expectError, get, post, reportBody, sleep, waitFor } from './helpers.cjs';
-import type { Report } from './types.cjs';
+import type { Report } from '../../sandbox/types.cjs';
 
 const ORDER = ['pending', 'generating', 'completed'];
 

@@ -1,4 +1,4 @@
-import { startFakeService, type FakeService } from './index.cjs';
+import { startFakeService, type FakeService } from '../../sandbox/index.cjs';
 import { expectError, get, post, reportBody, sleep, waitFor, type CallResult } from './helpers.cjs';
 
 const RETRY_RE = /^Rate limit exceeded\. Retry after (\d+) seconds\.$/;

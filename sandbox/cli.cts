@@ -16,7 +16,7 @@ interface CliArgs {
 function usage(message?: string): never {
 	if (message) process.stderr.write(`${message}\n`);
 	process.stderr.write(
-		'Usage: tsx test/fake-service/cli.cts [--port N] [--host H] [--time-scale X] [--seed N] [--json] [--foreign-downloads]\n',
+		'Usage: tsx sandbox/cli.cts [--port N] [--host H] [--time-scale X] [--seed N] [--json] [--foreign-downloads]\n',
 	);
 	process.exit(2);
 }
