@@ -71,7 +71,7 @@ describe('Redactor: no key and no URL password reaches the user', () => {
 	});
 
 	test('property names are scrubbed at any depth, in every form of the key', () => {
-		const value = {
+		const value: IDataObject = {
 			[KEY]: 1,
 			outer: nested(50, { [`field-${encodeURIComponent(KEY)}`]: 2, [`https://u:pw@h/${KEY}`]: 3 }),
 		};
@@ -166,7 +166,7 @@ describe('Redactor: no key and no URL password reaches the user', () => {
 	test('errors are scrubbed in place: every field at any depth, the cause dropped', () => {
 		const error = new NodeApiError(
 			NODE,
-			{ message: `echo ${KEY}`, [KEY]: nested(40, { leak: KEY }) },
+			{ message: `echo ${KEY}`, [KEY]: nested(40, { leak: KEY }) } as never,
 			{ message: `failed for ${KEY}`, description: `key ${KEY}`, itemIndex: 2 },
 		);
 		error.context.deep = nested(100, { leak: KEY });
