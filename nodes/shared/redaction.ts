@@ -145,7 +145,7 @@ export class Redactor {
 	error<E>(error: E): E {
 		if (!error || typeof error !== 'object') return error;
 		const target = error as Record<string, unknown>;
-		delete target.cause;
+		Reflect.deleteProperty(target, 'cause');
 		for (const key of Object.getOwnPropertyNames(target)) {
 			if (key === 'node') continue;
 			try {
@@ -155,7 +155,7 @@ export class Redactor {
 					setOwn(target as IDataObject, key, this.value(entry));
 			} catch {
 				// A field that cannot be read or replaced cannot be scrubbed: it goes.
-				delete target[key];
+				Reflect.deleteProperty(target, key);
 			}
 		}
 		return error;

@@ -4,7 +4,14 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { Redactor } from '../../nodes/shared/redaction';
 
 const KEY = 'service_live_abcdefghijklmnopqrstuvwxyz012345';
-const NODE = { id: '1', name: 'n', type: 't', typeVersion: 1, position: [0, 0], parameters: {} } as never;
+const NODE = {
+	id: '1',
+	name: 'n',
+	type: 't',
+	typeVersion: 1,
+	position: [0, 0],
+	parameters: {},
+} as never;
 
 /** `{ next: { next: … { leaf } } }`, `depth` objects deep, built without recursion. */
 function nested(depth: number, leaf: IDataObject): IDataObject {
@@ -182,6 +189,16 @@ describe('Redactor: no key and no URL password reaches the user', () => {
 		);
 		expect(everything).not.toContain(KEY);
 		expect(everything).toContain('[redacted]');
+	});
+
+	test('an error field that cannot be replaced goes, and one that cannot go is no reason to throw', () => {
+		const error = new Error(`x ${KEY}`) as Error & IDataObject;
+		Object.defineProperty(error, 'readOnly', { value: KEY, enumerable: true, configurable: true });
+		Object.defineProperty(error, 'fixed', { value: 'plain', enumerable: true });
+		expect(() => redactor.error(error)).not.toThrow();
+		expect('readOnly' in error).toBe(false);
+		expect(error.fixed).toBe('plain');
+		expect(error.message).toBe('x [redacted]');
 	});
 
 	test('an error keeps its class and n8n’s copy of the node', () => {
