@@ -12,8 +12,8 @@ export const MAX_FILE_NAME_BYTES = 255;
 /**
  * What is removed from a name: control and format characters (among them the bidirectional
  * overrides, isolates and marks U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C, which
- * make `evil‮fdp.exe` read as `evilexe.pdf`, and zero-width characters), surrogates, private
- * and unassigned code points, and line and paragraph separators.
+ * make `evil<U+202E>fdp.exe` read as `evilexe.pdf`, and zero-width characters), surrogates,
+ * private and unassigned code points, and line and paragraph separators.
  */
 const INVISIBLE = /[\p{C}\p{Zl}\p{Zp}]/gu;
 /** Characters Windows does not allow in a name (and that mean something to a shell). */
@@ -28,9 +28,9 @@ const EXTENSION = /\.[A-Za-z0-9]{1,16}$/;
  */
 export function sanitiseFileName(name: string, redactor: Redactor): string | undefined {
 	// Compatibility forms first: a full-width solidus or a one-dot leader becomes / or . and is
-	// then treated as one; invisible characters go before the secrets are looked for, so none
-	// can hide one by splitting it.
-	// A secret is scrubbed before the directory parts go, so no part of one is left behind.
+	// then treated as one. Invisible characters go before the secrets are looked for, so none
+	// can hide one by splitting it; secrets go before the directory parts, so no part of one
+	// is left behind.
 	const visible = redactor.text(name.normalize('NFKC').replace(INVISIBLE, ''));
 	const base = visible.split(/[\\/]/).pop() ?? '';
 	const cleaned = base
