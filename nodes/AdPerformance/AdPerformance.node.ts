@@ -8,6 +8,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import * as account from './actions/account/Account.resource';
 import * as campaign from './actions/campaign/Campaign.resource';
+import { throughTheBoundary } from '../shared/boundary';
 import { requestOptionsProperty } from '../shared/descriptions';
 import * as diagnostic from './actions/diagnostic/Diagnostic.resource';
 import * as report from './actions/report/Report.resource';
@@ -65,6 +66,6 @@ export class AdPerformance implements INodeType {
 	methods = { listSearch };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await executeOperation.call(this);
+		return await throughTheBoundary(this, executeOperation);
 	}
 }

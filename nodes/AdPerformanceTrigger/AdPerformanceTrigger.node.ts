@@ -6,6 +6,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { throughTheBoundary } from '../shared/boundary';
 import { requestOptionsProperty } from '../shared/descriptions';
 import { pollEvents } from './events/router';
 
@@ -92,6 +93,6 @@ export class AdPerformanceTrigger implements INodeType {
 	};
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-		return await pollEvents.call(this);
+		return await throughTheBoundary(this, pollEvents);
 	}
 }

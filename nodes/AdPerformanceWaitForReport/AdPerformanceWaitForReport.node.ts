@@ -7,6 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { throughTheBoundary } from '../shared/boundary';
 import { binaryPropertyNameProperty, requestOptionsProperty } from '../shared/descriptions';
 import { workFailedError } from '../shared/errors';
 import { everyItemFailed, ItemResults } from '../shared/items';
@@ -108,6 +109,10 @@ export class AdPerformanceWaitForReport implements INodeType {
 	 * and each item is settled with its report (and file) or its error.
 	 */
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return await throughTheBoundary(this, AdPerformanceWaitForReport.waitForEveryItem);
+	}
+
+	static async waitForEveryItem(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const items = this.getInputData();
 		let settings: WaitSettings;
 		let client: AdPerformanceClient;
@@ -117,7 +122,7 @@ export class AdPerformanceWaitForReport implements INodeType {
 		} catch (error) {
 			return [everyItemFailed(this, items.length, error)];
 		}
-		const results = new ItemResults(this, (error) => client.redactor.error(error));
+		const results = new ItemResults(this);
 
 		const waits: ItemWait[] = [];
 		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {

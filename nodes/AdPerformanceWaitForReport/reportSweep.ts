@@ -46,7 +46,11 @@ export class ReportSweep {
 				for (const report of records) {
 					if (!wanted.has(report.id)) continue;
 					seen.set(report.id, report);
-					this.hints.set(report.id, { accountId: report.accountId, createdAt: report.createdAt });
+					// Only texts narrow the next sweep: a field of another shape would narrow it to nothing.
+					this.hints.set(report.id, {
+						accountId: typeof report.accountId === 'string' ? report.accountId : undefined,
+						createdAt: typeof report.createdAt === 'string' ? report.createdAt : undefined,
+					});
 				}
 				return seen.size < wanted.size;
 			},

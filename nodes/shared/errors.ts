@@ -94,7 +94,10 @@ export interface ServiceErrorDetails {
 }
 
 function describeServiceError(type: string | undefined) {
-	return type ? ERROR_GUIDE[type] : undefined;
+	// The type is the service's text: only the guide's own entries count, never `constructor`.
+	return type !== undefined && Object.prototype.hasOwnProperty.call(ERROR_GUIDE, type)
+		? ERROR_GUIDE[type]
+		: undefined;
 }
 
 /** Builds the NodeApiError for an error answer of the service. Never includes request headers. */

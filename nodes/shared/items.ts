@@ -30,11 +30,8 @@ function errorItem(error: unknown, itemIndex: number): INodeExecutionData {
 export class ItemResults {
 	private readonly byItem = new Map<number, INodeExecutionData[]>();
 
-	constructor(
-		private readonly ctx: IExecuteFunctions,
-		/** Applied to every error before it is shown (the client's redactor strips the key). */
-		private readonly clean: (error: unknown) => unknown = (error) => error,
-	) {}
+	// Errors and items are scrubbed where they leave the node (boundary.ts), not here.
+	constructor(private readonly ctx: IExecuteFunctions) {}
 
 	/** Whether the item already has its output (or its error). */
 	has(itemIndex: number): boolean {
@@ -42,8 +39,7 @@ export class ItemResults {
 	}
 
 	/** Records the item's error, or throws it when the node must stop. */
-	fail(itemIndex: number, caught: unknown): void {
-		const error = this.clean(caught);
+	fail(itemIndex: number, error: unknown): void {
 		if (this.ctx.getExecutionCancelSignal?.()?.aborted || !this.ctx.continueOnFail()) {
 			throw withItemIndex(error, itemIndex);
 		}

@@ -1,14 +1,49 @@
+import type { IBinaryData, IDataObject, INodeExecutionData } from 'n8n-workflow';
+
 /**
- * Every text that reaches the user (error messages, descriptions, the error details n8n saves
- * with the execution, Continue On Fail items, and the records of every successful answer, which
- * become output items) passes through a Redactor first: a service that
- * echoes the API key in an error message, or an address with a password in it, must not put
- * either into run data.
+ * The one scrubber. Everything a node hands to n8n passes through it at the boundary
+ * (boundary.ts): output items with their binary metadata, and errors (message, description,
+ * the details n8n saves with the execution). A service that echoes the API key, or an
+ * address with a password in it, must put neither into run data, whatever the depth or
+ * place: in a value, in a property name, in a file name.
+ *
+ * Copies are built without recursion (an explicit stack), so no nesting makes it give up and
+ * hand data on unscrubbed, and without assigning an untrusted name in a way that could set a
+ * prototype: every object it returns is a plain object or array it created itself.
  */
 const REDACTED = '[redacted]';
 
 /** user:password@ in any URL inside a text. */
 const URL_USERINFO = /(\b[a-z][a-z0-9+.-]*:\/\/)[^/\s@]*@/gi;
+
+/** Fields of n8n's binary data that are not text: the file itself and n8n's own store id. */
+const BINARY_CONTENT_FIELDS = new Set(['data', 'id']);
+
+type Container = IDataObject | unknown[];
+
+/**
+ * Sets an own, enumerable data property. `__proto__` is the one name that plain assignment
+ * to an object would turn into a prototype change (it is an accessor on Object.prototype;
+ * every other inherited name is a data property, which assignment shadows): it is defined
+ * instead, so it stays data, as JSON.parse would have made it.
+ */
+function setOwn(target: IDataObject, key: string, value: unknown): void {
+	if (key === '__proto__') {
+		Object.defineProperty(target, key, {
+			value,
+			enumerable: true,
+			writable: true,
+			configurable: true,
+		});
+	} else {
+		target[key] = value as IDataObject[string];
+	}
+}
+
+/** Values kept as they are: no text inside them that a JSON answer could have put there. */
+function isOpaque(value: object): boolean {
+	return value instanceof Date || ArrayBuffer.isView(value) || value instanceof ArrayBuffer;
+}
 
 export class Redactor {
 	private readonly secrets: string[];
@@ -36,35 +71,91 @@ export class Redactor {
 		return text;
 	}
 
-	/** A copy of a JSON-like value with every string redacted. */
-	value<T>(value: T, depth = 0): T {
-		if (typeof value === 'string') return this.text(value) as T;
-		if (!value || typeof value !== 'object' || depth > 8) return value;
-		if (Array.isArray(value)) return value.map((entry) => this.value(entry, depth + 1)) as T;
-		const copy: Record<string, unknown> = {};
-		for (const [key, entry] of Object.entries(value)) copy[key] = this.value(entry, depth + 1);
-		return copy as T;
+	/**
+	 * A copy of a JSON-like value with every string and every property name scrubbed, at any
+	 * depth. Objects of any kind become plain objects of their own enumerable properties
+	 * (dates and byte arrays are kept); a value met twice is copied once, so a cycle ends.
+	 */
+	value<T>(value: T): T {
+		return this.copies([value])[0] as T;
+	}
+
+	/** Scrubbed copies of many values in one walk (one item each costs no set-up of its own). */
+	private copies(values: unknown[]): unknown[] {
+		const copies = new Map<object, Container>();
+		const pending: Array<[source: object, target: Container]> = [];
+		const copyOf = (entry: unknown): unknown => {
+			if (typeof entry === 'string') return this.text(entry);
+			if (entry === null || typeof entry !== 'object' || isOpaque(entry)) return entry;
+			let target = copies.get(entry);
+			if (target === undefined) {
+				target = Array.isArray(entry) ? [] : {};
+				copies.set(entry, target);
+				pending.push([entry, target]);
+			}
+			return target;
+		};
+		const roots = values.map(copyOf);
+		for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+			const [source, target] = next;
+			if (Array.isArray(source)) {
+				const list = target as unknown[];
+				for (let index = 0; index < source.length; index++) list.push(copyOf(source[index]));
+			} else {
+				const record = source as IDataObject;
+				const copy = target as IDataObject;
+				for (const key of Object.keys(record)) setOwn(copy, this.text(key), copyOf(record[key]));
+			}
+		}
+		return roots;
 	}
 
 	/**
-	 * Scrubs an error in place (message, description, stack, the saved response) and
-	 * returns it, for errors that may carry text we did not write ourselves.
+	 * Output items as they leave a node: the JSON scrubbed, and every text of the binary
+	 * metadata (file name, MIME type, extension, directory…) too; the file's bytes and n8n's
+	 * id of its stored copy are kept. The item's own fields (pairedItem…) are n8n's.
+	 */
+	items(items: INodeExecutionData[]): INodeExecutionData[] {
+		const jsons = this.copies(items.map((item) => item.json)) as IDataObject[];
+		return items.map((item, index) => {
+			const scrubbed: INodeExecutionData = { ...item, json: jsons[index] };
+			if (item.binary) scrubbed.binary = this.binary(item.binary);
+			if (item.error) scrubbed.error = this.error(item.error);
+			return scrubbed;
+		});
+	}
+
+	private binary(binary: Record<string, IBinaryData>): Record<string, IBinaryData> {
+		const copy: Record<string, IBinaryData> = {};
+		for (const [property, file] of Object.entries(binary)) {
+			const scrubbed: IDataObject = {};
+			for (const [field, entry] of Object.entries(file as unknown as IDataObject)) {
+				setOwn(scrubbed, field, BINARY_CONTENT_FIELDS.has(field) ? entry : this.value(entry));
+			}
+			setOwn(copy as IDataObject, this.text(property), scrubbed);
+		}
+		return copy;
+	}
+
+	/**
+	 * Scrubs an error in place and returns it: every own field (message, description, stack,
+	 * the saved response, context, messages…) except n8n's copy of the node; the cause, which
+	 * may hold the whole request with its headers, is dropped.
 	 */
 	error<E>(error: E): E {
 		if (!error || typeof error !== 'object') return error;
 		const target = error as Record<string, unknown>;
-		for (const key of ['message', 'description', 'stack']) {
-			if (typeof target[key] === 'string') target[key] = this.text(target[key] as string);
-		}
-		// Wrapped library errors may hold the whole request, headers included: not needed, dropped.
-		delete target.cause;
-		for (const key of ['errorResponse', 'context', 'messages']) {
-			if (target[key] && typeof target[key] === 'object') {
-				try {
-					target[key] = this.value(target[key]);
-				} catch {
-					delete target[key];
-				}
+		Reflect.deleteProperty(target, 'cause');
+		for (const key of Object.getOwnPropertyNames(target)) {
+			if (key === 'node') continue;
+			try {
+				const entry = target[key];
+				if (typeof entry === 'string') setOwn(target as IDataObject, key, this.text(entry));
+				else if (entry && typeof entry === 'object')
+					setOwn(target as IDataObject, key, this.value(entry));
+			} catch {
+				// A field that cannot be read or replaced cannot be scrubbed: it goes.
+				Reflect.deleteProperty(target, key);
 			}
 		}
 		return error;

@@ -1,5 +1,10 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
+import {
+	fallbackFileName,
+	fileNameFromContentDisposition,
+	mimeTypeFromContentType,
+} from './fileName';
 import type { AdPerformanceClient } from './transport';
 import { pathId } from './transport';
 import type { ServiceCampaign, ServiceReport, SingleEnvelope } from './types';
@@ -7,12 +12,17 @@ import type { ServiceCampaign, ServiceReport, SingleEnvelope } from './types';
 /** The format the service generates when the request names none. */
 const DEFAULT_FORMAT = 'pdf';
 
-const MIME_BY_FORMAT: Record<string, string> = {
-	pdf: 'application/pdf',
-	markdown: 'text/markdown',
-	json: 'application/json',
-};
-const EXTENSION_BY_FORMAT: Record<string, string> = { pdf: 'pdf', markdown: 'md', json: 'json' };
+// Maps: the format is the service's text, and `constructor` or `__proto__` must find nothing.
+const MIME_BY_FORMAT = new Map([
+	['pdf', 'application/pdf'],
+	['markdown', 'text/markdown'],
+	['json', 'application/json'],
+]);
+const EXTENSION_BY_FORMAT = new Map([
+	['pdf', 'pdf'],
+	['markdown', 'md'],
+	['json', 'json'],
+]);
 
 /**
  * There is no GET /v1/reports/{id} (docs/service-notes.md, Finding one report): one report is found by listing, narrowed
@@ -66,44 +76,6 @@ export function reportNotFound(
 	});
 }
 
-function slug(text: string): string {
-	const cleaned = text
-		.normalize('NFKD')
-		.replace(/[\u0300-\u036f]/g, '')
-		.toLowerCase()
-		.replace(/[^a-z0-9]+/g, '-')
-		.replace(/^-+|-+$/g, '')
-		.slice(0, 80);
-	return cleaned || 'report';
-}
-
-/** `attachment; filename="a.pdf"` or RFC 5987 `filename*=UTF-8''a%20b.pdf`. */
-function fileNameFromContentDisposition(header: unknown): string | undefined {
-	const value = Array.isArray(header) ? header[0] : header;
-	if (typeof value !== 'string') return undefined;
-	const extended = /filename\*\s*=\s*(?:UTF-8|utf-8)''([^;]+)/.exec(value);
-	if (extended) {
-		try {
-			return sanitiseFileName(decodeURIComponent(extended[1].trim().replace(/^"|"$/g, '')));
-		} catch {
-			// fall through to the plain form
-		}
-	}
-	const plain = /filename\s*=\s*("([^"]*)"|[^;]+)/.exec(value);
-	const name = plain ? (plain[2] ?? plain[1]).trim() : undefined;
-	return name ? sanitiseFileName(name) : undefined;
-}
-
-/** Only a base name: a header must never place a file outside where the user saves it. */
-function sanitiseFileName(name: string): string | undefined {
-	const base = name
-		.split(/[\\/]/)
-		.pop()
-		?.replace(/\p{Cc}/gu, '')
-		.trim();
-	return base && base !== '.' && base !== '..' ? base : undefined;
-}
-
 function headerOf(headers: Record<string, unknown>, name: string): string | undefined {
 	const value = headers[name] ?? headers[name.toLowerCase()];
 	const first = Array.isArray(value) ? value[0] : value;
@@ -130,14 +102,15 @@ export async function downloadReportFile(
 			explain: (status) => explainMissingFile(report, status),
 		});
 		const headers = response.headers as Record<string, unknown>;
-		const format = report.format ?? '';
-		const contentType = headerOf(headers, 'content-type');
+		const format = typeof report.format === 'string' ? report.format : '';
 		const mimeType =
-			contentType?.split(';')[0].trim() || MIME_BY_FORMAT[format] || 'application/octet-stream';
-		const extension = EXTENSION_BY_FORMAT[format] ?? extensionForMime(mimeType);
+			mimeTypeFromContentType(headerOf(headers, 'content-type'), client.redactor) ??
+			MIME_BY_FORMAT.get(format) ??
+			'application/octet-stream';
+		const extension = EXTENSION_BY_FORMAT.get(format) ?? extensionForMime(mimeType);
 		const fileName =
-			fileNameFromContentDisposition(headerOf(headers, 'content-disposition')) ??
-			`${slug(report.title ?? report.id)}${extension ? `.${extension}` : ''}`;
+			fileNameFromContentDisposition(headerOf(headers, 'content-disposition'), client.redactor) ??
+			fallbackFileName(report.id, extension, client.redactor);
 		try {
 			return await ctx.helpers.prepareBinaryData(response.body as Buffer, fileName, mimeType);
 		} catch (error) {
@@ -174,8 +147,8 @@ function explainMissingFile(
 }
 
 function extensionForMime(mimeType: string): string | undefined {
-	for (const [format, mime] of Object.entries(MIME_BY_FORMAT)) {
-		if (mime === mimeType) return EXTENSION_BY_FORMAT[format];
+	for (const [format, mime] of MIME_BY_FORMAT) {
+		if (mime === mimeType) return EXTENSION_BY_FORMAT.get(format);
 	}
 	return undefined;
 }

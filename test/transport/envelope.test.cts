@@ -1,6 +1,7 @@
 import {
 	checkList,
 	checkRecord,
+	MAX_ANSWER_DEPTH,
 	pagingOf,
 	parseJsonBody,
 	ProtocolError,
@@ -58,4 +59,29 @@ describe('envelope: only the documented shape counts as an answer', () => {
 		expect(remainingOf({ meta: { remaining_requests: 4 } })).toBe(4);
 		expect(remainingOf({ meta: { remaining_requests: '4' } })).toBeUndefined();
 	});
+
+	/** A list answer whose one record holds `inner` objects nested in one another. */
+	function deepAnswer(inner: number): string {
+		return `{"data":[{"id":"a","x":${'{"x":'.repeat(inner)}1${'}'.repeat(inner)}}]}`;
+	}
+
+	test('an answer nested to the limit is read; one level more is a protocol error', () => {
+		// The envelope, the list and the record are 3 levels.
+		const atLimit = deepAnswer(MAX_ANSWER_DEPTH - 3);
+		expect(checkList(parseJsonBody(atLimit)).data).toHaveLength(1);
+		expect(() => parseJsonBody(deepAnswer(MAX_ANSWER_DEPTH - 2))).toThrow(
+			new ProtocolError(`the answer was nested deeper than ${MAX_ANSWER_DEPTH} levels`),
+		);
+	});
+
+	test.each([100, 10_000, 100_000])(
+		'a record nested %i levels is a protocol error, as text or as a parsed value',
+		(depth) => {
+			expect(() => parseJsonBody(deepAnswer(depth))).toThrow(/nested deeper than 64 levels/);
+			expect(() => parseJsonBody(Buffer.from(deepAnswer(depth)))).toThrow(ProtocolError);
+			let parsed: unknown = 1;
+			for (let level = 0; level < depth; level++) parsed = [parsed];
+			expect(() => parseJsonBody({ data: parsed })).toThrow(ProtocolError);
+		},
+	);
 });

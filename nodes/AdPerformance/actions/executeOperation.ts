@@ -54,7 +54,7 @@ export async function executeOperation(this: IExecuteFunctions): Promise<INodeEx
 	} catch (error) {
 		return [everyItemFailed(this, items.length, error)];
 	}
-	const results = new ItemResults(this, (error) => client.redactor.error(error));
+	const results = new ItemResults(this);
 
 	// Input of every item first: no request is spent, nothing is created, before all are valid.
 	const prepared = new Map<number, unknown>();

@@ -7,10 +7,16 @@ import type {
 import { AdPerformanceClient, MAX_PAGE_SIZE } from '../../shared/transport';
 import type { ListEnvelope, ServiceAccount, ServiceCampaign } from '../../shared/types';
 
-function matches(filter: string | undefined, ...texts: Array<string | undefined>): boolean {
+/** A field of a record as text: the service's records are data of any shape, not our types. */
+function textOf(value: unknown): string | undefined {
+	if (typeof value === 'string') return value;
+	return typeof value === 'number' && Number.isFinite(value) ? String(value) : undefined;
+}
+
+function matches(filter: string | undefined, ...texts: unknown[]): boolean {
 	if (!filter) return true;
 	const needle = filter.toLowerCase();
-	return texts.some((text) => text?.toLowerCase().includes(needle));
+	return texts.some((text) => textOf(text)?.toLowerCase().includes(needle));
 }
 
 /**
@@ -27,7 +33,7 @@ async function searchPage<T>(
 	const envelope: ListEnvelope<T> = await client.listPage<T>(path, {}, page, MAX_PAGE_SIZE);
 	return {
 		records: envelope.data ?? [],
-		nextToken: envelope.pagination?.hasMore ? String(page + 1) : undefined,
+		nextToken: envelope.pagination?.hasMore === true ? String(page + 1) : undefined,
 	};
 }
 
@@ -42,21 +48,18 @@ export async function searchAccounts(
 		'/accounts',
 		paginationToken,
 	);
-	const results: INodeListSearchItems[] = records
-		.filter((account) => account.platformAccountId)
-		.filter((account) =>
-			matches(
-				filter,
-				account.name,
-				account.platformAccountId,
-				account.id,
-				account.businessName as string,
-			),
-		)
-		.map((account) => ({
-			name: `${account.name ?? account.id}${account.connectionStatus && account.connectionStatus !== 'active' ? ` (${account.connectionStatus.replace('_', ' ')})` : ''}`,
-			value: account.platformAccountId as string,
-		}));
+	const results: INodeListSearchItems[] = [];
+	for (const account of records) {
+		const value = textOf(account.platformAccountId);
+		if (!value) continue;
+		if (!matches(filter, account.name, value, account.id, account.businessName)) continue;
+		const status = typeof account.connectionStatus === 'string' ? account.connectionStatus : '';
+		const name = textOf(account.name) ?? textOf(account.id) ?? value;
+		results.push({
+			name: `${name}${status && status !== 'active' ? ` (${status.replace('_', ' ')})` : ''}`,
+			value,
+		});
+	}
 	return { results, paginationToken: nextToken };
 }
 
@@ -70,11 +73,15 @@ export async function searchCampaigns(
 		'/campaigns',
 		paginationToken,
 	);
-	const results: INodeListSearchItems[] = records
-		.filter((campaign) => matches(filter, campaign.name, campaign.id))
-		.map((campaign) => ({
-			name: `${campaign.name ?? campaign.id}${campaign.status ? ` · ${campaign.status}` : ''}`,
-			value: campaign.id,
-		}));
+	const results: INodeListSearchItems[] = [];
+	for (const campaign of records) {
+		const value = textOf(campaign.id);
+		if (!value || !matches(filter, campaign.name, value)) continue;
+		const status = typeof campaign.status === 'string' ? campaign.status : '';
+		results.push({
+			name: `${textOf(campaign.name) ?? value}${status ? ` · ${status}` : ''}`,
+			value,
+		});
+	}
 	return { results, paginationToken: nextToken };
 }

@@ -17,8 +17,38 @@ export class ProtocolError extends Error {
 	}
 }
 
+/**
+ * How deeply an answer may nest objects and arrays, its envelope included (a record in a list
+ * sits at level 3). The service's records nest a few levels; n8n saves run data with
+ * recursive code that fails a few thousand levels down, so a deeper answer would make a run
+ * that succeeds but cannot be saved.
+ */
+export const MAX_ANSWER_DEPTH = 64;
+
+/** Whether a parsed value nests deeper than MAX_ANSWER_DEPTH; walked without recursion. */
+function nestsTooDeep(value: unknown): boolean {
+	const pending: Array<[node: unknown, depth: number]> = [[value, 1]];
+	for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+		const [node, depth] = next;
+		if (depth > MAX_ANSWER_DEPTH) return true;
+		const children = Array.isArray(node) ? node : Object.values(node as object);
+		for (const child of children) {
+			if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
+		}
+	}
+	return false;
+}
+
 /** The JSON value of a body, or a ProtocolError naming what came instead. */
 export function parseJsonBody(body: unknown, contentType?: string): unknown {
+	const value = parseJson(body, contentType);
+	if (value !== null && typeof value === 'object' && nestsTooDeep(value)) {
+		throw new ProtocolError(`the answer was nested deeper than ${MAX_ANSWER_DEPTH} levels`);
+	}
+	return value;
+}
+
+function parseJson(body: unknown, contentType?: string): unknown {
 	if (body === undefined || body === null || body === '') {
 		throw new ProtocolError('the answer was empty');
 	}

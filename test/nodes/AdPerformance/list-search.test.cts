@@ -1,5 +1,5 @@
 import { LoadOptionsContext } from 'n8n-core';
-import type { INode, IWorkflowExecuteAdditionalData } from 'n8n-workflow';
+import type { IDataObject, INode, IWorkflowExecuteAdditionalData } from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
 import { AdPerformance } from '../../../nodes/AdPerformance/AdPerformance.node';
@@ -63,5 +63,62 @@ describe('resource locator lists', () => {
 		const name = service.fake.campaigns()[3].name;
 		const filtered = await listSearch.searchCampaigns.call(ctx, name.slice(-12));
 		expect(filtered.results.map((r) => r.value)).toContain(service.fake.campaigns()[3].id);
+	});
+
+	test('records of other shapes than documented are listed by what is text in them, never a crash', async () => {
+		const odd = (list: IDataObject[]) => ({
+			status: 200,
+			json: { data: list, pagination: { total: list.length, hasMore: 'yes' } },
+		});
+		const ctx = listSearchContext();
+		const removeAccounts = service.fake.intercept({
+			method: 'GET',
+			pathPrefix: '/v1/accounts',
+			respond: () =>
+				odd([
+					{ id: 'act_a', platformAccountId: 'act_1', name: { en: 'x' }, connectionStatus: 7 },
+					{ id: 5, platformAccountId: 123456789, name: 'Numbers', businessName: 42 },
+					{ id: 'act_c', platformAccountId: { id: 'act_2' }, name: 'No usable value' },
+					{
+						id: 'act_d',
+						platformAccountId: 'act_3',
+						name: 'Expired',
+						connectionStatus: 'token_expired',
+					},
+				]),
+		});
+		try {
+			expect(await listSearch.searchAccounts.call(ctx)).toEqual({
+				results: [
+					{ name: 'act_a', value: 'act_1' },
+					{ name: 'Numbers', value: '123456789' },
+					{ name: 'Expired (token expired)', value: 'act_3' },
+				],
+				paginationToken: undefined,
+			});
+			expect((await listSearch.searchAccounts.call(ctx, '42')).results).toEqual([
+				{ name: 'Numbers', value: '123456789' },
+			]);
+		} finally {
+			removeAccounts();
+		}
+		const removeCampaigns = service.fake.intercept({
+			method: 'GET',
+			pathPrefix: '/v1/campaigns',
+			respond: () =>
+				odd([
+					{ id: 'camp_1', name: ['x'], status: { s: 1 } },
+					{ id: null, name: 'No id' },
+					{ id: 'camp_2', name: 'Spring', status: 'ACTIVE' },
+				]),
+		});
+		try {
+			expect((await listSearch.searchCampaigns.call(ctx)).results).toEqual([
+				{ name: 'camp_1', value: 'camp_1' },
+				{ name: 'Spring · ACTIVE', value: 'camp_2' },
+			]);
+		} finally {
+			removeCampaigns();
+		}
 	});
 });

@@ -1,0 +1,215 @@
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+import { Redactor } from '../../nodes/shared/redaction';
+
+const KEY = 'service_live_abcdefghijklmnopqrstuvwxyz012345';
+const NODE = {
+	id: '1',
+	name: 'n',
+	type: 't',
+	typeVersion: 1,
+	position: [0, 0],
+	parameters: {},
+} as never;
+
+/** `{ next: { next: … { leaf } } }`, `depth` objects deep, built without recursion. */
+function nested(depth: number, leaf: IDataObject): IDataObject {
+	let value: IDataObject = leaf;
+	for (let level = 1; level < depth; level++) value = { next: value };
+	return value;
+}
+
+/** The innermost object of `nested`, found without recursion. */
+function innermost(value: IDataObject): IDataObject {
+	let current = value;
+	while (current.next) current = current.next as IDataObject;
+	return current;
+}
+
+/** Every object and array inside a value (the value included), found without recursion. */
+function everyObject(value: unknown): object[] {
+	const found: object[] = [];
+	const pending = [value];
+	while (pending.length > 0) {
+		const current = pending.pop();
+		if (current === null || typeof current !== 'object') continue;
+		found.push(current);
+		pending.push(...Object.values(current));
+	}
+	return found;
+}
+
+describe('Redactor: no key and no URL password reaches the user', () => {
+	const redactor = new Redactor([KEY]);
+
+	test('texts lose the key, its URL-encoded form and URL user info', () => {
+		expect(redactor.text(`bad key ${KEY}!`)).toBe('bad key [redacted]!');
+		expect(redactor.text(`?k=${encodeURIComponent(KEY + '/')}`)).not.toContain(KEY);
+		expect(redactor.text('see https://bob:hunter2@api.example.com/v1')).toBe(
+			'see https://[redacted]@api.example.com/v1',
+		);
+		expect(redactor.text('nothing secret here')).toBe('nothing secret here');
+	});
+
+	test('values are copied with every string scrubbed, the original left as it was', () => {
+		const value = { a: [{ b: `x${KEY}` }], n: 1, t: true, z: null };
+		expect(redactor.value(value)).toEqual({ a: [{ b: 'x[redacted]' }], n: 1, t: true, z: null });
+		expect(value.a[0].b).toContain(KEY);
+	});
+
+	test.each([20, 100, 10_000, 200_000])(
+		'a key %i objects deep is scrubbed, and the copy keeps its depth',
+		(depth) => {
+			const copy = redactor.value(nested(depth, { secret: `the key ${KEY}` }));
+			expect(innermost(copy)).toEqual({ secret: 'the key [redacted]' });
+			let levels = 1;
+			for (let current = copy; current.next; current = current.next as IDataObject) levels++;
+			expect(levels).toBe(depth);
+		},
+	);
+
+	test('a key 200,000 arrays deep is scrubbed too', () => {
+		let value: unknown = [KEY];
+		for (let level = 1; level < 200_000; level++) value = [value];
+		let current = redactor.value(value) as unknown[];
+		while (Array.isArray(current[0])) current = current[0] as unknown[];
+		expect(current).toEqual(['[redacted]']);
+	});
+
+	test('property names are scrubbed at any depth, in every form of the key', () => {
+		const value: IDataObject = {
+			[KEY]: 1,
+			outer: nested(50, { [`field-${encodeURIComponent(KEY)}`]: 2, [`https://u:pw@h/${KEY}`]: 3 }),
+		};
+		const copy = redactor.value(value);
+		expect(copy['[redacted]']).toBe(1);
+		expect(innermost(copy.outer as IDataObject)).toEqual({
+			'field-[redacted]': 2,
+			'https://[redacted]@h/[redacted]': 3,
+		});
+		expect(JSON.stringify(copy)).not.toContain('pw');
+	});
+
+	test('a __proto__ key stays data: every copied object has the plain prototype', () => {
+		const parsed = JSON.parse(
+			`{"__proto__": {"polluted": "${KEY}"}, "inner": [{"__proto__": {"status": "inherited"}}]}`,
+		) as IDataObject;
+		const copy = redactor.value(parsed);
+		for (const object of everyObject(copy)) {
+			expect(Object.getPrototypeOf(object)).toBe(
+				Array.isArray(object) ? Array.prototype : Object.prototype,
+			);
+		}
+		expect('polluted' in copy).toBe(false);
+		expect(Object.keys(copy)).toEqual(['__proto__', 'inner']);
+		expect(Object.getOwnPropertyDescriptor(copy, '__proto__')?.value).toEqual({
+			polluted: '[redacted]',
+		});
+		const inner = (copy.inner as IDataObject[])[0];
+		expect('status' in inner).toBe(false);
+		expect(JSON.stringify(copy)).toBe(
+			'{"__proto__":{"polluted":"[redacted]"},"inner":[{"__proto__":{"status":"inherited"}}]}',
+		);
+		expect(({} as IDataObject).polluted).toBeUndefined();
+	});
+
+	test('objects without a plain prototype come back as plain objects', () => {
+		const bare = Object.create(null) as IDataObject;
+		bare.name = KEY;
+		class Record {
+			constructor(readonly id: string) {}
+		}
+		const copy = redactor.value({ bare, record: new Record('r1'), when: new Date(0) });
+		expect(Object.getPrototypeOf(copy.bare)).toBe(Object.prototype);
+		expect(copy.bare).toEqual({ name: '[redacted]' });
+		expect(Object.getPrototypeOf(copy.record)).toBe(Object.prototype);
+		expect(copy.record).toEqual({ id: 'r1' });
+		expect(copy.when).toEqual(new Date(0));
+	});
+
+	test('a cycle ends, and a value met twice is copied once', () => {
+		const shared = { note: KEY };
+		const cyclic: IDataObject = { a: shared, b: shared };
+		cyclic.self = cyclic;
+		const copy = redactor.value(cyclic);
+		expect(copy.self).toBe(copy);
+		expect(copy.a).toBe(copy.b);
+		expect(copy.a).toEqual({ note: '[redacted]' });
+	});
+
+	test('items: the JSON and every text of the binary metadata, not the file or its store id', () => {
+		const items: INodeExecutionData[] = [
+			{
+				json: { fileName: `r-${KEY}.pdf`, deep: nested(30, { x: KEY }) },
+				binary: {
+					[`file-${KEY}`]: {
+						data: 'JVBERi0=',
+						id: 'filesystem-v2:abc',
+						mimeType: `application/${KEY}`,
+						fileName: `r-${KEY}.pdf`,
+						fileExtension: 'pdf',
+						directory: `/tmp/${KEY}`,
+					},
+				},
+				pairedItem: { item: 3 },
+			},
+		];
+		const [item] = redactor.items(items);
+		expect(JSON.stringify(item)).not.toContain(KEY);
+		expect(item.pairedItem).toEqual({ item: 3 });
+		const file = item.binary?.['file-[redacted]'];
+		expect(file).toEqual({
+			data: 'JVBERi0=',
+			id: 'filesystem-v2:abc',
+			mimeType: 'application/[redacted]',
+			fileName: 'r-[redacted].pdf',
+			fileExtension: 'pdf',
+			directory: '/tmp/[redacted]',
+		});
+		expect(innermost(item.json.deep as IDataObject)).toEqual({ x: '[redacted]' });
+	});
+
+	test('errors are scrubbed in place: every field at any depth, the cause dropped', () => {
+		const error = new NodeApiError(
+			NODE,
+			{ message: `echo ${KEY}`, [KEY]: nested(40, { leak: KEY }) } as never,
+			{ message: `failed for ${KEY}`, description: `key ${KEY}`, itemIndex: 2 },
+		);
+		error.context.deep = nested(100, { leak: KEY });
+		(error as unknown as IDataObject).cause = new Error(KEY);
+		expect(redactor.error(error)).toBe(error);
+		expect(error.message).toBe('failed for [redacted]');
+		expect(error.stack).not.toContain(KEY);
+		expect(error.cause).toBeUndefined();
+		expect(error.context.itemIndex).toBe(2);
+		const everything = JSON.stringify(
+			{ ...error, message: error.message, stack: error.stack },
+			(_key, value: unknown) => value,
+		);
+		expect(everything).not.toContain(KEY);
+		expect(everything).toContain('[redacted]');
+	});
+
+	test('an error field that cannot be replaced goes, and one that cannot go is no reason to throw', () => {
+		const error = new Error(`x ${KEY}`) as Error & IDataObject;
+		Object.defineProperty(error, 'readOnly', { value: KEY, enumerable: true, configurable: true });
+		Object.defineProperty(error, 'fixed', { value: 'plain', enumerable: true });
+		expect(() => redactor.error(error)).not.toThrow();
+		expect('readOnly' in error).toBe(false);
+		expect(error.fixed).toBe('plain');
+		expect(error.message).toBe('x [redacted]');
+	});
+
+	test('an error keeps its class and n8n’s copy of the node', () => {
+		const error = new NodeOperationError(NODE, `x ${KEY}`, { itemIndex: 0 });
+		const node = error.node;
+		expect(redactor.error(error)).toBeInstanceOf(NodeOperationError);
+		expect(error.node).toBe(node);
+		expect(error.message).toBe('x [redacted]');
+	});
+
+	test('short strings are never treated as secrets', () => {
+		expect(new Redactor(['', undefined, 'abc']).text('abc')).toBe('abc');
+	});
+});
