@@ -19,6 +19,28 @@ export const TRIGGER_NODE = 'n8n-nodes-ad-performance.adPerformanceTrigger';
 
 registerNodeType(AD_NODE, () => new AdPerformance());
 
+/** The `…Tool` variants n8n makes of usableAsTool nodes (docs/agent-tools.md). */
+export const AD_TOOL_NODE = `${AD_NODE}Tool`;
+export const WAIT_TOOL_NODE = `${WAIT_NODE}Tool`;
+
+/**
+ * A node's tool variant as n8n's CLI makes it (tool-generation/ai-tools.ts): the same node
+ * under a name ending in Tool, which is what `@tool` display options and the nodes' own
+ * `isToolVariant` look at. Inputs and outputs stay `main`, so the harness can feed it the
+ * arguments a model would pass (`$fromAI` reads them from the input item) and collect its
+ * result.
+ */
+export function toolVariant<T extends INodeType>(node: T): T {
+	const variant = Object.create(node) as T;
+	variant.description = {
+		...node.description,
+		name: `${node.description.name}Tool`,
+		displayName: `${node.description.displayName} Tool`,
+	};
+	return variant;
+}
+registerNodeType(AD_TOOL_NODE, () => toolVariant(new AdPerformance()));
+
 /**
  * A test-only node that sends one raw request through our transport, so that every error
  * type of the spec can be provoked even where the nodes' own validation would stop the

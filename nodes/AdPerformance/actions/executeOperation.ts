@@ -3,7 +3,10 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { everyItemFailed, ItemResults } from '../../shared/items';
 import { createClient } from '../../shared/createClient';
+import { asToolError } from '../../shared/tool/toolErrors';
+import { isToolVariant, ToolArguments } from '../../shared/tool/toolArguments';
 import type { AdPerformanceClient } from '../../shared/transport';
+import type { OperationTool } from './tool';
 import * as account from './account/Account.resource';
 import * as campaign from './campaign/Campaign.resource';
 import * as diagnostic from './diagnostic/Diagnostic.resource';
@@ -22,6 +25,8 @@ interface Operation {
 		itemIndex: number,
 		prepared?: never,
 	) => Promise<INodeExecutionData[]>;
+	/** The operation's tool variant (tool.ts): used when the node runs as `adPerformanceTool`. */
+	tool?: OperationTool;
 }
 
 const operations: Record<string, Record<string, Operation>> = {
@@ -48,12 +53,14 @@ export async function executeOperation(this: IExecuteFunctions): Promise<INodeEx
 		);
 	}
 
+	const asTool = isToolVariant(this) && handler.tool !== undefined;
 	let client: AdPerformanceClient;
 	try {
 		client = await createClient(this, this.getNodeParameter('requestOptions', 0, {}));
 	} catch (error) {
-		return [everyItemFailed(this, items.length, error)];
+		return [everyItemFailed(this, items.length, asTool ? asToolError(error) : error)];
 	}
+	if (asTool) return [await runTool.call(this, client, handler.tool as OperationTool)];
 	const results = new ItemResults(this);
 
 	// Input of every item first: no request is spent, nothing is created, before all are valid.
@@ -77,4 +84,29 @@ export async function executeOperation(this: IExecuteFunctions): Promise<INodeEx
 		);
 	}
 	return [results.list()];
+}
+
+/**
+ * The tool variant: one small result item per call (docs/agent-tools.md), its arguments
+ * checked before any request, and errors whose message a model can act on.
+ */
+async function runTool(
+	this: IExecuteFunctions,
+	client: AdPerformanceClient,
+	tool: OperationTool,
+): Promise<INodeExecutionData[]> {
+	// The boundary (boundary.ts) scrubs what this returns or throws, after the message is shaped.
+	const results = new ItemResults(this);
+	const items = this.getInputData();
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		await results.settle(itemIndex, async () => {
+			try {
+				const args = new ToolArguments(this, itemIndex, tool.args);
+				return [{ json: await tool.execute.call(this, client, itemIndex, args) }];
+			} catch (error) {
+				throw asToolError(error);
+			}
+		});
+	}
+	return results.list();
 }

@@ -4,6 +4,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { pathId, type AdPerformanceClient } from '../../../shared/transport';
 import type { ServiceDiagnostic, SingleEnvelope } from '../../../shared/types';
 import { InputValidator } from '../../../shared/validation';
+import { simplifyDiagnostic } from '../../../shared/tool/toolResults';
+import { withTool, type OperationTool } from '../tool';
 
 const properties: INodeProperties[] = [
 	{
@@ -17,9 +19,33 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['diagnostic'], operation: ['get'] } },
-	properties,
+export const tool: OperationTool = {
+	description:
+		'Gets a campaign diagnostic by its diagnosticId (diag_..., as the run-diagnostic tool returned it). Returns id, campaignId, status (running, completed, failed) and, once completed, summary (plain language), riskScore, up to 5 issues (title, severity) and up to 3 recommendations (priority, title, description). A diagnostic takes about 5 to 10 seconds; read-only, safe to call again.',
+	args: [
+		{
+			key: 'diagnosticId',
+			parameter: 'diagnosticId',
+			displayName: 'Diagnostic ID',
+			type: 'string',
+			description: 'The diagnostic id, diag_ followed by letters and digits',
+		},
+	],
+	async execute(client, itemIndex, args) {
+		new InputValidator(client.node, itemIndex).diagnosticId(
+			'argument diagnosticId',
+			args.text('diagnosticId', { required: true }),
+		);
+		const [item] = await execute.call(this, client, itemIndex);
+		return simplifyDiagnostic(item.json);
+	},
+};
+
+export const description = withTool(
+	'diagnostic',
+	'get',
+	updateDisplayOptions({ show: { resource: ['diagnostic'], operation: ['get'] } }, properties),
+	tool,
 );
 
 export async function execute(

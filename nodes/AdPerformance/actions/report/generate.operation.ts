@@ -11,6 +11,7 @@ import type { AdPerformanceClient } from '../../../shared/transport';
 import { REPORT_FORMAT_OPTIONS, REPORT_FORMATS } from '../../../shared/types';
 import { InputValidator } from '../../../shared/validation';
 import { accountLocator } from '../common.descriptions';
+import { platformAccountIdOf, withTool, type OperationTool } from '../tool';
 
 const properties: INodeProperties[] = [
 	accountLocator,
@@ -108,9 +109,100 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['report'], operation: ['generate'] } },
-	properties,
+export const tool: OperationTool = {
+	description:
+		'Starts an AI performance report of one ad account. Pass account (the account id or platformAccountId from the accounts tool), title, and optionally dateStart and dateEnd (YYYY-MM-DD, at most 90 days; default the last 7 days), campaignIds (comma-separated camp_ ids, at most 20) and format (pdf, markdown or json). Returns { id, status, estimatedCompletionSeconds, reused, next }: then wait for it with the wait-for-report tool. Write limits: 5 report generations a minute per key; a report takes 10 to 20 seconds. An identical call within 10 minutes returns the same report with reused true.',
+	args: [
+		{
+			key: 'account',
+			parameter: 'accountId',
+			displayName: 'Ad Account',
+			type: 'string',
+			description:
+				'The ad account: its id or its platformAccountId (act_ followed by digits), as the accounts tool returned it',
+			locator: true,
+		},
+		{
+			key: 'title',
+			parameter: 'title',
+			displayName: 'Title',
+			type: 'string',
+			description:
+				'Title printed on the report, for example Weekly performance of the account name',
+		},
+		{
+			key: 'dateStart',
+			parameter: 'dateStart',
+			displayName: 'Start Date',
+			type: 'string',
+			description: 'First day of the period, YYYY-MM-DD. Leave empty for 7 days ago',
+			default: '',
+		},
+		{
+			key: 'dateEnd',
+			parameter: 'dateEnd',
+			displayName: 'End Date',
+			type: 'string',
+			description:
+				'Last day of the period, YYYY-MM-DD, at most 90 days after the start. Leave empty for yesterday',
+			default: '',
+		},
+		{
+			key: 'campaignIds',
+			parameter: 'toolCampaignIds',
+			displayName: 'Campaign IDs',
+			type: 'string',
+			description:
+				'Up to 20 campaign ids (camp_...), comma-separated. Leave empty for all campaigns of the account',
+			default: '',
+		},
+		{
+			key: 'format',
+			parameter: 'toolFormat',
+			displayName: 'Format',
+			type: 'string',
+			description: 'File format: pdf, markdown or json. Leave empty for pdf',
+			default: '',
+			allowed: REPORT_FORMATS,
+		},
+	],
+	async execute(client, itemIndex, args) {
+		const check = new InputValidator(client.node, itemIndex);
+		const account = args.text('account', { required: true }) as string;
+		const title = check.text('argument title', args.text('title', { required: true }), {
+			maxLength: 500,
+		});
+		const daysAgo = (days: number) =>
+			new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
+		const dateStart = check.date('argument dateStart', args.text('dateStart') ?? daysAgo(7));
+		const dateEnd = check.date('argument dateEnd', args.text('dateEnd') ?? daysAgo(1));
+		check.dateRange('argument dateStart', dateStart, 'argument dateEnd', dateEnd);
+		const body: IDataObject = { title, date_start: dateStart, date_end: dateEnd };
+		const campaignIds = args.text('campaignIds');
+		if (campaignIds) {
+			const ids = check.campaignIds('argument campaignIds', campaignIds);
+			if (ids.length > 0) body.campaign_ids = ids;
+		}
+		const format = args.text('format');
+		if (format) body.format = format;
+		// Every argument is checked before the one read an account id may need.
+		body.account_id = await platformAccountIdOf(client, account, itemIndex);
+		const report = await createReport(client, body, itemIndex);
+		return {
+			id: report.id,
+			status: report.status,
+			estimatedCompletionSeconds: report.estimatedCompletionSeconds,
+			reused: false,
+			next: `Wait for report ${report.id} with the wait-for-report tool (about ${report.estimatedCompletionSeconds ?? 15} seconds), then read its results.`,
+		} as IDataObject;
+	},
+};
+
+export const description = withTool(
+	'report',
+	'generate',
+	updateDisplayOptions({ show: { resource: ['report'], operation: ['generate'] } }, properties),
+	tool,
 );
 
 /** Builds the POST /v1/reports body, sending optional fields only when the user set them. */

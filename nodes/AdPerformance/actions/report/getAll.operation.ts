@@ -16,6 +16,15 @@ import {
 import { InputValidator } from '../../../shared/validation';
 import { returnAllOrLimit } from '../common.descriptions';
 import { listRecords } from '../list';
+import { simplifyReport } from '../../../shared/tool/toolResults';
+import {
+	ACCOUNT_FILTER_ARGUMENT,
+	LIMIT_ARGUMENT,
+	listForTool,
+	PAGE_ARGUMENT,
+	withTool,
+	type OperationTool,
+} from '../tool';
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit(),
@@ -76,9 +85,96 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['report'], operation: ['getAll'] } },
-	properties,
+export const tool: OperationTool = {
+	description:
+		'Lists performance reports, newest first, 10 per call by default (at most 50). Returns { results, returned, hasMore, page, hint }; each result has id (rpt_...), title, status (pending, generating, completed, failed), format, accountId, dateRange, riskLevel, totalSpend, avgRoas, createdAt and, once completed, downloadUrl and expiresAt. Narrow with account, campaignId, status, format, and from/to (creation dates, YYYY-MM-DD). When hasMore is true, call again with the next page.',
+	args: [
+		ACCOUNT_FILTER_ARGUMENT,
+		{
+			key: 'campaignId',
+			parameter: 'toolCampaignId',
+			displayName: 'Campaign ID',
+			type: 'string',
+			description: 'Only reports covering this campaign id (camp_...). Leave empty for all',
+			default: '',
+		},
+		{
+			key: 'status',
+			parameter: 'toolStatus',
+			displayName: 'Status',
+			type: 'string',
+			description:
+				'Only reports in this state: pending, generating, completed or failed. Leave empty for all',
+			default: '',
+			allowed: REPORT_STATUSES,
+		},
+		{
+			key: 'format',
+			parameter: 'toolFormat',
+			displayName: 'Format',
+			type: 'string',
+			description: 'Only reports of this format: pdf, markdown or json. Leave empty for all',
+			default: '',
+			allowed: REPORT_FORMATS,
+		},
+		{
+			key: 'from',
+			parameter: 'toolFrom',
+			displayName: 'Created From',
+			type: 'string',
+			description:
+				'Only reports created on or after this date, YYYY-MM-DD. Leave empty for no bound',
+			default: '',
+		},
+		{
+			key: 'to',
+			parameter: 'toolTo',
+			displayName: 'Created To',
+			type: 'string',
+			description:
+				'Only reports created on or before this date, YYYY-MM-DD. Leave empty for no bound',
+			default: '',
+		},
+		LIMIT_ARGUMENT,
+		PAGE_ARGUMENT,
+	],
+	async execute(client, itemIndex, args) {
+		const check = new InputValidator(client.node, itemIndex);
+		const qs: IDataObject = {};
+		const account = args.text('account');
+		if (account) qs.accountId = check.accountId('argument account', account);
+		const campaignId = args.text('campaignId');
+		if (campaignId) qs.campaignId = check.campaignId('argument campaignId', campaignId);
+		const status = args.text('status');
+		if (status) qs.status = status;
+		const format = args.text('format');
+		if (format) qs.format = format;
+		const from = args.text('from');
+		if (from) qs.from = `${check.date('argument from', from)}T00:00:00.000Z`;
+		const to = args.text('to');
+		if (to) qs.to = `${check.date('argument to', to)}T23:59:59.999Z`;
+		if (qs.from && qs.to && String(qs.from) > String(qs.to)) {
+			check.fail(
+				'argument from',
+				`${from} is after to ${to}`,
+				'Pass a from date before the to date.',
+			);
+		}
+		return await listForTool(
+			client,
+			itemIndex,
+			args,
+			{ path: '/reports', qs, what: 'reports' },
+			simplifyReport,
+		);
+	},
+};
+
+export const description = withTool(
+	'report',
+	'getAll',
+	updateDisplayOptions({ show: { resource: ['report'], operation: ['getAll'] } }, properties),
+	tool,
 );
 
 export async function execute(

@@ -1,0 +1,129 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import {
+	hiddenInTool,
+	toolProperties,
+	ToolArguments,
+	type ToolArgument,
+} from '../../shared/tool/toolArguments';
+import { listResult, TOOL_DEFAULT_LIMIT, TOOL_MAX_LIMIT } from '../../shared/tool/toolResults';
+import type { AdPerformanceClient } from '../../shared/transport';
+import type { ServiceAccount } from '../../shared/types';
+import { InputValidator } from '../../shared/validation';
+
+/**
+ * An operation's tool variant (docs/agent-tools.md): what the model reads, the arguments it
+ * passes, and what it gets back. Each operation file exports one beside its regular
+ * `description` and `execute`.
+ */
+export interface OperationTool {
+	/** What the model reads about the tool: what comes back, what to pass, the limits. */
+	description: string;
+	args: readonly ToolArgument[];
+	execute(
+		this: IExecuteFunctions,
+		client: AdPerformanceClient,
+		itemIndex: number,
+		args: ToolArguments,
+	): Promise<IDataObject>;
+}
+
+/** The regular properties of an operation plus its tool variant's. */
+export function withTool(
+	resource: string,
+	operation: string,
+	regular: INodeProperties[],
+	tool: OperationTool,
+): INodeProperties[] {
+	const standIns = tool.args.map((argument) => argument.parameter);
+	return [
+		// Return All has no place in a tool (results are bounded), nor do parameters that an
+		// argument of the same name stands in for.
+		...hiddenInTool(regular, [...standIns, 'returnAll']),
+		...toolProperties(
+			{ resource: [resource], operation: [operation] },
+			tool.description,
+			tool.args,
+		),
+	];
+}
+
+export const LIMIT_ARGUMENT: ToolArgument = {
+	key: 'limit',
+	parameter: 'limit',
+	displayName: 'Limit',
+	type: 'number',
+	description: `How many records to return, 1 to ${TOOL_MAX_LIMIT}`,
+	default: TOOL_DEFAULT_LIMIT,
+};
+
+export const PAGE_ARGUMENT: ToolArgument = {
+	key: 'page',
+	parameter: 'toolPage',
+	displayName: 'Page',
+	type: 'number',
+	description: 'Which page of results, starting at 1; use the next page when hasMore is true',
+	default: 1,
+};
+
+/** The account argument of list filters: optional, either ID. */
+export const ACCOUNT_FILTER_ARGUMENT: ToolArgument = {
+	key: 'account',
+	parameter: 'toolAccount',
+	displayName: 'Account',
+	type: 'string',
+	description:
+		'Only records of this ad account: its id or its platformAccountId (act_ followed by digits) from the accounts tool. Leave empty for all accounts',
+	default: '',
+};
+
+/**
+ * One page of a list for a model: `limit` records (10 by default, at most 50) of page `page`,
+ * simplified and bounded (toolResults.ts).
+ */
+export async function listForTool(
+	client: AdPerformanceClient,
+	itemIndex: number,
+	args: ToolArguments,
+	request: { path: string; qs: IDataObject; what: string },
+	simplify: (record: IDataObject) => IDataObject,
+): Promise<IDataObject> {
+	const limit = args.integer('limit', 1, TOOL_MAX_LIMIT);
+	const page = args.integer('page', 1, 100_000);
+	const envelope = await client.listPage<IDataObject>(request.path, request.qs, page, limit, {
+		itemIndex,
+	});
+	const records = envelope.data.slice(0, limit);
+	const pagination = (envelope.pagination ?? {}) as IDataObject;
+	const hasMore =
+		typeof pagination.hasMore === 'boolean'
+			? pagination.hasMore
+			: typeof pagination.total === 'number'
+				? page * limit < pagination.total
+				: envelope.data.length >= limit;
+	return listResult(records.map(simplify), { what: request.what, page, limit, hasMore });
+}
+
+/**
+ * The ad platform account ID (`act_<digits>`) that creating a report needs, from either ID a
+ * model may pass: the platform ID as it is, the service's account `id` resolved with one read
+ * of the accounts list.
+ */
+export async function platformAccountIdOf(
+	client: AdPerformanceClient,
+	value: string,
+	itemIndex: number,
+	argument = 'account',
+): Promise<string> {
+	const check = new InputValidator(client.node, itemIndex);
+	if (/^act_\d+$/.test(value)) return value;
+	const id = check.accountId(`argument ${argument}`, value);
+	const envelope = await client.listPage<ServiceAccount>('/accounts', {}, 1, 100, { itemIndex });
+	const account = envelope.data.find((record) => record?.id === id);
+	if (typeof account?.platformAccountId === 'string') return account.platformAccountId;
+	return check.fail(
+		`argument ${argument}`,
+		`no connected ad account has the id "${id.slice(0, 60)}"`,
+		'Pass an account id or platformAccountId (act_ followed by digits) exactly as the accounts tool returned it.',
+	);
+}
