@@ -165,7 +165,7 @@ describe('tool variant: one account reference', () => {
 	])('Generate takes %s, with at most one extra read', async (_label, field) => {
 		const account = service.fake
 			.accounts()
-			.find((a) => a.connectionStatus === 'active') as IDataObject;
+			.find((a) => a.connectionStatus === 'active') as unknown as IDataObject;
 		const result = await callTool('report', 'generate', {
 			account: account[field],
 			title: `Tool report by ${field}`,
