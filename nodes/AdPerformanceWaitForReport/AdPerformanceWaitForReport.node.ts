@@ -7,14 +7,19 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { binaryPropertyNameProperty, requestOptionsProperty } from '../shared/descriptions';
+import {
+	binaryPropertyNameProperty,
+	maxFileSizeOption,
+	requestOptionsProperty,
+} from '../shared/descriptions';
 import { workFailedError } from '../shared/errors';
 import { everyItemFailed, ItemResults } from '../shared/items';
 import { pollUntilFinal, type PollResult } from '../shared/polling';
-import { downloadReportFile, reportNotFound } from '../shared/reports';
+import { downloadReportFile, maxFileBytesOf, reportNotFound } from '../shared/reports';
 import { createClient } from '../shared/requestOptions';
 import type { AdPerformanceClient } from '../shared/transport';
 import { isFinished, type ServiceReport } from '../shared/types';
+import { ANSWER_LIMITS, BYTES_PER_MB } from '../shared/limits';
 import { InputValidator } from '../shared/validation';
 import { ReportSweep, type ReportHint } from './reportSweep';
 
@@ -23,6 +28,8 @@ interface WaitSettings {
 	timeoutSeconds: number;
 	download: boolean;
 	onTimeout: 'error' | 'outputPending';
+	/** Options → Max File Size, in bytes. */
+	maxFileBytes: number;
 }
 
 export class AdPerformanceWaitForReport implements INodeType {
@@ -98,6 +105,15 @@ export class AdPerformanceWaitForReport implements INodeType {
 				description: 'Whether to download the finished report and output it as binary data',
 			},
 			{ ...binaryPropertyNameProperty, displayOptions: { show: { download: [true] } } },
+			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add option',
+				default: {},
+				displayOptions: { show: { download: [true] } },
+				options: [maxFileSizeOption],
+			},
 			requestOptionsProperty,
 		],
 	};
@@ -167,6 +183,7 @@ async function waitForReports(
 /** The node's timing and output settings: one wait serves every item, so they come from item 0. */
 function readSettings(ctx: IExecuteFunctions): WaitSettings {
 	const check = new InputValidator(ctx.getNode(), 0);
+	const download = ctx.getNodeParameter('download', 0, true) !== false;
 	return {
 		intervalSeconds: check.seconds(
 			'Poll Interval (Seconds)',
@@ -180,7 +197,10 @@ function readSettings(ctx: IExecuteFunctions): WaitSettings {
 			1,
 			86_400,
 		),
-		download: ctx.getNodeParameter('download', 0, true) !== false,
+		download,
+		maxFileBytes: download
+			? maxFileBytesOf(check, ctx.getNodeParameter('options', 0, {}))
+			: ANSWER_LIMITS.defaultFileMb * BYTES_PER_MB,
 		onTimeout: check.oneOf('On Timeout', ctx.getNodeParameter('onTimeout', 0, 'error'), [
 			'error',
 			'outputPending',
@@ -266,7 +286,13 @@ async function settleReport(
 	return {
 		json: report,
 		binary: {
-			[wait.binaryPropertyName]: await downloadReportFile(ctx, client, report, itemIndex),
+			[wait.binaryPropertyName]: await downloadReportFile(
+				ctx,
+				client,
+				report,
+				itemIndex,
+				settings.maxFileBytes,
+			),
 		},
 	};
 }

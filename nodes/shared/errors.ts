@@ -172,3 +172,18 @@ export function workFailedError(
 		itemIndex: details.itemIndex,
 	});
 }
+
+/** A downloaded file that passed the Max File Size: nothing of it is output. */
+export function fileTooLargeError(
+	node: INode,
+	details: { reportId: string; maxFileSizeMb: number; itemIndex: number },
+): NodeOperationError {
+	return new NodeOperationError(
+		node,
+		`The file of report ${details.reportId} is larger than the Max File Size of ${details.maxFileSizeMb} MB`,
+		{
+			description: `The download was stopped at ${details.maxFileSizeMb} MB and no file was output for this item. If the report really is that large, raise Options → Max File Size.`,
+			itemIndex: details.itemIndex,
+		},
+	);
+}

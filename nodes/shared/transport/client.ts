@@ -10,6 +10,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { apiKeyProblem, normaliseBaseUrl } from '../../../credentials/AdPerformanceApi.credentials';
 import { serviceError, type ServiceErrorDetails } from '../errors';
+import { ANSWER_LIMITS } from '../limits';
 import { Redactor } from '../redaction';
 import type { HttpMethod, ListEnvelope, ServiceErrorBody } from '../types';
 import { pagingOf, parseJsonBody, readEnvelope, remainingOf, type Expectation } from './envelope';
@@ -24,7 +25,6 @@ import {
 } from './retry';
 import {
 	CREDENTIAL_TYPE,
-	discardBody,
 	headerOf,
 	sendFollowingRedirects,
 	type RawResponse,
@@ -37,8 +37,6 @@ export const MAX_PAGE_SIZE = 100;
 
 /** The service's rate-limit window (one minute), in service time. */
 const WINDOW_MS = 60_000;
-/** Longest one HTTP exchange may stay silent before it counts as a timeout. */
-const REQUEST_TIMEOUT_MS = 120_000;
 /** A walk that needs more pages than this is not a list any workflow wants (1,000,000 records). */
 const MAX_PAGES = 10_000;
 
@@ -91,6 +89,10 @@ interface Transfer {
 	/** A full address instead of a path below the Base URL (download links). */
 	absoluteUrl?: string;
 	stream?: boolean;
+	/** Largest successful answer (boundedReader.ts); JSON answers: ANSWER_LIMITS.jsonBytes. */
+	maxBytes?: number;
+	/** Total time of one exchange; API requests: ANSWER_LIMITS.requestMs. */
+	totalMs?: number;
 }
 
 /** Encodes one id for use as a path segment, so `/`, `?` or `..` can never change the path. */
@@ -395,7 +397,10 @@ export class AdPerformanceClient {
 	 */
 	async download(
 		url: string,
-		options: Pick<RequestSpec, 'itemIndex' | 'subject' | 'explain' | 'deadline'>,
+		options: Pick<RequestSpec, 'itemIndex' | 'subject' | 'explain' | 'deadline'> & {
+			/** The Max File Size: the body is a stream that fails past it (boundedReader.ts). */
+			maxBytes: number;
+		},
 	): Promise<RawResponse> {
 		const target = new URL(url, this.baseUrl).toString();
 		const problem = hopProblem(this.baseUrl, undefined, target);
@@ -406,9 +411,16 @@ export class AdPerformanceClient {
 				options.itemIndex,
 			);
 		}
+		const { maxBytes, ...spec } = options;
 		const outcome = await this.send(
-			{ method: 'GET', path: '', ...options },
-			{ json: false, absoluteUrl: target, stream: true },
+			{ method: 'GET', path: '', ...spec },
+			{
+				json: false,
+				absoluteUrl: target,
+				stream: true,
+				maxBytes,
+				totalMs: ANSWER_LIMITS.downloadMs,
+			},
 		);
 		if (outcome.ambiguous) throw outcome.ambiguous;
 		return outcome.response;
@@ -503,7 +515,8 @@ export class AdPerformanceClient {
 						body: spec.body,
 						json: transfer.json,
 						stream: transfer.stream,
-						timeoutMs: this.timeoutFor(spec.deadline),
+						maxBytes: transfer.maxBytes,
+						timeoutMs: this.timeoutFor(spec.deadline, transfer.totalMs),
 						what: spec.subject
 							? `the request for ${spec.subject}`
 							: `${spec.method} ${this.describePath(spec, transfer)}`,
@@ -531,11 +544,13 @@ export class AdPerformanceClient {
 					this.pacer.limiter.onAccepted(buckets, undefined);
 					return { response };
 				}
-				const envelope = readEnvelope(
-					response.body,
-					headerOf(response.headers, 'content-type'),
-					spec.expect ?? 'any',
-				);
+				const envelope = response.tooLarge
+					? { problem: response.tooLarge.message }
+					: readEnvelope(
+							response.body,
+							headerOf(response.headers, 'content-type'),
+							spec.expect ?? 'any',
+						);
 				if (envelope.problem !== undefined) {
 					this.pacer.limiter.onAccepted(buckets, undefined);
 					const error = this.protocolError(envelope.problem, spec);
@@ -550,7 +565,7 @@ export class AdPerformanceClient {
 				return { response: { ...response, body: this.redactor.value(envelope.value) } };
 			}
 
-			const errorBody = (await this.readErrorBody(response)) as ServiceErrorBody | undefined;
+			const errorBody = this.readErrorBody(response) as ServiceErrorBody | undefined;
 			const type = typeof errorBody?.error?.type === 'string' ? errorBody.error.type : undefined;
 			const serviceMessage =
 				typeof errorBody?.error?.message === 'string' ? errorBody.error.message : undefined;
@@ -590,9 +605,13 @@ export class AdPerformanceClient {
 		}
 	}
 
-	private timeoutFor(deadline: number | undefined): number {
-		if (deadline === undefined) return REQUEST_TIMEOUT_MS;
-		return Math.max(1, Math.min(REQUEST_TIMEOUT_MS, deadline - Date.now()));
+	/** The total time of one exchange: its own limit, cut shorter by the caller's deadline. */
+	private timeoutFor(
+		deadline: number | undefined,
+		totalMs: number = ANSWER_LIMITS.requestMs,
+	): number {
+		if (deadline === undefined) return totalMs;
+		return Math.max(1, Math.min(totalMs, deadline - Date.now()));
 	}
 
 	private observeServiceClock(headers: RawResponse['headers'], sentAt: number) {
@@ -604,25 +623,11 @@ export class AdPerformanceClient {
 			this.serviceClockOffset === undefined ? offset : Math.max(this.serviceClockOffset, offset);
 	}
 
-	private async readErrorBody(response: RawResponse): Promise<unknown> {
-		let body = response.body as { [Symbol.asyncIterator]?: unknown } | undefined;
-		if (body && typeof body === 'object' && typeof body[Symbol.asyncIterator] === 'function') {
-			const chunks: Uint8Array[] = [];
-			let size = 0;
-			try {
-				for await (const chunk of body as AsyncIterable<Uint8Array>) {
-					chunks.push(chunk);
-					size += chunk.length;
-					if (size > 64 * 1024) break;
-				}
-			} catch {
-				// A broken error body still leaves the status to go by.
-			}
-			discardBody(body);
-			body = Buffer.concat(chunks) as unknown as typeof body;
-		}
+	/** The error answer's JSON, or undefined; the exchange read its bytes within their limit. */
+	private readErrorBody(response: RawResponse): unknown {
+		if (response.tooLarge) return undefined;
 		try {
-			return parseJsonBody(body, headerOf(response.headers, 'content-type'));
+			return parseJsonBody(response.body, headerOf(response.headers, 'content-type'));
 		} catch {
 			return undefined;
 		}
