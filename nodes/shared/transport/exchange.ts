@@ -35,8 +35,9 @@ export interface RawResponse {
 	statusCode: number;
 	headers: Record<string, string | string[] | undefined>;
 	/**
-	 * The bytes of the answer (a Buffer), read within its limit. A streamed success (a
-	 * download) is a Readable instead, bounded the same way as it is read.
+	 * The answer, read within its limit: its text for a JSON request or an error answer (for
+	 * envelope.ts), its bytes (a Buffer) otherwise. A streamed success (a download) is a
+	 * Readable instead, bounded the same way as it is read.
 	 */
 	body: unknown;
 	/** Set instead of `body` when the answer was larger than its limit: nothing of it was kept. */
@@ -197,9 +198,10 @@ async function readAnswer(
 				if (deadline.reason) throw deadline.reason;
 				return undefined;
 			});
-	return read instanceof AnswerTooLarge
-		? { ...response, body: undefined, tooLarge: read }
-		: { ...response, body: read };
+	if (read instanceof AnswerTooLarge) return { ...response, body: undefined, tooLarge: read };
+	// Decoded once here: envelope.ts would copy the bytes before decoding them.
+	const asText = request.json || !success;
+	return { ...response, body: asText ? read?.toString('utf8') : read };
 }
 
 /**
