@@ -263,23 +263,24 @@ function memoryRows(r: MemoryResult): Row[] {
 const HOSTILE_CONSTANT_BYTES = 48 * 1024 ** 2;
 
 function hostileAnswerRows(r: HostileAnswerResult): Row[] {
-	const bound = r.limitBytes + HOSTILE_CONSTANT_BYTES;
 	return [
 		{
-			metric: `hostile ${fmtMb(r.answerBytes)} answer (endless JSON): peak RSS growth`,
-			ours: fmtMb(r.rssGrowth),
-			baseline: `${fmtMb(r.limitBytes)} limit`,
-			ratio: ratio(r.rssGrowth, r.limitBytes),
-			goal: `<= limit + ${fmtMb(HOSTILE_CONSTANT_BYTES)}`,
-			pass: r.ok && r.rssGrowth <= bound,
-		},
-		{
-			metric: 'hostile answer: peak heap + Buffer growth',
+			// The reader's chunks are Buffers, outside the heap: both together are what it holds.
+			metric: `hostile ${fmtMb(r.answerBytes)} answer (endless JSON): peak heap + Buffer growth`,
 			ours: fmtMb(r.heapAndBuffersGrowth),
 			baseline: `${fmtMb(r.limitBytes)} limit`,
 			ratio: ratio(r.heapAndBuffersGrowth, r.limitBytes),
 			goal: `<= limit + ${fmtMb(HOSTILE_CONSTANT_BYTES)}`,
-			pass: r.ok && r.heapAndBuffersGrowth <= bound,
+			pass: r.ok && r.heapAndBuffersGrowth <= r.limitBytes + HOSTILE_CONSTANT_BYTES,
+		},
+		{
+			// After the download row, the process reuses the memory that row freed.
+			metric: 'hostile answer: peak RSS growth (after the download row)',
+			ours: fmtMb(r.rssGrowth),
+			baseline: `${fmtMb(r.limitBytes)} limit`,
+			ratio: ratio(r.rssGrowth, r.limitBytes),
+			goal: 'info',
+			pass: undefined,
 		},
 	];
 }
