@@ -57,6 +57,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { collectParts, renderReportFile, writeParts, type ReportFile } from './files.cjs';
 import { Limiter, type Bucket, type LimitConfig } from './limits.cjs';
 import { Rng } from './rng.cjs';
+import { isStreaming, sendStreaming, type StreamingOptions } from './streaming.cjs';
 import {
 	FakeState,
 	iso,
@@ -129,9 +130,10 @@ export interface RealReply {
 /**
  * What a broken or hostile service sends instead. Without `reply`, `body` or `json` the body
  * is empty. `truncateAfterBytes` announces the whole body (Content-Length) and cuts the
- * connection after that many bytes of it.
+ * connection after that many bytes of it. `trickle`, `endless` and `gzip` (streaming.cts) send
+ * the body piece by piece: slowly, without end, or gzip-packed (a gzip bomb with both).
  */
-export interface ScriptedAnswer {
+export interface ScriptedAnswer extends StreamingOptions {
 	status?: number;
 	headers?: Record<string, string>;
 	/** Sent byte for byte: malformed JSON, an HTML page, ''. */
@@ -175,6 +177,17 @@ export interface LoggedRequest {
 	fault?: '429' | '500' | 'drop' | 'latency';
 	bucket?: 'read' | 'write' | 'generation' | 'diagnostic';
 	origin: 'main' | 'foreign';
+	/** For a streamed scripted answer (trickle, endless, gzip): what it sent, set as it ends. */
+	streamed?: {
+		/** Bytes of the body before packing. */
+		bodyBytes: number;
+		/** Bytes that left for the socket (packed, with gzip). */
+		sentBytes: number;
+		/** The client closed the connection before the body was complete. */
+		closedByClient: boolean;
+		/** Real milliseconds from the head to the last byte or the client's leaving. */
+		durationMs: number;
+	};
 }
 
 export interface FakeService {
@@ -491,7 +504,12 @@ export class FakeServer {
 		answer: ScriptedAnswer,
 	): Promise<void> {
 		if (answer.delayMs) await sleep(answer.delayMs);
-		if (answer.reply && answer.truncateAfterBytes === undefined && !answer.headers) {
+		if (
+			answer.reply &&
+			answer.truncateAfterBytes === undefined &&
+			!answer.headers &&
+			!isStreaming(answer)
+		) {
 			return this.send(res, entry, answer.reply);
 		}
 		let body: Buffer;
@@ -517,6 +535,12 @@ export class FakeServer {
 		Object.assign(headers, answer.headers);
 		headers['Content-Length'] = String(body.length);
 		entry.status = status;
+		if (isStreaming(answer)) {
+			const started = Date.now();
+			const outcome = await sendStreaming(res, status, headers, body, answer);
+			entry.streamed = { ...outcome, durationMs: Date.now() - started };
+			return;
+		}
 		res.writeHead(status, headers);
 		if (answer.truncateAfterBytes === undefined) {
 			res.end(body);
@@ -1308,6 +1332,19 @@ export class FakeServer {
 					return ok();
 				case 'POST /inject':
 					this.inject(body as unknown as InjectRule);
+					return ok();
+				case 'POST /answers': {
+					// A scripted answer from outside the process (the bench's child fake): JSON only.
+					const { answer, ...match } = body as Omit<InterceptRule, 'respond'> & {
+						answer?: ScriptedAnswer;
+					};
+					if (!answer || typeof answer !== 'object')
+						return error(400, 'invalid_request', 'answer must be a scripted answer object.');
+					this.intercept({ ...match, respond: () => answer });
+					return ok();
+				}
+				case 'DELETE /answers':
+					this.clearIntercepts();
 					return ok();
 				case 'GET /state':
 					return ok({

@@ -8,14 +8,19 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { throughTheBoundary } from '../shared/boundary';
-import { binaryPropertyNameProperty, requestOptionsProperty } from '../shared/descriptions';
+import {
+	binaryPropertyNameProperty,
+	maxFileSizeOption,
+	requestOptionsProperty,
+} from '../shared/descriptions';
 import { workFailedError } from '../shared/errors';
 import { everyItemFailed, ItemResults } from '../shared/items';
 import { pollUntilFinal, type PollResult } from '../shared/polling';
-import { downloadReportFile, reportNotFound } from '../shared/reports';
+import { downloadReportFile, maxFileBytesOf, reportNotFound } from '../shared/reports';
 import { createClient } from '../shared/createClient';
 import type { AdPerformanceClient } from '../shared/transport';
 import { isFinished, type ServiceReport } from '../shared/types';
+import { ANSWER_LIMITS, BYTES_PER_MB } from '../shared/limits';
 import { InputValidator } from '../shared/validation';
 import { ReportSweep, type ReportHint } from './reportSweep';
 
@@ -24,6 +29,8 @@ interface WaitSettings {
 	timeoutSeconds: number;
 	download: boolean;
 	onTimeout: 'error' | 'outputPending';
+	/** Options → Max File Size, in bytes. */
+	maxFileBytes: number;
 }
 
 export class AdPerformanceWaitForReport implements INodeType {
@@ -99,6 +106,15 @@ export class AdPerformanceWaitForReport implements INodeType {
 				description: 'Whether to download the finished report and output it as binary data',
 			},
 			{ ...binaryPropertyNameProperty, displayOptions: { show: { download: [true] } } },
+			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add option',
+				default: {},
+				displayOptions: { show: { download: [true] } },
+				options: [maxFileSizeOption],
+			},
 			requestOptionsProperty,
 		],
 	};
@@ -172,6 +188,7 @@ async function waitForReports(
 /** The node's timing and output settings: one wait serves every item, so they come from item 0. */
 function readSettings(ctx: IExecuteFunctions): WaitSettings {
 	const check = new InputValidator(ctx.getNode(), 0);
+	const download = ctx.getNodeParameter('download', 0, true) !== false;
 	return {
 		intervalSeconds: check.seconds(
 			'Poll Interval (Seconds)',
@@ -185,7 +202,10 @@ function readSettings(ctx: IExecuteFunctions): WaitSettings {
 			1,
 			86_400,
 		),
-		download: ctx.getNodeParameter('download', 0, true) !== false,
+		download,
+		maxFileBytes: download
+			? maxFileBytesOf(check, ctx.getNodeParameter('options', 0, {}))
+			: ANSWER_LIMITS.defaultFileMb * BYTES_PER_MB,
 		onTimeout: check.oneOf('On Timeout', ctx.getNodeParameter('onTimeout', 0, 'error'), [
 			'error',
 			'outputPending',
@@ -267,7 +287,13 @@ async function settleReport(
 	return {
 		json: report,
 		binary: {
-			[wait.binaryPropertyName]: await downloadReportFile(ctx, client, report, itemIndex),
+			[wait.binaryPropertyName]: await downloadReportFile(
+				ctx,
+				client,
+				report,
+				itemIndex,
+				settings.maxFileBytes,
+			),
 		},
 	};
 }

@@ -1,5 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { ANSWER_LIMITS } from './limits';
+
 /** Request Options, the same on every node (read by requestOptions.ts). */
 export const requestOptionsProperty: INodeProperties = {
 	displayName: 'Request Options',
@@ -38,4 +40,16 @@ export const binaryPropertyNameProperty: INodeProperties = {
 	default: 'data',
 	description:
 		'Name of the binary field the report file is put in; the next node (Send Email, Slack, Google Drive) reads the file from this field',
+};
+
+/** Max File Size (an entry of an options collection), read by readMaxFileBytes in reports.ts. */
+export const maxFileSizeOption: INodeProperties = {
+	displayName: 'Max File Size (MB)',
+	name: 'maxFileSizeMb',
+	type: 'number',
+	typeOptions: { minValue: 0.1, maxValue: ANSWER_LIMITS.maxFileMb, numberPrecision: 1 },
+	// ANSWER_LIMITS.defaultFileMb; n8n's lint reads only a literal here (a test keeps them equal).
+	default: 100,
+	description:
+		'Largest report file to download (1 MB = 1,048,576 bytes). A larger file is not output: the item gets an error instead, so a broken or hostile service cannot fill the disk or memory.',
 };

@@ -1,6 +1,19 @@
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { ANSWER_LIMITS } from './limits';
+
+/**
+ * A text the service wrote (an error message, a failed report's reason), cut to a length a
+ * person reads: a hostile service can send megabytes, and every error is saved with the run.
+ */
+export function clipServiceText(text: string): string {
+	const max = ANSWER_LIMITS.serviceTextChars;
+	if (text.length <= max) return text;
+	// Never half of a character that takes two UTF-16 units.
+	return `${text.slice(0, max - 1).replace(/[\uD800-\uDBFF]$/, '')}…`;
+}
+
 /**
  * What each error type of the service (docs/service-notes.md, Errors) means for the person building the workflow, and how to fix
  * it. The service's own message "may change between API versions and must not be parsed", so
@@ -101,7 +114,16 @@ function describeServiceError(type: string | undefined) {
 }
 
 /** Builds the NodeApiError for an error answer of the service. Never includes request headers. */
-export function serviceError(node: INode, details: ServiceErrorDetails): NodeApiError {
+export function serviceError(node: INode, fullDetails: ServiceErrorDetails): NodeApiError {
+	// The service's own texts; everything else here is ours.
+	const details: ServiceErrorDetails = {
+		...fullDetails,
+		type: fullDetails.type === undefined ? undefined : clipServiceText(fullDetails.type),
+		serviceMessage:
+			fullDetails.serviceMessage === undefined
+				? undefined
+				: clipServiceText(fullDetails.serviceMessage),
+	};
 	const guide = describeServiceError(details.type);
 	const base =
 		details.message ??
@@ -142,14 +164,31 @@ export function workFailedError(
 		description: string;
 	},
 ): NodeOperationError {
-	const reason = details.error?.message;
-	const type = details.error?.type;
+	const reason =
+		typeof details.error?.message === 'string' ? clipServiceText(details.error.message) : undefined;
+	const type =
+		typeof details.error?.type === 'string' ? clipServiceText(details.error.type) : undefined;
 	return new NodeOperationError(node, `${details.what} failed${reason ? `: ${reason}` : ''}`, {
 		description: type
 			? `${details.description} (The service's error type: ${type}.)`
 			: details.description,
 		itemIndex: details.itemIndex,
 	});
+}
+
+/** A downloaded file that passed the Max File Size: nothing of it is output. */
+export function fileTooLargeError(
+	node: INode,
+	details: { reportId: string; maxFileSizeMb: number; itemIndex: number },
+): NodeOperationError {
+	return new NodeOperationError(
+		node,
+		`The file of report ${details.reportId} is larger than the Max File Size of ${details.maxFileSizeMb} MB`,
+		{
+			description: `The download was stopped at ${details.maxFileSizeMb} MB and no file was output for this item. If the report really is that large, raise Options → Max File Size.`,
+			itemIndex: details.itemIndex,
+		},
+	);
 }
 
 /** Thrown when a request or a walk reaches the deadline its caller set. */

@@ -1,13 +1,16 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
+import { fileTooLargeError } from './errors';
 import {
 	fallbackFileName,
 	fileNameFromContentDisposition,
 	mimeTypeFromContentType,
 } from './fileName';
+import { ANSWER_LIMITS, BYTES_PER_MB } from './limits';
 import type { AdPerformanceClient } from './transport';
-import { pathId } from './transport';
+import { isAnswerTimedOut, isAnswerTooLarge, pathId } from './transport';
 import type { ServiceCampaign, ServiceReport, SingleEnvelope } from './types';
+import type { InputValidator } from './validation';
 
 /** The format the service generates when the request names none. */
 const DEFAULT_FORMAT = 'pdf';
@@ -82,25 +85,51 @@ function headerOf(headers: Record<string, unknown>, name: string): string | unde
 	return typeof first === 'string' ? first : undefined;
 }
 
+/** Options → Max File Size (MB) of Report → Download and Wait for Ad Report, in bytes. */
+export function maxFileBytesOf(check: InputValidator, options: unknown): number {
+	const value = (options && typeof options === 'object' ? options : {}) as Record<string, unknown>;
+	const megabytes =
+		value.maxFileSizeMb === undefined
+			? ANSWER_LIMITS.defaultFileMb
+			: check.megabytes(
+					'Options → Max File Size (MB)',
+					value.maxFileSizeMb,
+					0.1,
+					ANSWER_LIMITS.maxFileMb,
+				);
+	return Math.floor(megabytes * BYTES_PER_MB);
+}
+
 /**
  * Downloads a finished report and hands the bytes to n8n's binary-data store as a stream
- * (`prepareBinaryData`), so the filesystem and S3 modes keep large files off the heap. A
- * download is a read: one cut off mid-way is fetched again, up to Max Attempts.
+ * (`prepareBinaryData`), so the filesystem and S3 modes keep large files off the heap. The
+ * stream fails past `maxFileBytes` (the Max File Size) or the download's total time
+ * (boundedReader.ts); neither is tried again. A download cut off mid-way is a read: it is
+ * fetched again, up to Max Attempts.
  */
 export async function downloadReportFile(
 	ctx: IExecuteFunctions,
 	client: AdPerformanceClient,
 	report: Pick<ServiceReport, 'id' | 'title' | 'format' | 'downloadUrl' | 'expiresAt'>,
 	itemIndex: number,
+	maxFileBytes: number,
 ): Promise<IBinaryData> {
 	const url = report.downloadUrl || `${client.baseUrl}/v1/reports/${pathId(report.id)}/download`;
 	const subject = `report ${report.id}`;
+	const tooLarge = () =>
+		fileTooLargeError(client.node, {
+			reportId: report.id,
+			maxFileSizeMb: Math.round((maxFileBytes / BYTES_PER_MB) * 10) / 10,
+			itemIndex,
+		});
 	for (let attempt = 1; ; attempt++) {
 		const response = await client.download(url, {
 			itemIndex,
 			subject,
 			explain: (status) => explainMissingFile(report, status),
+			maxBytes: maxFileBytes,
 		});
+		if (response.tooLarge) throw tooLarge();
 		const headers = response.headers as Record<string, unknown>;
 		const format = typeof report.format === 'string' ? report.format : '';
 		const mimeType =
@@ -115,6 +144,14 @@ export async function downloadReportFile(
 			return await ctx.helpers.prepareBinaryData(response.body as Buffer, fileName, mimeType);
 		} catch (error) {
 			client.throwIfCancelled();
+			if (isAnswerTooLarge(error)) throw tooLarge();
+			if (isAnswerTimedOut(error)) {
+				throw client.apiError(
+					`The download of report ${report.id} did not finish within ${ANSWER_LIMITS.downloadMs / 60_000} minutes`,
+					'The service sent the file too slowly, and the download was stopped. Run the workflow again later; if it persists, contact the service.',
+					itemIndex,
+				);
+			}
 			if (attempt >= client.maxAttempts) {
 				throw client.apiError(
 					`The download of report ${report.id} was cut off before the whole file arrived`,

@@ -237,6 +237,11 @@ export class InputValidator {
 		return this.finiteNumber(field, value, min, max, 'minutes');
 	}
 
+	/** A size in MB within bounds (fractions allowed), e.g. Max File Size. */
+	megabytes(field: string, value: unknown, min: number, max: number): number {
+		return this.finiteNumber(field, value, min, max, 'MB');
+	}
+
 	/** Expressions can yield NaN, Infinity, words or objects: none of them may pass as a number. */
 	private finiteNumber(field: string, value: unknown, min: number, max: number, unit: string) {
 		const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;

@@ -16,7 +16,12 @@ import path from 'node:path';
 
 import { runBaselineN8n, type BaselineResult } from './baseline-n8n.cjs';
 import { benchLargeListing, type LargeListingResult } from './large-listing.cjs';
-import { benchDownloadMemory, type MemoryResult } from './memory.cjs';
+import {
+	benchDownloadMemory,
+	benchHostileAnswerMemory,
+	type HostileAnswerResult,
+	type MemoryResult,
+} from './memory.cjs';
 import { benchQueueRound, type QueueRoundResult } from './queue-mode.cjs';
 import {
 	benchGenerate,
@@ -254,6 +259,32 @@ function memoryRows(r: MemoryResult): Row[] {
 	];
 }
 
+/** A hostile answer costs the limit and a constant, never the answer's size. */
+const HOSTILE_CONSTANT_BYTES = 48 * 1024 ** 2;
+
+function hostileAnswerRows(r: HostileAnswerResult): Row[] {
+	return [
+		{
+			// The reader's chunks are Buffers, outside the heap: both together are what it holds.
+			metric: `hostile ${fmtMb(r.answerBytes)} answer (endless JSON): peak heap + Buffer growth`,
+			ours: fmtMb(r.heapAndBuffersGrowth),
+			baseline: `${fmtMb(r.limitBytes)} limit`,
+			ratio: ratio(r.heapAndBuffersGrowth, r.limitBytes),
+			goal: `<= limit + ${fmtMb(HOSTILE_CONSTANT_BYTES)}`,
+			pass: r.ok && r.heapAndBuffersGrowth <= r.limitBytes + HOSTILE_CONSTANT_BYTES,
+		},
+		{
+			// After the download row, the process reuses the memory that row freed.
+			metric: 'hostile answer: peak RSS growth (after the download row)',
+			ours: fmtMb(r.rssGrowth),
+			baseline: `${fmtMb(r.limitBytes)} limit`,
+			ratio: ratio(r.rssGrowth, r.limitBytes),
+			goal: 'info',
+			pass: undefined,
+		},
+	];
+}
+
 function baselineRows(r: BaselineResult, ours: ListingResult): Row[] {
 	if (r.skipped) {
 		return [
@@ -296,6 +327,12 @@ async function main() {
 	// Memory first, while the heap is still small and quiet.
 	progress('download 50 MB (fake in a child process)…');
 	const memory = await benchDownloadMemory({ root: ROOT, timeScale: TIME_SCALE, log: progress });
+	progress('a hostile 1 GiB answer (fake in a child process)…');
+	const hostile = await benchHostileAnswerMemory({
+		root: ROOT,
+		timeScale: TIME_SCALE,
+		log: progress,
+	});
 	progress('listing 5,000 campaigns…');
 	const listing = await benchListing({ timeScale: TIME_SCALE, n: 5000 });
 	progress('listing 50,000 campaigns (500 pages, paced by the reads limit)…');
@@ -331,6 +368,7 @@ async function main() {
 		...sharedKeyRows(sharedKey),
 		...waitRows(wait),
 		...memoryRows(memory),
+		...hostileAnswerRows(hostile),
 		...baselineRows(baseline, listing),
 		...queueRows(queueRound),
 	];
@@ -341,6 +379,7 @@ async function main() {
 		`One key: ${sharedKey.executions} workflow executions started at once in this process, each with its own client; clients of one key in one process share its pacing (separate n8n workers would meet only at the service, through its 429 answers), ${sharedKey.itemsEach} Generate items each; bound = (${sharedKey.executions * sharedKey.itemsEach}-1)/5 service minutes x time scale = ${fmtMs(sharedKey.boundMs)}.`,
 		`Wait: ${wait.items} reports generating at once, Wait for Ad Report with Download off, poll interval ${fmtMs(wait.intervalMs)} (= ${(wait.intervalMs / 1000 / TIME_SCALE).toFixed(0)} service s); latency = node output time - the fake's completedAt.`,
 		`Download: ${memory.note}`,
+		`Hostile answer: ${hostile.note}`,
 		...(baseline.skipped ? [] : [`HTTP Request baseline: ${baseline.note}`]),
 		...(queueRound.skipped
 			? []

@@ -1,5 +1,15 @@
-import { startFakeService, type FakeService } from '../../sandbox/index.cjs';
-import { expectError, get, post, reportBody, VERSION } from './helpers.cjs';
+import http from 'node:http';
+import { gunzipSync } from 'node:zlib';
+
+import {
+	endlessFileAnswer,
+	endlessJsonAnswer,
+	gzipBombAnswer,
+	startFakeService,
+	trickling,
+	type FakeService,
+} from '../../sandbox/index.cjs';
+import { expectError, get, post, reportBody, sleep, VERSION } from './helpers.cjs';
 
 async function statusOrDrop(p: Promise<{ status: number }>): Promise<number | 'drop'> {
 	try {
@@ -290,5 +300,162 @@ describe('fake service: request log and control API', () => {
 		expectError(await get(svc, `/v1/reports/${gen.id}/download`), 409, 'report_not_ready');
 		expect((await get(svc, '/v1/reports')).body.pagination.total).toBe(10);
 		expect((await get(svc, `/v1/reports/${added[0].id}/download`)).status).toBe(200);
+	});
+});
+
+/** A raw GET that reads at most `readBytes` of the body as it arrives on the wire, then hangs up. */
+function rawGet(
+	svc: FakeService,
+	path: string,
+	readBytes = Infinity,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; wire: Buffer; hungUp: boolean }> {
+	return new Promise((resolve, reject) => {
+		const request = http.get(
+			`${svc.url}${path}`,
+			{ headers: { 'x-api-key': svc.keys.live, 'service-version': VERSION } },
+			(res) => {
+				const chunks: Buffer[] = [];
+				let size = 0;
+				res.on('data', (chunk: Buffer) => {
+					chunks.push(chunk);
+					size += chunk.length;
+					if (size >= readBytes) {
+						res.destroy();
+						resolve({
+							status: res.statusCode ?? 0,
+							headers: res.headers,
+							wire: Buffer.concat(chunks),
+							hungUp: true,
+						});
+					}
+				});
+				res.on('end', () =>
+					resolve({
+						status: res.statusCode ?? 0,
+						headers: res.headers,
+						wire: Buffer.concat(chunks),
+						hungUp: false,
+					}),
+				);
+				res.on('error', reject);
+			},
+		);
+		request.on('error', reject);
+	});
+}
+
+/** Waits until the fake has logged how a streamed answer ended. */
+async function streamedOutcome(svc: FakeService, path: string) {
+	for (let i = 0; i < 200; i++) {
+		const entry = svc.log.find((e) => e.path === path && e.streamed);
+		if (entry?.streamed) return entry.streamed;
+		await sleep(25);
+	}
+	throw new Error(`no streamed answer logged for ${path}`);
+}
+
+describe('fake service: streamed answers (trickling, endless, gzip)', () => {
+	let svc: FakeService;
+	beforeEach(async () => {
+		svc = await startFakeService({ timeScale: 0.01 });
+	});
+	afterEach(() => svc.stop());
+
+	test('a trickling answer arrives whole, N bytes every M ms', async () => {
+		const json = { data: [{ id: 'camp_1' }], pagination: { total: 1, hasMore: false } };
+		svc.intercept({
+			pathPrefix: '/v1/campaigns',
+			respond: () => trickling({ json }, 10, 40),
+		});
+		const started = Date.now();
+		const res = await rawGet(svc, '/v1/campaigns');
+		const body = JSON.stringify(json);
+		expect(res.wire.toString('utf8')).toBe(body);
+		// One piece now, then one every 40 ms.
+		expect(Date.now() - started).toBeGreaterThanOrEqual(
+			(Math.ceil(body.length / 10) - 1) * 40 - 20,
+		);
+		const streamed = await streamedOutcome(svc, '/v1/campaigns');
+		expect(streamed).toMatchObject({
+			bodyBytes: body.length,
+			sentBytes: body.length,
+			closedByClient: false,
+		});
+	});
+
+	test('an endless JSON answer goes on until the client hangs up, and then stops', async () => {
+		svc.intercept({ pathPrefix: '/v1/campaigns', respond: () => endlessJsonAnswer() });
+		const res = await rawGet(svc, '/v1/campaigns', 4 * 1024 * 1024);
+		expect(res.status).toBe(200);
+		expect(res.headers['content-length']).toBeUndefined();
+		expect(res.wire.subarray(0, 20).toString()).toBe('{"data":[{"id":"camp');
+		const streamed = await streamedOutcome(svc, '/v1/campaigns');
+		expect(streamed.closedByClient).toBe(true);
+		// What the client read plus what the sockets' buffers held when it hung up.
+		expect(streamed.sentBytes).toBeGreaterThanOrEqual(4 * 1024 * 1024);
+		expect(streamed.sentBytes).toBeLessThan(4 * 1024 * 1024 + 16 * 1024 * 1024);
+	});
+
+	test('an endless file with stopAfterBytes ends there; the control API scripts it from outside', async () => {
+		const response = await fetch(`${svc.url}/__fake/answers`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({
+				pathPrefix: '/v1/reports/',
+				times: 1,
+				answer: endlessFileAnswer({ stopAfterBytes: 300_000 }),
+			}),
+		});
+		expect(response.status).toBe(200);
+		const res = await rawGet(svc, '/v1/reports/rpt_x/download');
+		expect(res.headers['content-type']).toBe('application/pdf');
+		expect(res.wire.length).toBe(300_000);
+		expect(res.wire.subarray(0, 9).toString()).toBe('%PDF-1.4\n');
+		// times: 1, so the next request is the fake's own answer again.
+		expect((await get(svc, '/v1/reports/rpt_x/download')).status).toBe(404);
+		expect((await fetch(`${svc.url}/__fake/answers`, { method: 'DELETE' })).status).toBe(200);
+	});
+
+	test('a gzip bomb is small on the wire and a complete, valid answer unpacked', async () => {
+		const unpacked = 20 * 1024 * 1024;
+		svc.intercept({ pathPrefix: '/v1/campaigns', respond: () => gzipBombAnswer(unpacked) });
+		const res = await rawGet(svc, '/v1/campaigns');
+		expect(res.headers['content-encoding']).toBe('gzip');
+		expect(res.wire.length).toBeLessThan(unpacked / 500);
+		const body = gunzipSync(res.wire);
+		expect(body.length).toBe(unpacked);
+		expect(JSON.parse(body.toString('utf8'))).toMatchObject({ data: [], pagination: { total: 0 } });
+		const streamed = await streamedOutcome(svc, '/v1/campaigns');
+		expect(streamed).toMatchObject({ bodyBytes: unpacked, sentBytes: res.wire.length });
+	});
+
+	test('a trickling gzip answer sends each piece as it goes (flushed), not all at the end', async () => {
+		const json = { data: [{ id: 'camp_1' }] };
+		svc.intercept({
+			pathPrefix: '/v1/accounts',
+			respond: () => trickling({ json, gzip: true }, 4, 60),
+		});
+		const arrivals: number[] = [];
+		const wire = await new Promise<Buffer>((resolve, reject) => {
+			http
+				.get(
+					`${svc.url}/v1/accounts`,
+					{ headers: { 'x-api-key': svc.keys.live, 'service-version': VERSION } },
+					(res) => {
+						const chunks: Buffer[] = [];
+						res.on('data', (chunk: Buffer) => {
+							arrivals.push(Date.now());
+							chunks.push(chunk);
+						});
+						res.on('end', () => resolve(Buffer.concat(chunks)));
+						res.on('error', reject);
+					},
+				)
+				.on('error', reject);
+		});
+		expect(JSON.parse(gunzipSync(wire).toString('utf8'))).toEqual(json);
+		const pieces = Math.ceil(JSON.stringify(json).length / 4);
+		expect(arrivals.length).toBeGreaterThanOrEqual(pieces);
+		expect(arrivals[arrivals.length - 1] - arrivals[0]).toBeGreaterThanOrEqual((pieces - 2) * 60);
 	});
 });

@@ -8,6 +8,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { apiKeyProblem, baseUrlProblem, normaliseBaseUrl } from '../credentialRules';
 import { TransportErrors, type ServiceErrorDetails } from '../errors';
+import { ANSWER_LIMITS } from '../limits';
 import { Redactor } from '../redaction';
 import type { ListEnvelope } from '../types';
 import { CancellableWait } from './cancellableWait';
@@ -260,7 +261,10 @@ export class AdPerformanceClient {
 	 */
 	async download(
 		url: string,
-		options: Pick<RequestSpec, 'itemIndex' | 'subject' | 'explain' | 'deadline'>,
+		options: Pick<RequestSpec, 'itemIndex' | 'subject' | 'explain' | 'deadline'> & {
+			/** The Max File Size: the body is a stream that fails past it (boundedReader.ts). */
+			maxBytes: number;
+		},
 	): Promise<RawResponse> {
 		const target = new URL(url, this.baseUrl).toString();
 		const problem = hopProblem(this.baseUrl, undefined, target);
@@ -271,9 +275,16 @@ export class AdPerformanceClient {
 				options.itemIndex,
 			);
 		}
+		const { maxBytes, ...spec } = options;
 		const outcome = await this.pipeline.send(
-			{ method: 'GET', path: '', ...options },
-			{ json: false, absoluteUrl: target, stream: true },
+			{ method: 'GET', path: '', ...spec },
+			{
+				json: false,
+				absoluteUrl: target,
+				stream: true,
+				maxBytes,
+				totalMs: ANSWER_LIMITS.downloadMs,
+			},
 		);
 		if (outcome.ambiguous) throw outcome.ambiguous;
 		return outcome.response;

@@ -7,12 +7,23 @@ import type {
 	IPollFunctions,
 } from 'n8n-workflow';
 
+import { ANSWER_LIMITS } from '../limits';
+import {
+	AnswerTooLarge,
+	boundedStream,
+	discardBody,
+	ExchangeDeadline,
+	readBounded,
+} from './boundedReader';
 import { hopProblem, isRedirect, isServiceOrigin, MAX_REDIRECTS } from './urlPolicy';
+
+export { discardBody } from './boundedReader';
 
 /**
  * One request and its redirect hops: the one place that decides, per hop, whether the API key
  * goes along. n8n's helpers would follow redirects themselves and keep `x-api-key` on every
- * hop (they strip only Authorization and Cookie), so redirects are never left to them.
+ * hop (they strip only Authorization and Cookie), so redirects are never left to them. Every
+ * answer is taken as a stream and read by boundedReader.ts, never buffered by n8n's helper.
  */
 
 /** Every context our nodes run requests from: node execution, polling trigger, list search. */
@@ -23,7 +34,14 @@ export const CREDENTIAL_TYPE = 'adPerformanceApi';
 export interface RawResponse {
 	statusCode: number;
 	headers: Record<string, string | string[] | undefined>;
+	/**
+	 * The answer, read within its limit: its text for a JSON request or an error answer (for
+	 * envelope.ts), its bytes (a Buffer) otherwise. A streamed success (a download) is a
+	 * Readable instead, bounded the same way as it is read.
+	 */
 	body: unknown;
+	/** Set instead of `body` when the answer was larger than its limit: nothing of it was kept. */
+	tooLarge?: AnswerTooLarge;
 }
 
 export interface HopContext {
@@ -42,10 +60,14 @@ export interface OutgoingRequest {
 	url: string;
 	qs?: IDataObject;
 	body?: IDataObject;
-	/** Send and parse JSON; otherwise the body comes back raw (a stream or a buffer). */
+	/** Send a JSON body and ask for JSON (the answer's bytes are checked by envelope.ts). */
 	json: boolean;
+	/** Hand a successful body back as a bounded stream instead of reading it here (downloads). */
 	stream?: boolean;
+	/** Total time of the exchange: every hop and the whole answer, not just silence. */
 	timeoutMs: number;
+	/** Largest successful answer (default ANSWER_LIMITS.jsonBytes); error bodies get errorBytes. */
+	maxBytes?: number;
 	/** Names the request in errors, e.g. "the request for report rpt_1". */
 	what: string;
 }
@@ -59,12 +81,6 @@ export function headerOf(
 	return typeof first === 'string' ? first : undefined;
 }
 
-/** Lets go of a body we will not read, so its connection is freed at once. */
-export function discardBody(body: unknown) {
-	const stream = body as { destroy?: () => void } | undefined;
-	if (stream && typeof stream.destroy === 'function') stream.destroy();
-}
-
 /**
  * Sends a request and follows its redirects. Each hop is authenticated only when it goes to
  * the Base URL's origin; a hop that would downgrade to http, leave for an internal address,
@@ -74,58 +90,139 @@ export async function sendFollowingRedirects(
 	hop: HopContext,
 	request: OutgoingRequest,
 ): Promise<RawResponse> {
-	let { url, method, body, qs } = request;
-	for (let hops = 0; ; hops++) {
-		const options: IHttpRequestOptions = {
-			method: method as IHttpRequestOptions['method'],
-			url,
-			qs,
-			returnFullResponse: true,
-			ignoreHttpStatusErrors: true,
-			disableFollowRedirect: true,
-			timeout: request.timeoutMs,
-			abortSignal: hop.cancelSignal,
-		};
-		if (request.json) {
-			options.json = true;
-			if (body !== undefined) options.body = body;
-		} else {
-			options.encoding = request.stream ? 'stream' : 'arraybuffer';
-			options.json = false;
+	const deadline = new ExchangeDeadline(request.timeoutMs, hop.cancelSignal);
+	let handedOver = false;
+	try {
+		let { url, method, body, qs } = request;
+		for (let hops = 0; ; hops++) {
+			const options: IHttpRequestOptions = {
+				method: method as IHttpRequestOptions['method'],
+				url,
+				qs,
+				returnFullResponse: true,
+				ignoreHttpStatusErrors: true,
+				disableFollowRedirect: true,
+				// Silence before the answer's head; the total deadline bounds everything.
+				timeout: Math.min(ANSWER_LIMITS.requestMs, deadline.remainingMs()),
+				abortSignal: deadline.signal,
+				// n8n's helper would buffer (and unpack) any amount: the answer is read by us.
+				encoding: 'stream',
+				json: false,
+				headers: request.json ? { accept: 'application/json' } : {},
+			};
+			if (body !== undefined) {
+				options.body = JSON.stringify(body);
+				options.headers = { ...options.headers, 'content-type': 'application/json' };
+			}
+			let response: RawResponse;
+			try {
+				response = isServiceOrigin(hop.baseUrl, url)
+					? await sendWithKey(hop, options)
+					: // Another origin gets no credential at all.
+						((await hop.ctx.helpers.httpRequest(options)) as RawResponse);
+			} catch (error) {
+				// The library's "canceled" says less than why we stopped it.
+				throw deadline.reason ?? error;
+			}
+			const location = headerOf(response.headers, 'location');
+			if (!isRedirect(response.statusCode) || !location) {
+				const stream = request.stream ? streamAnswer(response, request, deadline) : undefined;
+				if (stream === undefined) return await readAnswer(response, request, deadline);
+				handedOver = true;
+				return { ...response, body: stream };
+			}
+			discardBody(response.body);
+			const next = new URL(location, url).toString();
+			if (hops >= MAX_REDIRECTS) {
+				throw hop.refuse(
+					`The service redirected ${request.what} more than ${MAX_REDIRECTS} times`,
+					'The redirects were not followed further. Check the Base URL in the credential; if it is right, the service is misconfigured.',
+				);
+			}
+			const problem = hopProblem(hop.baseUrl, url, next);
+			if (problem) {
+				throw hop.refuse(
+					`The service redirected ${request.what} to an address that ${problem}`,
+					'The redirect was not followed and the API key was not sent there. Check that the Base URL in the credential is the service address (https).',
+				);
+			}
+			// As browsers do: 303, and 301/302 after anything but GET, continue as a GET without body.
+			if (
+				response.statusCode === 303 ||
+				((response.statusCode === 301 || response.statusCode === 302) && method !== 'GET')
+			) {
+				method = 'GET';
+				body = undefined;
+			}
+			// The Location carries its own query.
+			qs = undefined;
+			url = next;
 		}
-		const response = isServiceOrigin(hop.baseUrl, url)
-			? await sendWithKey(hop, options)
-			: // Another origin gets no credential at all.
-				((await hop.ctx.helpers.httpRequest(options)) as RawResponse);
-		const location = headerOf(response.headers, 'location');
-		if (!isRedirect(response.statusCode) || !location) return response;
-		discardBody(response.body);
-		const next = new URL(location, url).toString();
-		if (hops >= MAX_REDIRECTS) {
-			throw hop.refuse(
-				`The service redirected ${request.what} more than ${MAX_REDIRECTS} times`,
-				'The redirects were not followed further. Check the Base URL in the credential; if it is right, the service is misconfigured.',
-			);
-		}
-		const problem = hopProblem(hop.baseUrl, url, next);
-		if (problem) {
-			throw hop.refuse(
-				`The service redirected ${request.what} to an address that ${problem}`,
-				'The redirect was not followed and the API key was not sent there. Check that the Base URL in the credential is the service address (https).',
-			);
-		}
-		// As browsers do: 303, and 301/302 after anything but GET, continue as a GET without body.
-		if (
-			response.statusCode === 303 ||
-			((response.statusCode === 301 || response.statusCode === 302) && method !== 'GET')
-		) {
-			method = 'GET';
-			body = undefined;
-		}
-		// The Location carries its own query.
-		qs = undefined;
-		url = next;
+	} finally {
+		// A streamed body keeps the deadline until it is read (boundedReader.ts lets it go).
+		if (!handedOver) deadline.dispose();
 	}
+}
+
+function isSuccess(statusCode: number): boolean {
+	return statusCode >= 200 && statusCode < 300;
+}
+
+function boundsOf(response: RawResponse, maxBytes: number, deadline: ExchangeDeadline) {
+	const announced = Number(headerOf(response.headers, 'content-length'));
+	return {
+		maxBytes,
+		deadline,
+		announcedBytes: Number.isFinite(announced) ? announced : undefined,
+	};
+}
+
+/**
+ * The final answer, read whole within its limit: a success up to `maxBytes`, an error body up
+ * to ANSWER_LIMITS.errorBytes. One that is larger comes back with `tooLarge` and no body.
+ */
+async function readAnswer(
+	response: RawResponse,
+	request: OutgoingRequest,
+	deadline: ExchangeDeadline,
+): Promise<RawResponse> {
+	const success = isSuccess(response.statusCode);
+	const maxBytes = success
+		? (request.maxBytes ?? ANSWER_LIMITS.jsonBytes)
+		: ANSWER_LIMITS.errorBytes;
+	const reading = readBounded(response.body, boundsOf(response, maxBytes, deadline));
+	const read = success
+		? await reading
+		: await reading.catch(() => {
+				// A broken error body still leaves the status to go by; time and cancel still stop.
+				if (deadline.reason) throw deadline.reason;
+				return undefined;
+			});
+	if (read instanceof AnswerTooLarge) return { ...response, body: undefined, tooLarge: read };
+	// Decoded once here: envelope.ts would copy the bytes before decoding them.
+	const asText = request.json || !success;
+	return { ...response, body: asText ? read?.toString('utf8') : read };
+}
+
+/**
+ * A successful download as a bounded stream that keeps the rest of the deadline while n8n's
+ * binary store reads it; undefined for an error answer, or a body that is no stream.
+ */
+function streamAnswer(
+	response: RawResponse,
+	request: OutgoingRequest,
+	deadline: ExchangeDeadline,
+): unknown {
+	if (!isSuccess(response.statusCode)) return undefined;
+	const stream = boundedStream(response.body, {
+		...boundsOf(response, request.maxBytes ?? ANSWER_LIMITS.jsonBytes, deadline),
+		onSettled: () => deadline.dispose(),
+	});
+	if (stream !== undefined) {
+		// A body nobody reads is still let go of at the deadline or on cancel.
+		deadline.signal.addEventListener('abort', () => discardBody(response.body), { once: true });
+	}
+	return stream;
 }
 
 async function sendWithKey(hop: HopContext, options: IHttpRequestOptions): Promise<RawResponse> {

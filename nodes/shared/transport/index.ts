@@ -4,12 +4,14 @@
  * request: turns, pacing, retries, rate-limit waits), exchange.ts (one request and its redirect
  * hops, with the key only on the Base URL's origin), urlPolicy.ts (where requests may go),
  * envelope.ts (what counts as an answer), pageWalker.ts (pagination that always ends), retry.ts
- * (when to resend), rateLimiter.ts (pacing and 429 scheduling), cancellableWait.ts (waits that
- * stop on cancel), serviceClock.ts (service durations in real time).
+ * (when to resend), rateLimiter.ts (pacing and 429 scheduling), boundedReader.ts (every answer
+ * body, within its byte limit, total deadline and the cancel signal), cancellableWait.ts (waits
+ * that stop on cancel), serviceClock.ts (service durations in real time).
  */
 export { AdPerformanceClient, pathId, type ClientOptions } from './client';
 export { DeadlineReached } from '../errors';
 export { MAX_PAGE_SIZE } from './pageWalker';
 export { type RequestSpec, type SendOutcome } from './pipeline';
 export { CREDENTIAL_TYPE, type RawResponse, type RequestContext } from './exchange';
+export { isAnswerTimedOut, isAnswerTooLarge } from './boundedReader';
 export { CLOCK_SKEW_MARGIN_MS } from './serviceClock';

@@ -1,13 +1,13 @@
 import type { ICredentialDataDecryptedObject, IDataObject, NodeApiError } from 'n8n-workflow';
 
 import type { ServiceErrorDetails, TransportErrors } from '../errors';
+import { ANSWER_LIMITS } from '../limits';
 import { DeadlineReached } from '../errors';
 import type { Redactor } from '../redaction';
 import type { HttpMethod, ServiceErrorBody } from '../types';
 import type { CancellableWait } from './cancellableWait';
 import { parseJsonBody, readEnvelope, remainingOf, type Expectation } from './envelope';
 import {
-	discardBody,
 	headerOf,
 	sendFollowingRedirects,
 	type RawResponse,
@@ -23,9 +23,6 @@ import {
 } from './retry';
 import type { ServiceClock } from './serviceClock';
 import { isServiceOrigin } from './urlPolicy';
-
-/** Longest one HTTP exchange may take, from sending to the last byte of its answer. */
-export const REQUEST_TIMEOUT_MS = 120_000;
 
 export interface RequestSpec {
 	method: HttpMethod;
@@ -62,6 +59,10 @@ export interface Transfer {
 	/** A full address instead of a path below the Base URL (download links). */
 	absoluteUrl?: string;
 	stream?: boolean;
+	/** Largest successful answer (boundedReader.ts); JSON answers: ANSWER_LIMITS.jsonBytes. */
+	maxBytes?: number;
+	/** Total time of one exchange; API requests: ANSWER_LIMITS.requestMs. */
+	totalMs?: number;
 }
 
 /** What the pipeline works with; one set per client, so per execution. */
@@ -175,7 +176,8 @@ export class RequestPipeline {
 						body: spec.body,
 						json: transfer.json,
 						stream: transfer.stream,
-						timeoutMs: this.timeoutFor(spec.deadline),
+						maxBytes: transfer.maxBytes,
+						timeoutMs: this.timeoutFor(spec.deadline, transfer.totalMs),
 						what: spec.subject
 							? `the request for ${spec.subject}`
 							: `${spec.method} ${this.describePath(spec, transfer)}`,
@@ -209,11 +211,13 @@ export class RequestPipeline {
 					limiter.onAccepted(buckets, undefined);
 					return { response };
 				}
-				const envelope = readEnvelope(
-					response.body,
-					headerOf(response.headers, 'content-type'),
-					spec.expect ?? 'any',
-				);
+				const envelope = response.tooLarge
+					? { problem: response.tooLarge.message }
+					: readEnvelope(
+							response.body,
+							headerOf(response.headers, 'content-type'),
+							spec.expect ?? 'any',
+						);
 				if (envelope.problem !== undefined) {
 					limiter.onAccepted(buckets, undefined);
 					const error = errors.protocol(envelope.problem, spec);
@@ -228,7 +232,7 @@ export class RequestPipeline {
 				return { response: { ...response, body: redactor.value(envelope.value) } };
 			}
 
-			const errorBody = (await this.readErrorBody(response)) as ServiceErrorBody | undefined;
+			const errorBody = this.readErrorBody(response) as ServiceErrorBody | undefined;
 			const type = typeof errorBody?.error?.type === 'string' ? errorBody.error.type : undefined;
 			const serviceMessage =
 				typeof errorBody?.error?.message === 'string' ? errorBody.error.message : undefined;
@@ -270,30 +274,20 @@ export class RequestPipeline {
 		}
 	}
 
-	private timeoutFor(deadline: number | undefined): number {
-		if (deadline === undefined) return REQUEST_TIMEOUT_MS;
-		return Math.max(1, Math.min(REQUEST_TIMEOUT_MS, deadline - Date.now()));
+	/** The total time of one exchange: its own limit, cut shorter by the caller's deadline. */
+	private timeoutFor(
+		deadline: number | undefined,
+		totalMs: number = ANSWER_LIMITS.requestMs,
+	): number {
+		if (deadline === undefined) return totalMs;
+		return Math.max(1, Math.min(totalMs, deadline - Date.now()));
 	}
 
-	private async readErrorBody(response: RawResponse): Promise<unknown> {
-		let body = response.body as { [Symbol.asyncIterator]?: unknown } | undefined;
-		if (body && typeof body === 'object' && typeof body[Symbol.asyncIterator] === 'function') {
-			const chunks: Uint8Array[] = [];
-			let size = 0;
-			try {
-				for await (const chunk of body as AsyncIterable<Uint8Array>) {
-					chunks.push(chunk);
-					size += chunk.length;
-					if (size > 64 * 1024) break;
-				}
-			} catch {
-				// A broken error body still leaves the status to go by.
-			}
-			discardBody(body);
-			body = Buffer.concat(chunks) as unknown as typeof body;
-		}
+	/** The error answer's JSON, or undefined; the exchange read its bytes within their limit. */
+	private readErrorBody(response: RawResponse): unknown {
+		if (response.tooLarge) return undefined;
 		try {
-			return parseJsonBody(body, headerOf(response.headers, 'content-type'));
+			return parseJsonBody(response.body, headerOf(response.headers, 'content-type'));
 		} catch {
 			return undefined;
 		}

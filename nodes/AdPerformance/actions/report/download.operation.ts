@@ -1,8 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { binaryPropertyNameProperty } from '../../../shared/descriptions';
-import { downloadReportFile, findReport } from '../../../shared/reports';
+import { binaryPropertyNameProperty, maxFileSizeOption } from '../../../shared/descriptions';
+import { downloadReportFile, findReport, maxFileBytesOf } from '../../../shared/reports';
 import type { AdPerformanceClient } from '../../../shared/transport';
 import { InputValidator } from '../../../shared/validation';
 import { simplifyReport } from '../../../shared/tool/toolResults';
@@ -19,6 +19,14 @@ const properties: INodeProperties[] = [
 		description: 'ID of a completed report',
 	},
 	binaryPropertyNameProperty,
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add option',
+		default: {},
+		options: [maxFileSizeOption],
+	},
 ];
 
 export const tool: OperationTool = {
@@ -59,7 +67,8 @@ export async function execute(
 		this.getNodeParameter('binaryPropertyName', itemIndex, 'data'),
 		{ maxLength: 200 },
 	);
-	const binary = await downloadReportFile(this, client, { id: reportId }, itemIndex);
+	const maxFileBytes = maxFileBytesOf(check, this.getNodeParameter('options', itemIndex, {}));
+	const binary = await downloadReportFile(this, client, { id: reportId }, itemIndex, maxFileBytes);
 	return [
 		{
 			json: {

@@ -1,0 +1,311 @@
+import { describeBytes } from '../limits';
+
+/**
+ * The one reader of every answer body: API answers, error bodies and downloads. n8n's request
+ * helper would buffer a body without any limit (and unpack gzip on the way), so requests ask it
+ * for a stream and the body is read here, under three bounds at once:
+ *   - a byte limit, counted on the bytes read. They come out of the unpacker when the answer is
+ *     compressed, so a gzip bomb stops at the limit too; the packed bytes on the wire are
+ *     counted against the same limit where the unpacker shows them (`bytesWritten`);
+ *   - a total deadline for the whole exchange: an answer trickling in a byte at a time is cut
+ *     when the time is up, however lively it looks;
+ *   - the execution's cancel signal.
+ * Each chunk is awaited against the deadline and the signal, and a body we stop reading is
+ * destroyed, so its connection is freed at once.
+ */
+
+/** An answer larger than its limit; `message` says so in words for the user. */
+export class AnswerTooLarge extends Error {
+	constructor(
+		readonly limitBytes: number,
+		/** Where it was seen: the announced Content-Length, the bytes read, or the packed bytes. */
+		readonly seenIn: 'announced' | 'read' | 'wire',
+	) {
+		super(
+			seenIn === 'announced'
+				? `the answer announced more than ${describeBytes(limitBytes)}, the limit for it, and was not read`
+				: `the answer was larger than ${describeBytes(limitBytes)}, the limit for it; reading stopped there`,
+		);
+		this.name = 'AnswerTooLarge';
+	}
+}
+
+/** The exchange's total deadline passed before the whole answer was read. */
+export class AnswerTimedOut extends Error {
+	/** The code a network library gives a timeout, so the retry policy treats it as one. */
+	readonly code = 'ETIMEDOUT';
+
+	constructor(readonly totalMs: number) {
+		super(`the answer did not arrive in full within ${formatDuration(totalMs)} (timed out)`);
+		this.name = 'AnswerTimedOut';
+	}
+}
+
+/** The execution was cancelled while the answer was on its way. */
+export class AnswerCancelled extends Error {
+	constructor() {
+		super('The execution was cancelled');
+		this.name = 'AnswerCancelled';
+	}
+}
+
+/** Tells our errors apart also when a library passed them on (n8n's binary store does). */
+export function isAnswerTooLarge(error: unknown): error is AnswerTooLarge {
+	return error instanceof AnswerTooLarge || (error as Error | undefined)?.name === 'AnswerTooLarge';
+}
+
+export function isAnswerTimedOut(error: unknown): error is AnswerTimedOut {
+	return error instanceof AnswerTimedOut || (error as Error | undefined)?.name === 'AnswerTimedOut';
+}
+
+function formatDuration(ms: number): string {
+	if (ms >= 120_000 && ms % 60_000 === 0) return `${ms / 60_000} minutes`;
+	return `${Math.round(ms / 100) / 10} s`;
+}
+
+/** setTimeout (behind AbortSignal.timeout) turns longer delays into 1 ms. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * The total deadline and the cancel signal of one exchange, as one signal for the HTTP library
+ * (so the request itself, before any answer, is cut too) and one reason to stop for the reader.
+ * The timer is `AbortSignal.timeout`: node code may not use setTimeout.
+ */
+export class ExchangeDeadline {
+	readonly endsAt: number;
+	private readonly controller = new AbortController();
+	private readonly timer: AbortSignal;
+	private stoppedBy: Error | undefined;
+
+	constructor(
+		readonly totalMs: number,
+		private readonly cancelSignal?: AbortSignal,
+	) {
+		const ms = Math.min(MAX_TIMER_MS, Math.max(1, Math.ceil(totalMs)));
+		this.endsAt = Date.now() + ms;
+		this.timer = AbortSignal.timeout(ms);
+		this.timer.addEventListener('abort', this.onTimeout);
+		if (cancelSignal?.aborted) this.onCancel();
+		else cancelSignal?.addEventListener('abort', this.onCancel);
+	}
+
+	/** Aborts when the time is up or the execution is cancelled. */
+	get signal(): AbortSignal {
+		return this.controller.signal;
+	}
+
+	/** Why the exchange must stop (timed out or cancelled); undefined while it may go on. */
+	get reason(): Error | undefined {
+		return this.stoppedBy;
+	}
+
+	remainingMs(): number {
+		return Math.max(1, this.endsAt - Date.now());
+	}
+
+	/** Lets go of the timer's and the cancel signal's listeners once the answer is read. */
+	dispose(): void {
+		this.timer.removeEventListener('abort', this.onTimeout);
+		this.cancelSignal?.removeEventListener('abort', this.onCancel);
+	}
+
+	private readonly onTimeout = () => this.stop(new AnswerTimedOut(this.totalMs));
+
+	private readonly onCancel = () => this.stop(new AnswerCancelled());
+
+	private stop(reason: Error) {
+		if (this.stoppedBy) return;
+		this.stoppedBy = reason;
+		this.dispose();
+		this.controller.abort(reason);
+	}
+}
+
+export interface ReadBounds {
+	/** The most bytes the body may have (after unpacking, and on the wire). */
+	maxBytes: number;
+	deadline: ExchangeDeadline;
+	/** The Content-Length the answer announced, if any: more than the limit is refused unread. */
+	announcedBytes?: number;
+	/** Called once when the body is finished with, read whole or not. */
+	onSettled?: () => void;
+}
+
+/** Lets go of a body we will not read (further), so its connection is freed at once. */
+export function discardBody(body: unknown): void {
+	const stream = body as { destroy?: () => void } | undefined;
+	if (stream && typeof stream.destroy === 'function') stream.destroy();
+}
+
+function isAsyncIterable(body: unknown): body is AsyncIterable<unknown> {
+	return (
+		typeof body === 'object' &&
+		body !== null &&
+		typeof (body as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function'
+	);
+}
+
+function bytesOf(value: unknown): Buffer {
+	if (Buffer.isBuffer(value)) return value;
+	if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.length);
+	if (value instanceof ArrayBuffer) return Buffer.from(value);
+	if (value === undefined || value === null) return Buffer.alloc(0);
+	return Buffer.from(typeof value === 'string' ? value : JSON.stringify(value), 'utf8');
+}
+
+/** The packed bytes an unpacking stream (zlib) has taken in so far; 0 for any other stream. */
+function wireBytesOf(body: unknown): number {
+	const taken = (body as { bytesWritten?: unknown }).bytesWritten;
+	return typeof taken === 'number' ? taken : 0;
+}
+
+/** Packing bytes that do not pack adds a little (block headers, gzip's header): allow for it. */
+function wireLimitOf(maxBytes: number): number {
+	return maxBytes + Math.ceil(maxBytes / 1024) + 1024;
+}
+
+/** `promise`, unless the deadline or the cancel signal comes first: then its reason is thrown. */
+async function beforeStop<T>(promise: Promise<T>, deadline: ExchangeDeadline): Promise<T> {
+	const signal = deadline.signal;
+	if (signal.aborted) {
+		promise.catch(() => undefined);
+		throw deadline.reason ?? new AnswerCancelled();
+	}
+	return await new Promise<T>((resolve, reject) => {
+		const onStop = () => reject(deadline.reason ?? new AnswerCancelled());
+		signal.addEventListener('abort', onStop, { once: true });
+		promise.then(
+			(value) => {
+				signal.removeEventListener('abort', onStop);
+				resolve(value);
+			},
+			(error: unknown) => {
+				signal.removeEventListener('abort', onStop);
+				reject(error);
+			},
+		);
+	});
+}
+
+/**
+ * The body's chunks, each awaited within the bounds. Past the byte limit the last value is the
+ * AnswerTooLarge (a value, not a throw: a reader of whole answers keeps it as the outcome);
+ * the deadline and the cancel signal throw. A body not read to its end is destroyed.
+ */
+async function* boundedChunks(
+	body: unknown,
+	bounds: ReadBounds,
+): AsyncGenerator<Buffer | AnswerTooLarge> {
+	const { maxBytes, deadline } = bounds;
+	let ended = false;
+	try {
+		if (deadline.reason) throw deadline.reason;
+		// A packed answer announces its packed size: held to the wire's limit.
+		if (bounds.announcedBytes !== undefined && bounds.announcedBytes > wireLimitOf(maxBytes)) {
+			yield new AnswerTooLarge(maxBytes, 'announced');
+			return;
+		}
+		if (!isAsyncIterable(body)) {
+			// Bytes already in memory (a helper that buffered them): only the limit is left to check.
+			const bytes = bytesOf(body);
+			ended = true;
+			if (bytes.length > maxBytes) yield new AnswerTooLarge(maxBytes, 'read');
+			else if (bytes.length > 0) yield bytes;
+			return;
+		}
+		const chunks = body[Symbol.asyncIterator]();
+		const wireLimit = wireLimitOf(maxBytes);
+		let read = 0;
+		for (;;) {
+			const next = await beforeStop(chunks.next(), deadline);
+			if (next.done) {
+				ended = true;
+				return;
+			}
+			const chunk = bytesOf(next.value);
+			read += chunk.length;
+			if (read > maxBytes) {
+				yield new AnswerTooLarge(maxBytes, 'read');
+				return;
+			}
+			// Checked as chunks come out: packed data that unpacks to nothing meets the deadline.
+			if (wireBytesOf(body) > wireLimit) {
+				yield new AnswerTooLarge(maxBytes, 'wire');
+				return;
+			}
+			yield chunk;
+		}
+	} finally {
+		if (!ended) discardBody(body);
+		bounds.onSettled?.();
+	}
+}
+
+/**
+ * Reads a whole body within the bounds: its bytes, or the AnswerTooLarge that stopped it (what
+ * was read of it is dropped). Throws AnswerTimedOut or AnswerCancelled.
+ */
+export async function readBounded(
+	body: unknown,
+	bounds: ReadBounds,
+): Promise<Buffer | AnswerTooLarge> {
+	const chunks: Buffer[] = [];
+	let size = 0;
+	for await (const chunk of boundedChunks(body, bounds)) {
+		if (chunk instanceof AnswerTooLarge) return chunk;
+		chunks.push(chunk);
+		size += chunk.length;
+	}
+	return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+}
+
+/** The chunks of a stream that must end in an error past its limit (a file being stored). */
+async function* failingPastLimit(body: unknown, bounds: ReadBounds): AsyncGenerator<Buffer> {
+	for await (const chunk of boundedChunks(body, bounds)) {
+		if (chunk instanceof AnswerTooLarge) throw chunk;
+		yield chunk;
+	}
+}
+
+interface ReadableLike {
+	once(event: 'close', listener: () => void): unknown;
+}
+
+interface ReadableClass {
+	from(iterable: AsyncIterable<unknown>, options?: { objectMode?: boolean }): ReadableLike;
+}
+
+/**
+ * Node's Readable class, found through the body's own class chain: node code may not import
+ * `stream`, and n8n's binary store takes a Buffer or a Readable. Undefined for a body that is
+ * not a Node stream.
+ */
+function readableClassOf(body: unknown): ReadableClass | undefined {
+	if (typeof body !== 'object' || body === null) return undefined;
+	let candidate: unknown = (body as { constructor?: unknown }).constructor;
+	for (let depth = 0; typeof candidate === 'function' && depth < 10; depth++) {
+		const from = (candidate as Partial<ReadableClass>).from;
+		if (candidate.name === 'Readable' && typeof from === 'function') {
+			return candidate as unknown as ReadableClass;
+		}
+		candidate = Object.getPrototypeOf(candidate);
+	}
+	return undefined;
+}
+
+/**
+ * The body as a Readable that ends in an error (AnswerTooLarge, AnswerTimedOut, AnswerCancelled)
+ * where a bound is reached, for n8n's binary store to write from as it reads: memory holds a
+ * chunk or two, never the file. Undefined when the body is no Node stream (read it whole then).
+ */
+export function boundedStream(body: unknown, bounds: ReadBounds): unknown {
+	const Readable = readableClassOf(body);
+	if (!Readable) return undefined;
+	const stream = Readable.from(failingPastLimit(body, bounds), { objectMode: false });
+	// A stream destroyed before its first read never runs the reader's own clean-up.
+	stream.once('close', () => {
+		discardBody(body);
+		bounds.onSettled?.();
+	});
+	return stream;
+}
