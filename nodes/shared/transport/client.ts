@@ -30,7 +30,7 @@ import {
 	type RawResponse,
 	type RequestContext,
 } from './exchange';
-import { CLOCK_SKEW_MARGIN_MS, ServiceClock } from './serviceClock';
+import { ServiceClock } from './serviceClock';
 import { baseUrlProblem, hopProblem, isServiceOrigin } from './urlPolicy';
 
 export const MAX_PAGE_SIZE = 100;
@@ -129,13 +129,6 @@ export class AdPerformanceClient {
 	/** The pacing shared with every execution of this process that uses the same key. */
 	private readonly pacer: KeyPacer;
 
-	/**
-	 * A lower bound of (service clock − n8n clock), from the `Date` header of the answers: the
-	 * service wrote that time after we sent and before we received, so it cannot be later than
-	 * our receipt time plus this offset.
-	 */
-	private serviceClockOffset: number | undefined;
-
 	private constructor(
 		private readonly ctx: RequestContext,
 		/** Read once per execution; handed to n8n with each request instead of decrypting it again. */
@@ -227,17 +220,9 @@ export class AdPerformanceClient {
 		return this.clock.realMs(backoffMs(attempt, Math.random()));
 	}
 
-	/**
-	 * The earliest the service's clock can have shown at the n8n moment `hostMs`, or undefined
-	 * when no answer carried a Date header yet.
-	 */
-	serviceTimeAtLeast(hostMs: number): number | undefined {
-		return this.serviceClockOffset === undefined ? undefined : hostMs + this.serviceClockOffset;
-	}
-
-	/** Like serviceTimeAtLeast, falling back to n8n's clock less a generous margin. */
+	/** The earliest the service's clock can have shown at the n8n moment `hostMs` (serviceClock.ts). */
 	serviceTimeLowerBound(hostMs: number): number {
-		return this.serviceTimeAtLeast(hostMs) ?? hostMs - CLOCK_SKEW_MARGIN_MS;
+		return this.clock.lowerBound(hostMs);
 	}
 
 	/**
@@ -596,12 +581,7 @@ export class AdPerformanceClient {
 	}
 
 	private observeServiceClock(headers: RawResponse['headers'], sentAt: number) {
-		const date = Date.parse(headerOf(headers, 'date') ?? '');
-		if (!Number.isFinite(date)) return;
-		const receivedAt = Math.max(Date.now(), sentAt);
-		const offset = date - receivedAt;
-		this.serviceClockOffset =
-			this.serviceClockOffset === undefined ? offset : Math.max(this.serviceClockOffset, offset);
+		this.clock.observeExchange(headerOf(headers, 'date'), sentAt, Math.max(Date.now(), sentAt));
 	}
 
 	private async readErrorBody(response: RawResponse): Promise<unknown> {
