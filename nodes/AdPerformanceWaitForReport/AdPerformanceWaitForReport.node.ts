@@ -11,12 +11,12 @@ import { binaryPropertyNameProperty, requestOptionsProperty } from '../shared/de
 import { workFailedError } from '../shared/errors';
 import { everyItemFailed, ItemResults } from '../shared/items';
 import { pollUntilFinal, type PollResult } from '../shared/polling';
-import { downloadReportFile, reportNotFound } from '../shared/reports';
+import { downloadReportFile } from '../shared/reportFiles';
+import { reportNotFound, ReportSweep, type ReportHint } from '../shared/reportLedger';
 import { createClient } from '../shared/requestOptions';
 import type { AdPerformanceClient } from '../shared/transport';
 import { isFinished, type ServiceReport } from '../shared/types';
 import { InputValidator } from '../shared/validation';
-import { ReportSweep, type ReportHint } from './reportSweep';
 
 interface WaitSettings {
 	intervalSeconds: number;

@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { binaryPropertyNameProperty } from '../../../shared/descriptions';
-import { downloadReportFile } from '../../../shared/reports';
+import { downloadReportFile } from '../../../shared/reportFiles';
 import type { AdPerformanceClient } from '../../../shared/transport';
 import { InputValidator } from '../../../shared/validation';
 
