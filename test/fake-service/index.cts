@@ -5,6 +5,7 @@
 import { FakeServer, type FakeService, type FakeServiceOptions } from './server.cjs';
 
 export type {
+	DateHeader,
 	FakeService,
 	FakeServiceOptions,
 	FaultOptions,
@@ -47,6 +48,13 @@ export async function startFakeService(options: FakeServiceOptions = {}): Promis
 		failNextDiagnostics: (count) => state.failNextDiagnostics(count),
 		expireReport: (reportId) => state.expireReport(reportId),
 		setReportFileSize: (reportId, bytes) => state.setReportFileSize(reportId, bytes),
+		setClockOffset: (offsetMs) => {
+			state.clockOffsetMs = offsetMs;
+		},
+		setDateHeader: (header) => server.setDateHeader(header),
+		setCoarseFromFilter: (coarse) => {
+			server.coarseFromFilter = coarse;
+		},
 		resetLimits: () => server.limiter.reset(),
 		stop: () => server.stop(),
 	};
