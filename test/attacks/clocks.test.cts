@@ -15,7 +15,7 @@ import type { IDataObject } from 'n8n-workflow';
 import type { DateHeader, InterceptedRequest } from '../fake-service/index.cjs';
 import { ActiveTrigger, ids } from '../nodes/AdPerformanceTrigger/poll-harness.cjs';
 import { adNode, apiRequests, rl, WAIT_NODE } from '../nodes/helpers.cjs';
-import { errorText, runAttack, useHostileService } from './helpers.cjs';
+import { editListedReports, errorText, runAttack, useHostileService } from './helpers.cjs';
 
 const service = useHostileService();
 
@@ -116,6 +116,36 @@ describe('the trigger follows the service’s clock', () => {
 		expect(state.cursor).toBeLessThanOrEqual(Date.now());
 		const later = doneReport(account.platformAccountId);
 		expect(await pollIds(t, 2)).toEqual([later.id]);
+	});
+
+	test('a Date header a day behind the records: emitted once, and the window stays minutes wide', async () => {
+		setServiceClock(0, { skewMs: -DAY });
+		const account = service.fake.addAccount({ name: 'Lagging Header Co' });
+		doneReport(account.platformAccountId, Date.now() - MINUTE);
+		const t = reportTrigger(account.platformAccountId);
+		await t.poll();
+		const done = doneReport(account.platformAccountId);
+		service.fake.clearLog();
+		expect(await pollIds(t, 3)).toEqual([done.id]);
+		// The records are newer than the header says: the cursor follows them, not the header.
+		for (const read of apiRequests(service, { pathPrefix: '/v1/reports' }))
+			expect(Date.parse(read.query.from)).toBeGreaterThan(Date.now() - 15 * MINUTE);
+	});
+
+	test('a report stamped a day in the future neither blinds the trigger nor comes out twice', async () => {
+		const account = service.fake.addAccount({ name: 'Time Traveller Co' });
+		const t = reportTrigger(account.platformAccountId);
+		await t.poll();
+		const future = doneReport(account.platformAccountId, Date.now(), { title: 'Tomorrow' });
+		// Finished now, yet listed as created tomorrow.
+		editListedReports(service, (record) => {
+			if (record.title === 'Tomorrow') record.createdAt = iso(Date.now() + DAY);
+		});
+		expect(await pollIds(t, 2)).toEqual([future.id]);
+		// One record's word against the Date header and n8n's clock: the cursor stays in the present.
+		expect((t.nodeStaticData.state as { cursor: number }).cursor).toBeLessThan(Date.now());
+		const next = doneReport(account.platformAccountId);
+		expect(await pollIds(t, 3)).toEqual([next.id]);
 	});
 
 	test('a `from` filter coarser than asked (reports from earlier that day come back): no report twice', async () => {
