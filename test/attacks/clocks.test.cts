@@ -338,7 +338,7 @@ describe('Generate’s search for its own lost report, under clocks that disagre
 	test('a Date header an hour behind the records: another execution’s identical report from seconds before is not handed over', async () => {
 		setServiceClock(0, { skewMs: -HOUR });
 		const other = await otherExecutionCreates();
-		await sleep(2_500);
+		await sleep(1_800);
 		losePost(false);
 		await generateSafely(other);
 	});
@@ -346,7 +346,7 @@ describe('Generate’s search for its own lost report, under clocks that disagre
 	test('a Date header an hour ahead, another execution’s identical report from seconds before, and our request lost unmade', async () => {
 		setServiceClock(0, { skewMs: HOUR });
 		const other = await otherExecutionCreates();
-		await sleep(2_500);
+		await sleep(1_800);
 		losePost(false);
 		await generateSafely(other);
 	});
@@ -359,7 +359,7 @@ describe('Generate’s search for its own lost report, under clocks that disagre
 		expect(apiRequests(service, { method: 'POST' })).toHaveLength(1);
 
 		const other = await otherExecutionCreates();
-		await sleep(2_500);
+		await sleep(1_800);
 		losePost(false);
 		await generateSafely(other);
 	});

@@ -23,7 +23,7 @@ const EVENT_KINDS: Record<TriggerEvent, EventKind> = {
  * but never below MIN_POLL_BUDGET_MS: its answers take real time.
  */
 const POLL_BUDGET_MS = 30_000;
-const MIN_POLL_BUDGET_MS = 5_000;
+const MIN_POLL_BUDGET_MS = 3_000;
 
 function pollBudgetMs(client: AdPerformanceClient): number {
 	return Math.max(MIN_POLL_BUDGET_MS, client.clock.realMs(POLL_BUDGET_MS));
