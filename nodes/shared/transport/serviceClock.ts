@@ -36,6 +36,13 @@ export class ServiceClock {
 	/** (service − n8n) according to record times: at least `lo`, at most `hi`. */
 	private readonly recordOffset: OffsetRange = { lo: -Infinity, hi: Infinity };
 
+	/**
+	 * When the last request that got an answer was sent (n8n time): after a write whose outcome
+	 * is unknown, the moment the service may have started the work, later than when the caller
+	 * asked (pacing and waiting for a turn come first).
+	 */
+	lastAnsweredSendAt: number | undefined;
+
 	constructor(baseUrl: string, timeScale: unknown) {
 		const scale = Number(timeScale ?? 1);
 		this.speed =
@@ -72,13 +79,6 @@ export class ServiceClock {
 		}
 		this.dateOffset = lo <= hi ? { lo, hi } : { lo: hi, hi: lo };
 	}
-
-	/**
-	 * When the last request that got an answer was sent (n8n time): after a write whose outcome
-	 * is unknown, the moment the service may have started the work, later than when the caller
-	 * asked (pacing and waiting for a turn come first).
-	 */
-	lastAnsweredSendAt: number | undefined;
 
 	/** A time the service wrote into a record before it answered at `receivedAt` (n8n time). */
 	observeRecordTime(value: unknown, receivedAt: number): void {
