@@ -5,6 +5,7 @@
 import { FakeServer, type FakeService, type FakeServiceOptions } from './server.cjs';
 
 export type {
+	DateHeader,
 	FakeService,
 	FakeServiceOptions,
 	FaultOptions,
@@ -50,6 +51,13 @@ export async function startFakeService(options: FakeServiceOptions = {}): Promis
 		holdRunningDiagnostics: (realMs) => state.holdRunningDiagnostics(realMs),
 		expireReport: (reportId) => state.expireReport(reportId),
 		setReportFileSize: (reportId, bytes) => state.setReportFileSize(reportId, bytes),
+		setClockOffset: (offsetMs) => {
+			state.clockOffsetMs = offsetMs;
+		},
+		setDateHeader: (header) => server.setDateHeader(header),
+		setCoarseFromFilter: (coarse) => {
+			server.coarseFromFilter = coarse;
+		},
 		resetLimits: () => server.limiter.reset(),
 		stop: () => server.stop(),
 	};

@@ -51,6 +51,10 @@
  *    precedence over random faults. A latency fault delays before processing.
  *  - Non-/v1 paths answer 404 not_found without auth. Trailing slashes are not normalised.
  *  - The API key is never printed or logged anywhere except LoggedRequest.headers.
+ *  - Clock controls (for attacks on time): setClockOffset runs the service's clock ahead of or
+ *    behind the host's, for everything it writes and reads; setDateHeader makes the Date header
+ *    disagree with that clock (or be garbage, or absent); setCoarseFromFilter makes `from`
+ *    compare whole UTC days.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -190,6 +194,13 @@ export interface LoggedRequest {
 	};
 }
 
+/**
+ * What the `Date` header of every answer says: the service's clock (the default), that clock
+ * plus `skewMs` (a header that disagrees with the records' own times), a raw text sent as it
+ * is, or no header at all.
+ */
+export type DateHeader = 'clock' | 'omit' | { skewMs: number } | { raw: string };
+
 export interface FakeService {
 	url: string;
 	foreignUrl?: string;
@@ -216,6 +227,19 @@ export interface FakeService {
 	completeReportAt?: never;
 	expireReport(reportId: string): void;
 	setReportFileSize(reportId: string, bytes: number): void;
+	/**
+	 * Runs the service's clock `offsetMs` ahead of the host's (negative: behind). Record times,
+	 * the Date header and the `from`/`to` filters follow it; times given to addReports and
+	 * addAccount are read on it.
+	 */
+	setClockOffset(offsetMs: number): void;
+	/** What the Date header of every answer says (see DateHeader). */
+	setDateHeader(header: DateHeader): void;
+	/**
+	 * Makes GET /v1/reports filter `from` by whole days, as a coarse service does: a date-time
+	 * `from` counts from the start of its UTC day, so reports created earlier that day come back.
+	 */
+	setCoarseFromFilter(coarse: boolean): void;
 	resetLimits(): void;
 	stop(): Promise<void>;
 }
@@ -328,6 +352,8 @@ export class FakeServer {
 	private injections: Array<InjectRule & { left: number }> = [];
 	private intercepts: Array<InterceptRule & { left: number }> = [];
 	private seq = 0;
+	private dateHeader: DateHeader = 'clock';
+	coarseFromFilter = false;
 	private readonly routes: Route[];
 	private servers: Server[] = [];
 	private sockets = new Set<Socket>();
@@ -486,6 +512,26 @@ export class FakeServer {
 		this.intercepts = [];
 	}
 
+	setDateHeader(header: DateHeader): void {
+		this.dateHeader = header;
+	}
+
+	/** Sets (or, for 'omit', suppresses) the Date header of an answer about to be written. */
+	private writeDateHeader(res: ServerResponse, headers: Record<string, string>): void {
+		if (Object.keys(headers).some((name) => name.toLowerCase() === 'date')) return;
+		const mode = this.dateHeader;
+		if (mode === 'omit') {
+			res.sendDate = false;
+			return;
+		}
+		if (typeof mode === 'object' && 'raw' in mode) {
+			headers.Date = mode.raw;
+			return;
+		}
+		const skew = typeof mode === 'object' ? mode.skewMs : 0;
+		headers.Date = new Date(Date.now() + this.state.clockOffsetMs + skew).toUTCString();
+	}
+
 	private takeIntercept(
 		method: string,
 		path: string,
@@ -534,6 +580,7 @@ export class FakeServer {
 		}
 		Object.assign(headers, answer.headers);
 		headers['Content-Length'] = String(body.length);
+		this.writeDateHeader(res, headers);
 		entry.status = status;
 		if (isStreaming(answer)) {
 			const started = Date.now();
@@ -679,11 +726,13 @@ export class FakeServer {
 		if (err) entry.errorType = err.type;
 		if (reply.file) {
 			const f = reply.file;
-			res.writeHead(reply.status, {
+			const headers: Record<string, string> = {
 				'Content-Type': f.contentType,
 				'Content-Disposition': `attachment; filename="${f.filename}"`,
 				'Content-Length': String(f.length),
-			});
+			};
+			this.writeDateHeader(res, headers);
+			res.writeHead(reply.status, headers);
 			await writeParts(res, f.parts);
 			return;
 		}
@@ -692,10 +741,12 @@ export class FakeServer {
 
 	private sendJson(res: ServerResponse, reply: Reply): void {
 		const body = Buffer.from(JSON.stringify(reply.json ?? {}), 'utf8');
-		res.writeHead(reply.status, {
+		const headers: Record<string, string> = {
 			'Content-Type': 'application/json; charset=utf-8',
 			'Content-Length': String(body.length),
-		});
+		};
+		this.writeDateHeader(res, headers);
+		res.writeHead(reply.status, headers);
 		res.end(body);
 	}
 
@@ -938,11 +989,14 @@ export class FakeServer {
 			from = parseIsoBound(q.get('from') as string, false);
 			if (from === null)
 				return error(400, 'invalid_request', 'from must be an ISO 8601 date or date-time.');
+			if (this.coarseFromFilter) from -= from % DAY;
+			from = this.state.unstamp(from);
 		}
 		if (q.get('to') !== null) {
 			to = parseIsoBound(q.get('to') as string, true);
 			if (to === null)
 				return error(400, 'invalid_request', 'to must be an ISO 8601 date or date-time.');
+			to = this.state.unstamp(to);
 		}
 		const accountId = q.get('accountId');
 		const campaignId = q.get('campaignId');
@@ -1085,7 +1139,7 @@ export class FakeServer {
 				accountId: rec.accountId,
 				status: this.state.reportStatus(rec),
 				dateRange: { from: rec.from, to: rec.to },
-				createdAt: iso(rec.createdAt),
+				createdAt: this.state.stamp(rec.createdAt),
 				estimatedCompletionSeconds,
 			},
 			202,
@@ -1176,7 +1230,12 @@ export class FakeServer {
 		const d = this.state.startDiagnostic(ctx.ws, c);
 		return this.single(
 			ctx,
-			{ id: d.id, campaignId: d.campaignId, status: 'running', createdAt: iso(d.createdAt) },
+			{
+				id: d.id,
+				campaignId: d.campaignId,
+				status: 'running',
+				createdAt: this.state.stamp(d.createdAt),
+			},
 			202,
 		);
 	}
@@ -1217,8 +1276,8 @@ export class FakeServer {
 			...(businessId ? { businessId } : {}),
 			...(permissions ? { permissions } : {}),
 			...(connectedBy ? { connectedBy } : {}),
-			...(partial.connectedAt ? { connectedAt: Date.parse(partial.connectedAt) } : {}),
-			...(partial.lastSyncedAt ? { lastSyncedAt: Date.parse(partial.lastSyncedAt) } : {}),
+			...(partial.connectedAt ? { connectedAt: this.serviceTimeOf(partial.connectedAt) } : {}),
+			...(partial.lastSyncedAt ? { lastSyncedAt: this.serviceTimeOf(partial.lastSyncedAt) } : {}),
 			...(partial.syncing ? { syncing: true } : {}),
 		});
 		return this.state.accountView(rec);
@@ -1242,7 +1301,7 @@ export class FakeServer {
 		const out: Report[] = [];
 		for (let i = 0; i < count; i++) {
 			const createdAt = partial.createdAt
-				? Date.parse(partial.createdAt)
+				? this.serviceTimeOf(partial.createdAt)
 				: now - (count - i) * 60000;
 			let completeAt = createdAt + 15000;
 			let pendingMs = 0;
@@ -1251,7 +1310,7 @@ export class FakeServer {
 			if (status === 'pending')
 				pendingMs = Math.max(now, createdAt) + this.state.scaled(2000) - createdAt;
 			if (status === 'completed' && partial.completedAt)
-				completeAt = Date.parse(partial.completedAt);
+				completeAt = this.serviceTimeOf(partial.completedAt);
 			const rec = this.state.createReport({
 				ws: a.ws,
 				account: a,
@@ -1268,13 +1327,18 @@ export class FakeServer {
 						? (partial.error ?? { type: 'generation_failed', message: 'Report generation failed.' })
 						: null,
 				expiresAt: partial.expiresAt
-					? Date.parse(partial.expiresAt)
+					? this.serviceTimeOf(partial.expiresAt)
 					: Math.max(now, completeAt) + this.state.scaled(7 * DAY),
 			});
 			if (partial.summary) rec.summary = { ...partial.summary };
 			out.push(this.state.reportView(rec));
 		}
 		return out;
+	}
+
+	/** A time given on the service's clock (to addReports, addAccount) as host time. */
+	private serviceTimeOf(text: string): number {
+		return this.state.unstamp(Date.parse(text));
 	}
 
 	snapshot(): {
@@ -1388,6 +1452,21 @@ export class FakeServer {
 				case 'POST /limits/reset':
 					this.limiter.reset();
 					return ok();
+				case 'PUT /clock': {
+					if (body.offsetMs !== undefined) {
+						if (typeof body.offsetMs !== 'number' || !Number.isFinite(body.offsetMs))
+							return error(400, 'invalid_request', 'offsetMs must be a number.');
+						this.state.clockOffsetMs = body.offsetMs;
+					}
+					if (body.dateHeader !== undefined) this.setDateHeader(body.dateHeader as DateHeader);
+					if (body.coarseFromFilter !== undefined)
+						this.coarseFromFilter = body.coarseFromFilter === true;
+					return ok({
+						offsetMs: this.state.clockOffsetMs,
+						dateHeader: this.dateHeader,
+						coarseFromFilter: this.coarseFromFilter,
+					});
+				}
 				default:
 					return error(404, 'not_found', `No control endpoint ${method} ${path}.`);
 			}

@@ -254,6 +254,23 @@ export class FakeState {
 		this.secret = this.rng.mixedAlnum(40);
 	}
 
+	/**
+	 * How far the service's clock runs ahead of the host's (negative: behind). Records keep host
+	 * times; every time the service shows goes through stamp(), every time it reads through
+	 * unstamp().
+	 */
+	clockOffsetMs = 0;
+
+	/** A host time as the service's clock writes it. */
+	stamp(ms: number): string {
+		return iso(ms + this.clockOffsetMs);
+	}
+
+	/** A time on the service's clock (one it wrote, or a filter a client sent) as host time. */
+	unstamp(serviceMs: number): number {
+		return serviceMs - this.clockOffsetMs;
+	}
+
 	/** A duration of service time in real ms. */
 	scaled(serviceMs: number): number {
 		return serviceMs * this.timeScale;
@@ -693,15 +710,15 @@ export class FakeState {
 			status,
 			format: r.format,
 			dateRange: { from: r.from, to: r.to },
-			createdAt: iso(r.createdAt),
+			createdAt: this.stamp(r.createdAt),
 		};
 		if (status === 'completed') {
 			const expiresAt = this.reportExpiresAt(r);
 			const expires = Math.ceil(expiresAt / 1000);
 			out.summary = { ...r.summary };
 			out.downloadUrl = `${this.downloadOrigin}/v1/reports/${r.id}/download?expires=${expires}&signature=${this.signature(r.id, expires)}`;
-			out.expiresAt = iso(expiresAt);
-			out.completedAt = iso(r.completeAt);
+			out.expiresAt = this.stamp(expiresAt);
+			out.completedAt = this.stamp(r.completeAt);
 		}
 		if (status === 'failed' && r.failure) out.error = { ...r.failure };
 		// keep the documented field order: summary..completedAt around createdAt
@@ -730,13 +747,13 @@ export class FakeState {
 	diagnosticView(d: DiagnosticRec, now = Date.now()): Diagnostic {
 		const status = this.diagnosticStatus(d, now);
 		if (status === 'running')
-			return { id: d.id, campaignId: d.campaignId, status, createdAt: iso(d.createdAt) };
+			return { id: d.id, campaignId: d.campaignId, status, createdAt: this.stamp(d.createdAt) };
 		if (status === 'failed') {
 			return {
 				id: d.id,
 				campaignId: d.campaignId,
 				status,
-				createdAt: iso(d.createdAt),
+				createdAt: this.stamp(d.createdAt),
 				error: { ...(d.failure as ErrorInfo) },
 			};
 		}
@@ -748,8 +765,8 @@ export class FakeState {
 			riskScore: d.riskScore,
 			issues: d.issues.map((i) => ({ ...i })),
 			recommendations: d.recommendations.map((r) => ({ ...r })),
-			createdAt: iso(d.createdAt),
-			completedAt: iso(d.completeAt),
+			createdAt: this.stamp(d.createdAt),
+			completedAt: this.stamp(d.completeAt),
 		};
 	}
 
@@ -762,7 +779,7 @@ export class FakeState {
 			objective: c.objective,
 			dailyBudget: c.dailyBudget,
 			currency: c.currency,
-			createdAt: iso(c.createdAt),
+			createdAt: this.stamp(c.createdAt),
 			accountId: c.accountId,
 		};
 	}
@@ -780,11 +797,11 @@ export class FakeState {
 			businessName: a.businessName,
 			businessId: a.businessId,
 			permissions: [...a.permissions],
-			...(a.lastSyncedAt <= now ? { lastSyncedAt: iso(a.lastSyncedAt) } : {}),
+			...(a.lastSyncedAt <= now ? { lastSyncedAt: this.stamp(a.lastSyncedAt) } : {}),
 			campaignCount: camps.length,
 			activeCampaignCount: camps.filter((c) => c.status === 'ACTIVE').length,
 			totalSpendLast30d: round2(camps.reduce((n, c) => n + c.spend30d, 0)),
-			connectedAt: iso(a.connectedAt),
+			connectedAt: this.stamp(a.connectedAt),
 			connectedBy: a.connectedBy,
 		};
 	}

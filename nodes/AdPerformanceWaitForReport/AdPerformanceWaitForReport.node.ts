@@ -16,13 +16,13 @@ import {
 import { workFailedError } from '../shared/errors';
 import { everyItemFailed, ItemResults } from '../shared/items';
 import { pollUntilFinal, type PollResult } from '../shared/polling';
-import { downloadReportFile, maxFileBytesOf, reportNotFound } from '../shared/reports';
+import { downloadReportFile, maxFileBytesOf } from '../shared/reportFiles';
+import { reportNotFound, ReportSweep, type ReportHint } from '../shared/reportLedger';
 import { createClient } from '../shared/createClient';
 import type { AdPerformanceClient } from '../shared/transport';
 import { isFinished, type ServiceReport } from '../shared/types';
 import { ANSWER_LIMITS, BYTES_PER_MB } from '../shared/limits';
 import { InputValidator } from '../shared/validation';
-import { ReportSweep, type ReportHint } from './reportSweep';
 
 interface WaitSettings {
 	intervalSeconds: number;

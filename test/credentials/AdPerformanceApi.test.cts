@@ -79,7 +79,9 @@ describe('credential Ad Performance API', () => {
 	test('a key without the service prefix fails before sending, with a message saying so', async () => {
 		await expect(
 			credentialTest({ apiKey: 'sk_live_1234567890abcdefghijklmn', baseUrl: fake.url }),
-		).rejects.toThrow(/does not look like a service key. A key starts with service_live_ or service_test_/);
+		).rejects.toThrow(
+			/does not look like a service key. A key starts with service_live_ or service_test_/,
+		);
 	});
 
 	test('the key is added only for the configured origin', async () => {

@@ -11,7 +11,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { executeWorkflowInEditor, launchBrowser, searchNodeCreator } from '../../scripts/e2e/browser.mjs';
+import {
+	executeWorkflowInEditor,
+	launchBrowser,
+	searchNodeCreator,
+} from '../../scripts/e2e/browser.mjs';
 import { installedLine } from '../../scripts/e2e/install-n8n.mjs';
 import { createInstance } from '../../scripts/e2e/n8n-instance.mjs';
 import { packPackage, REPO_ROOT } from '../../scripts/e2e/pack.mjs';
@@ -19,7 +23,10 @@ import { startMailCatcher } from '../../scripts/mail/mail-catcher.mjs';
 import { startFakeProcess } from '../../scripts/e2e/sandbox-process.mjs';
 
 const skip = process.env.E2E_BROWSER === '0' && 'E2E_BROWSER=0';
-const lines = (process.env.E2E_EDITOR_LINES ?? 'latest').split(',').map((s) => s.trim()).filter(Boolean);
+const lines = (process.env.E2E_EDITOR_LINES ?? 'latest')
+	.split(',')
+	.map((s) => s.trim())
+	.filter(Boolean);
 const outDir = path.resolve(process.env.E2E_OUT ?? path.join(REPO_ROOT, '.e2e-out'));
 const TIME_SCALE = 0.02;
 
@@ -33,17 +40,39 @@ for (const line of lines) {
 		before(async () => {
 			installedLine(line);
 			fs.mkdirSync(outDir, { recursive: true });
-			const { tarball } = await packPackage({ outDir: fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-pack-')) });
+			const { tarball } = await packPackage({
+				outDir: fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-pack-')),
+			});
 			fake = await startFakeProcess({ timeScale: TIME_SCALE });
 			mail = await startMailCatcher();
 			n8n = await createInstance({ line, packageTarball: tarball });
 			// What `npm start` imports: the sandbox credential, the catcher as the examples' SMTP
 			// credential, and the example itself, unchanged.
 			await n8n.importCredentials([
-				{ id: 'adperf-sandbox', name: 'Ad Performance sandbox', type: 'adPerformanceApi', data: { apiKey: fake.keys.live, baseUrl: fake.url, apiVersion: '2026-03-01', timeScale: TIME_SCALE } },
-				{ id: 'smtp-agency', name: 'Demo mail catcher (SMTP)', type: 'smtp', data: mail.credentialData() },
+				{
+					id: 'adperf-sandbox',
+					name: 'Ad Performance sandbox',
+					type: 'adPerformanceApi',
+					data: {
+						apiKey: fake.keys.live,
+						baseUrl: fake.url,
+						apiVersion: '2026-03-01',
+						timeScale: TIME_SCALE,
+					},
+				},
+				{
+					id: 'smtp-agency',
+					name: 'Demo mail catcher (SMTP)',
+					type: 'smtp',
+					data: mail.credentialData(),
+				},
 			]);
-			const weekly = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'examples', 'weekly-client-report-email.json'), 'utf8'));
+			const weekly = JSON.parse(
+				fs.readFileSync(
+					path.join(REPO_ROOT, 'examples', 'weekly-client-report-email.json'),
+					'utf8',
+				),
+			);
 			await n8n.importWorkflow(weekly);
 			server = await n8n.start();
 			browser = await launchBrowser();
@@ -64,7 +93,10 @@ for (const line of lines) {
 			});
 			// n8n lists a node and its trigger as one entry named after the node.
 			for (const name of ['Ad Performance', 'Wait for Ad Report']) {
-				assert.ok(names.includes(name), `"${name}" not listed for "Ad Performance": ${JSON.stringify(names)}`);
+				assert.ok(
+					names.includes(name),
+					`"${name}" not listed for "Ad Performance": ${JSON.stringify(names)}`,
+				);
 			}
 		});
 
@@ -83,18 +115,32 @@ for (const line of lines) {
 		});
 
 		test('the weekly example runs from the editor: one e-mail with its PDF per active account', async () => {
-			const weekly = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'examples', 'weekly-client-report-email.json'), 'utf8'));
+			const weekly = JSON.parse(
+				fs.readFileSync(
+					path.join(REPO_ROOT, 'examples', 'weekly-client-report-email.json'),
+					'utf8',
+				),
+			);
 			await executeWorkflowInEditor({
 				...server,
 				browser,
 				workflowId: weekly.id,
 				screenshotPath: path.join(outDir, `weekly-example-run-${line}.png`),
 			});
-			const executions = await server.request('GET', `/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId: weekly.id }))}`);
+			const executions = await server.request(
+				'GET',
+				`/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId: weekly.id }))}`,
+			);
 			const results = executions.json?.data?.results ?? executions.json?.data ?? [];
-			assert.equal(results[0]?.status, 'success', `execution: ${JSON.stringify(results[0]).slice(0, 400)}`);
+			assert.equal(
+				results[0]?.status,
+				'success',
+				`execution: ${JSON.stringify(results[0]).slice(0, 400)}`,
+			);
 
-			const active = (await fake.state()).data.accounts.filter((a) => a.connectionStatus === 'active');
+			const active = (await fake.state()).data.accounts.filter(
+				(a) => a.connectionStatus === 'active',
+			);
 			assert.ok(active.length > 0);
 			await mail.waitForMessage(() => mail.messages.length >= active.length, 30_000);
 			assert.equal(mail.messages.length, active.length);
@@ -105,7 +151,10 @@ for (const line of lines) {
 				assert.ok(report, `no report titled ${title}`);
 				assert.equal(message.attachments.length, 1);
 				const expected = await fake.download(report.id);
-				assert.ok(message.attachments[0].content.equals(expected.bytes), `${title}: the attachment is not the report`);
+				assert.ok(
+					message.attachments[0].content.equals(expected.bytes),
+					`${title}: the attachment is not the report`,
+				);
 				assert.match(message.attachments[0].filename, /\.pdf$/);
 			}
 			const inbox = await (await fetch(mail.inboxUrl)).text();

@@ -86,7 +86,10 @@ test('the mail catcher captures a message with attachments, and its inbox shows 
 			`${message}\r\n.\r\n`,
 			'QUIT\r\n',
 		]);
-		assert.ok(replies.some((r) => r.startsWith('250-AUTH')), 'advertises AUTH');
+		assert.ok(
+			replies.some((r) => r.startsWith('250-AUTH')),
+			'advertises AUTH',
+		);
 		assert.ok(!replies.some((r) => /STARTTLS/.test(r)), 'never offers STARTTLS');
 		const m = await smtp.waitForMessage((x) => x.from === 'n8n@example.com', 2000);
 		assert.deepEqual(m.to, ['boss@example.com', 'cc@example.com']);
@@ -108,7 +111,10 @@ test('the mail catcher captures a message with attachments, and its inbox shows 
 		assert.match(page, /Wochenbericht ✓ for campaign 42/);
 		const file = await fetch(`${smtp.inboxUrl}messages/${m.id}/attachments/0`);
 		assert.equal(file.headers.get('content-type'), 'application/pdf');
-		assert.ok(Buffer.from(await file.arrayBuffer()).equals(pdfBytes), 'downloaded attachment bytes');
+		assert.ok(
+			Buffer.from(await file.arrayBuffer()).equals(pdfBytes),
+			'downloaded attachment bytes',
+		);
 	} finally {
 		await smtp.close();
 	}

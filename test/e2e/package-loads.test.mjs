@@ -17,13 +17,20 @@ import { createInstance } from '../../scripts/e2e/n8n-instance.mjs';
 import { installedLine } from '../../scripts/e2e/install-n8n.mjs';
 
 const PKG = 'n8n-nodes-ad-performance';
-const NODE_TYPES = ['adPerformance', 'adPerformanceWaitForReport', 'adPerformanceTrigger'].map((n) => `${PKG}.${n}`);
-const lines = (process.env.E2E_LINES ?? 'latest,1.x,oldest').split(',').map((s) => s.trim()).filter(Boolean);
+const NODE_TYPES = ['adPerformance', 'adPerformanceWaitForReport', 'adPerformanceTrigger'].map(
+	(n) => `${PKG}.${n}`,
+);
+const lines = (process.env.E2E_LINES ?? 'latest,1.x,oldest')
+	.split(',')
+	.map((s) => s.trim())
+	.filter(Boolean);
 const outDir = path.resolve(process.env.E2E_OUT ?? path.join(REPO_ROOT, '.e2e-out'));
 
 let tarball = process.env.E2E_TARBALL;
 before(async () => {
-	if (!tarball) tarball = (await packPackage({ outDir: fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-pack-')) })).tarball;
+	if (!tarball)
+		tarball = (await packPackage({ outDir: fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-pack-')) }))
+			.tarball;
 });
 
 for (const line of lines) {
@@ -60,20 +67,39 @@ for (const line of lines) {
 			assert.equal(creds.status, 200);
 			const cred = creds.json.find((c) => c.name === 'adPerformanceApi');
 			assert.ok(cred, 'adPerformanceApi not served');
-			for (const p of ['apiKey', 'baseUrl', 'apiVersion']) assert.ok(cred.properties.some((x) => x.name === p), `credential lacks ${p}`);
+			for (const p of ['apiKey', 'baseUrl', 'apiVersion'])
+				assert.ok(
+					cred.properties.some((x) => x.name === p),
+					`credential lacks ${p}`,
+				);
 			const types = await server.request('GET', '/types/nodes.json');
 			assert.equal(types.status, 200);
-			for (const type of NODE_TYPES) assert.ok(types.json.some((n) => n.name === type), `${type} not in /types/nodes.json`);
+			for (const type of NODE_TYPES)
+				assert.ok(
+					types.json.some((n) => n.name === type),
+					`${type} not in /types/nodes.json`,
+				);
 		});
 
-		test('editor: node creator finds Ad Performance, Resource options and our icon', { skip: process.env.E2E_BROWSER === '0' && 'E2E_BROWSER=0' }, async () => {
-			const { inspectNodeInEditor } = await import('../../scripts/e2e/browser.mjs');
-			server ??= await n8n.start();
-			fs.mkdirSync(outDir, { recursive: true });
-			const r = await inspectNodeInEditor({ ...server, displayName: 'Ad Performance', screenshotPath: path.join(outDir, `ndv-ad-performance-${line}.png`) });
-			assert.deepEqual(r.resourceOptions?.filter((o) => o !== 'Custom API Call'), ['Account', 'Campaign', 'Diagnostic', 'Report']);
-			assert.ok(r.icon.isImg, `icon is not our SVG: ${JSON.stringify(r.icon)}`);
-			assert.match(r.icon.src, /adPerformance\.svg$/);
-		});
+		test(
+			'editor: node creator finds Ad Performance, Resource options and our icon',
+			{ skip: process.env.E2E_BROWSER === '0' && 'E2E_BROWSER=0' },
+			async () => {
+				const { inspectNodeInEditor } = await import('../../scripts/e2e/browser.mjs');
+				server ??= await n8n.start();
+				fs.mkdirSync(outDir, { recursive: true });
+				const r = await inspectNodeInEditor({
+					...server,
+					displayName: 'Ad Performance',
+					screenshotPath: path.join(outDir, `ndv-ad-performance-${line}.png`),
+				});
+				assert.deepEqual(
+					r.resourceOptions?.filter((o) => o !== 'Custom API Call'),
+					['Account', 'Campaign', 'Diagnostic', 'Report'],
+				);
+				assert.ok(r.icon.isImg, `icon is not our SVG: ${JSON.stringify(r.icon)}`);
+				assert.match(r.icon.src, /adPerformance\.svg$/);
+			},
+		);
 	});
 }

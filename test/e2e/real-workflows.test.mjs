@@ -15,16 +15,23 @@ import { startMailCatcher } from '../../scripts/mail/mail-catcher.mjs';
 import { startFakeProcess } from '../../scripts/e2e/sandbox-process.mjs';
 
 const PKG = 'n8n-nodes-ad-performance';
-const lines = (process.env.E2E_LINES ?? 'latest,1.x,oldest').split(',').map((s) => s.trim()).filter(Boolean);
+const lines = (process.env.E2E_LINES ?? 'latest,1.x,oldest')
+	.split(',')
+	.map((s) => s.trim())
+	.filter(Boolean);
 const TIME_SCALE = 0.02;
 const EXAMPLES_DIR = path.join(REPO_ROOT, 'examples');
-const AD_CREDENTIAL = { adPerformanceApi: { id: 'adperf-sandbox', name: 'Ad Performance sandbox' } };
+const AD_CREDENTIAL = {
+	adPerformanceApi: { id: 'adperf-sandbox', name: 'Ad Performance sandbox' },
+};
 
 let tarball = process.env.E2E_TARBALL;
 let fake;
 let smtp;
 before(async () => {
-	if (!tarball) tarball = (await packPackage({ outDir: fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-pack-')) })).tarball;
+	if (!tarball)
+		tarball = (await packPackage({ outDir: fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-pack-')) }))
+			.tarball;
 	fake = await startFakeProcess({ timeScale: TIME_SCALE });
 	smtp = await startMailCatcher();
 });
@@ -33,7 +40,12 @@ after(async () => {
 	await smtp?.close?.();
 });
 
-const manualTrigger = { name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, parameters: {} };
+const manualTrigger = {
+	name: 'Start',
+	type: 'n8n-nodes-base.manualTrigger',
+	typeVersion: 1,
+	parameters: {},
+};
 function chain(...nodes) {
 	const connections = {};
 	for (let i = 0; i < nodes.length - 1; i++) {
@@ -67,7 +79,10 @@ const waitForReport = {
 /** The items a node output in an `n8n execute --rawOutput` result. */
 function outputOf(result, nodeName) {
 	const runs = result?.data?.resultData?.runData?.[nodeName];
-	assert.ok(runs, `node "${nodeName}" did not run: ${JSON.stringify(result?.data?.resultData?.error ?? result).slice(0, 500)}`);
+	assert.ok(
+		runs,
+		`node "${nodeName}" did not run: ${JSON.stringify(result?.data?.resultData?.error ?? result).slice(0, 500)}`,
+	);
 	return runs[0].data.main[0];
 }
 
@@ -79,10 +94,28 @@ for (const line of lines) {
 		before(async () => {
 			installedLine(line);
 			// n8n 2.x lets Read/Write Files from Disk reach only allowed folders.
-			n8n = await createInstance({ line, packageTarball: tarball, env: { N8N_RESTRICT_FILE_ACCESS_TO: filesDir } });
+			n8n = await createInstance({
+				line,
+				packageTarball: tarball,
+				env: { N8N_RESTRICT_FILE_ACCESS_TO: filesDir },
+			});
 			await n8n.importCredentials([
-				{ ...AD_CREDENTIAL.adPerformanceApi, type: 'adPerformanceApi', data: { apiKey: fake.keys.live, baseUrl: fake.url, apiVersion: '2026-03-01', timeScale: TIME_SCALE } },
-				{ id: 'adperf-revoked', name: 'Ad Performance revoked', type: 'adPerformanceApi', data: { apiKey: fake.keys.revoked, baseUrl: fake.url } },
+				{
+					...AD_CREDENTIAL.adPerformanceApi,
+					type: 'adPerformanceApi',
+					data: {
+						apiKey: fake.keys.live,
+						baseUrl: fake.url,
+						apiVersion: '2026-03-01',
+						timeScale: TIME_SCALE,
+					},
+				},
+				{
+					id: 'adperf-revoked',
+					name: 'Ad Performance revoked',
+					type: 'adPerformanceApi',
+					data: { apiKey: fake.keys.revoked, baseUrl: fake.url },
+				},
 				{ id: 'smtp-local', name: 'Local SMTP', type: 'smtp', data: smtp.credentialData() },
 				// The examples' SMTP credential id, bound here to the local SMTP server.
 				{ id: 'smtp-agency', name: 'Agency SMTP', type: 'smtp', data: smtp.credentialData() },
@@ -102,7 +135,11 @@ for (const line of lines) {
 					name: 'Write File',
 					type: 'n8n-nodes-base.readWriteFile',
 					typeVersion: 1,
-					parameters: { operation: 'write', fileName: `=${filesDir}/{{ $binary.data.fileName }}`, dataPropertyName: 'data' },
+					parameters: {
+						operation: 'write',
+						fileName: `=${filesDir}/{{ $binary.data.fileName }}`,
+						dataPropertyName: 'data',
+					},
 				}),
 			});
 			const run = await n8n.execute(id);
@@ -113,7 +150,10 @@ for (const line of lines) {
 			const expected = await fake.download(waited.json.id);
 			assert.equal(waited.binary.data.fileName, `disk-report-${line.replace('.', '-')}.pdf`);
 			assert.equal(waited.binary.data.mimeType, 'application/pdf');
-			assert.ok(Buffer.from(waited.binary.data.data, 'base64').equals(expected.bytes), 'binary in the output differs from the report');
+			assert.ok(
+				Buffer.from(waited.binary.data.data, 'base64').equals(expected.bytes),
+				'binary in the output differs from the report',
+			);
 			const onDisk = fs.readFileSync(path.join(filesDir, waited.binary.data.fileName));
 			assert.ok(onDisk.equals(expected.bytes), 'the file on disk differs from the report');
 			assert.equal(onDisk.subarray(0, 5).toString(), '%PDF-');
@@ -146,8 +186,14 @@ for (const line of lines) {
 			assert.equal(message.attachments.length, 1);
 			const expected = await fake.download(waited.json.id);
 			assert.equal(message.attachments[0].filename, `email-report-${line.replace('.', '-')}.pdf`);
-			assert.ok(message.attachments[0].content.equals(expected.bytes), 'the attachment differs from the report');
-			assert.match(message.text, new RegExp(`attached is "${title}" \\(risk (LOW|MEDIUM|HIGH|CRITICAL)\\)`));
+			assert.ok(
+				message.attachments[0].content.equals(expected.bytes),
+				'the attachment differs from the report',
+			);
+			assert.match(
+				message.text,
+				new RegExp(`attached is "${title}" \\(risk (LOW|MEDIUM|HIGH|CRITICAL)\\)`),
+			);
 		});
 
 		test('Account → Get Many with Return All outputs every account', async () => {
@@ -172,29 +218,46 @@ for (const line of lines) {
 			for (const file of fs.readdirSync(EXAMPLES_DIR).filter((f) => f.endsWith('.json'))) {
 				const workflow = JSON.parse(fs.readFileSync(path.join(EXAMPLES_DIR, file), 'utf8'));
 				const input = path.join(filesDir, `import-${file}`);
-				fs.writeFileSync(input, JSON.stringify({ ...workflow, id: `ex${file.length}${Date.now() % 100000}` }));
+				fs.writeFileSync(
+					input,
+					JSON.stringify({ ...workflow, id: `ex${file.length}${Date.now() % 100000}` }),
+				);
 				const result = await n8n.cli(['import:workflow', `--input=${input}`]);
 				assert.equal(result.exitCode, 0, `${file}: ${result.stderr.slice(-1000)}`);
 				const output = `${result.stdout}\n${result.stderr}`;
-				assert.doesNotMatch(output, /\b(warn|warning|error)\b/i, `${file} imported with: ${output.slice(-1000)}`);
+				assert.doesNotMatch(
+					output,
+					/\b(warn|warning|error)\b/i,
+					`${file} imported with: ${output.slice(-1000)}`,
+				);
 			}
 		});
 
 		test('example "Weekly client report e-mail" runs: one e-mail with the PDF per active account', async () => {
-			const workflow = JSON.parse(fs.readFileSync(path.join(EXAMPLES_DIR, 'weekly-client-report-email.json'), 'utf8'));
+			const workflow = JSON.parse(
+				fs.readFileSync(path.join(EXAMPLES_DIR, 'weekly-client-report-email.json'), 'utf8'),
+			);
 			const schedule = workflow.nodes.find((n) => n.type === 'n8n-nodes-base.scheduleTrigger');
-			Object.assign(schedule, { type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, parameters: {} });
+			Object.assign(schedule, {
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				parameters: {},
+			});
 			const before = smtp.messages.length;
 			const id = await n8n.importWorkflow({ ...workflow, name: `${workflow.name} (${line})` });
 			const run = await n8n.execute(id);
 			assert.equal(run.exitCode, 0, run.stderr.slice(-2000));
-			const active = (await fake.state()).data.accounts.filter((a) => a.connectionStatus === 'active');
+			const active = (await fake.state()).data.accounts.filter(
+				(a) => a.connectionStatus === 'active',
+			);
 			const reports = outputOf(run.result, 'Wait for Ad Report');
 			assert.equal(reports.length, active.length);
 			const mails = smtp.messages.slice(before);
 			assert.equal(mails.length, active.length);
 			for (const report of reports) {
-				const mail = mails.find((m) => m.subject === `Your weekly ad performance report: ${report.json.title}`);
+				const mail = mails.find(
+					(m) => m.subject === `Your weekly ad performance report: ${report.json.title}`,
+				);
 				assert.ok(mail, `no e-mail for ${report.json.title}`);
 				const expected = await fake.download(report.json.id);
 				assert.equal(mail.attachments[0].filename, report.binary.data.fileName);
@@ -209,7 +272,9 @@ for (const line of lines) {
 					name: 'Accounts',
 					type: `${PKG}.adPerformance`,
 					typeVersion: 1,
-					credentials: { adPerformanceApi: { id: 'adperf-revoked', name: 'Ad Performance revoked' } },
+					credentials: {
+						adPerformanceApi: { id: 'adperf-revoked', name: 'Ad Performance revoked' },
+					},
 					parameters: { resource: 'account', operation: 'getAll', returnAll: true },
 				}),
 			});

@@ -6,7 +6,12 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { AdPerformanceWaitForReport } from '../../nodes/AdPerformanceWaitForReport/AdPerformanceWaitForReport.node';
-import type { FakeService, FakeServiceOptions, FaultOptions, InjectRule } from '../../sandbox/index.cjs';
+import type {
+	FakeService,
+	FakeServiceOptions,
+	FaultOptions,
+	InjectRule,
+} from '../../sandbox/index.cjs';
 import { startFakeService, SERVICE_VERSION } from '../../sandbox/index.cjs';
 import {
 	registerNodeType,

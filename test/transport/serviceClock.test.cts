@@ -3,7 +3,7 @@
  * on this machine: a credential carried over from the sandbox must never make the nodes wait
  * less than the real service asks.
  */
-import { ServiceClock } from '../../nodes/shared/transport/serviceClock';
+import { ServiceClock, serviceTime } from '../../nodes/shared/transport/serviceClock';
 import { resolveHostNames } from '../attacks/helpers.cjs';
 import { adNode, run, useFakeService } from '../nodes/helpers.cjs';
 
@@ -81,5 +81,85 @@ describe('a 429 asking to wait 2 seconds, with a credential that says timeScale 
 	test('the local sandbox (127.0.0.1) waits 2 service seconds at its speed: 20 ms', async () => {
 		const gap = await gapAfter429(undefined);
 		expect(gap).toBeLessThan(2_000);
+	});
+});
+
+describe('ServiceClock readings of the service’s time', () => {
+	const S = Date.parse('2026-11-20T12:00:00.000Z');
+	const HOUR = 3_600_000;
+	const httpDate = (ms: number) => new Date(ms).toUTCString();
+	const at = (ms: number) => ({ earliest: ms, latest: ms });
+
+	/** A clock that saw one exchange sent at S, answered 50 ms later, with this Date header. */
+	function clockWithDate(serviceMs: number | undefined) {
+		const clock = new ServiceClock('https://api.example.com', 1);
+		clock.observeExchange(serviceMs === undefined ? undefined : httpDate(serviceMs), S, S + 50);
+		return clock;
+	}
+
+	test('timestamps stand for their whole precision', () => {
+		expect(serviceTime('2026-11-20T12:00:00.123Z')).toEqual({ earliest: S + 123, latest: S + 123 });
+		expect(serviceTime('2026-11-20T12:00:00Z')).toEqual({ earliest: S, latest: S + 999 });
+		expect(serviceTime(httpDate(S))).toEqual({ earliest: S, latest: S + 999 });
+		expect(serviceTime('2026-11-20T12:00Z')).toEqual({ earliest: S, latest: S + 59_999 });
+		for (const bad of [undefined, 42, '', 'yesterday', 'x'.repeat(100)])
+			expect(serviceTime(bad)).toBeUndefined();
+	});
+
+	test('a Date header that agrees with n8n: one answer, before or after, to the second', () => {
+		const clock = clockWithDate(S);
+		expect(clock.placeCreation(at(S - 2_500), S)).toBe('before');
+		expect(clock.placeCreation(at(S + 10), S)).toBe('after');
+		expect(clock.disagreement()).toBeUndefined();
+		expect(clock.lowerBound(S)).toBeGreaterThanOrEqual(S - 1_100);
+	});
+
+	test('a service 30 minutes behind, by its Date header and its records: filters reach back that far', () => {
+		const clock = clockWithDate(S - HOUR / 2);
+		clock.observeRecordTime(new Date(S - HOUR / 2 - 1_000).toISOString(), S + 50);
+		expect(clock.lowerBound(S)).toBeLessThanOrEqual(S - HOUR / 2);
+		expect(clock.lowerBound(S)).toBeGreaterThan(S - HOUR / 2 - 2_000);
+		// A report created just now by the service's clock could be n8n's "half an hour ago".
+		expect(clock.placeCreation(at(S - HOUR / 2 + 10), S)).toBe('unsure');
+		expect(clock.disagreement()).toMatch(/30 min/);
+	});
+
+	test('a Date header an hour ahead of records that match n8n: unsure between them, never a guess', () => {
+		const clock = clockWithDate(S + HOUR);
+		clock.observeRecordTime(new Date(S - 500).toISOString(), S + 50);
+		expect(clock.placeCreation(at(S + 10), S)).toBe('unsure');
+		expect(clock.placeCreation(at(S - 5_000), S)).toBe('before');
+		expect(clock.placeCreation(at(S + HOUR + 5_000), S)).toBe('after');
+		expect(clock.lowerBound(S)).toBeLessThanOrEqual(S);
+	});
+
+	test('a Date header a day behind fresh records reads as late as the records, not a day ago', () => {
+		const clock = clockWithDate(S - 24 * HOUR);
+		clock.observeRecordTime(new Date(S - 3_000).toISOString(), S + 50);
+		expect(clock.lowerBound(S)).toBeGreaterThan(S - 5_000);
+	});
+
+	test('records that contradict every reading are what lies: a record stamped tomorrow moves nothing', () => {
+		const clock = clockWithDate(S);
+		clock.observeRecordTime(new Date(S + 24 * HOUR).toISOString(), S + 50);
+		expect(clock.lowerBound(S)).toBeLessThanOrEqual(S);
+		expect(clock.notYetReached(S + HOUR, S)).toBe(true);
+		expect(clock.notYetReached(S - 60_000, S)).toBe(false);
+	});
+
+	test('Date headers that contradict each other are not a clock: n8n’s alone is the reading', () => {
+		const clock = clockWithDate(S + HOUR);
+		clock.observeExchange(httpDate(S - HOUR), S + 100, S + 150);
+		expect(clock.disagreement()).toBeUndefined();
+		expect(clock.placeCreation(at(S + 10), S)).toBe('after');
+		expect(clock.lastAnsweredSendAt).toBe(S + 100);
+	});
+
+	test('a report our own request created bounds the service from above: n8n’s reading falls', () => {
+		const clock = clockWithDate(S - HOUR / 2);
+		clock.observeCreation(new Date(S - HOUR / 2 + 20).toISOString(), S);
+		// Both readings now agree the service is half an hour behind.
+		expect(clock.placeCreation(at(S - HOUR / 2 + 30), S)).toBe('after');
+		expect(clock.placeCreation(at(S - HOUR / 2 - 5_000), S)).toBe('before');
 	});
 });

@@ -16,30 +16,87 @@ export interface TriggerSettings {
 	accountId?: string;
 }
 
-export interface PollInput {
+export interface PollInput<State> {
 	client: AdPerformanceClient;
 	settings: TriggerSettings;
 	/**
-	 * What this node stored after its last successful poll for the same event and filter,
-	 * or undefined on the first poll (then the handler records a baseline and emits nothing).
+	 * What the last successful poll stored for the same event and filter, read back by the
+	 * kind's `readState`; undefined on the first poll or when what is stored is not that (then the
+	 * kind records a baseline and the poll emits nothing).
 	 */
-	previous: IDataObject | undefined;
-	/** n8n's clock at the start of the poll, in ms. */
-	now: number;
+	previous: State | undefined;
+	/** n8n's clock when the poll started, in ms. */
+	startedAt: number;
+	/** n8n time by which every request stops: the client throws DeadlineReached there. */
+	deadline: number;
 }
 
-export interface PollOutcome {
-	items: INodeExecutionData[];
-	/** The state to store for the next poll (replaces the old one completely). */
-	state: IDataObject;
+export interface PollOutcome<State> {
+	/** The events of this poll, oldest first. */
+	events: IDataObject[];
+	/** The state for the next poll (replaces the old one completely). */
+	state: State;
 }
 
-export interface EventHandler {
-	/** One regular poll: returns what is new since the stored state, and the next state. */
-	poll(this: IPollFunctions, input: PollInput): Promise<PollOutcome>;
+/**
+ * What an event kind defines: what its state means and how a poll turns the service's answer
+ * into events. The poll routine (pollRound.ts) owns what the kinds share: the lease against
+ * overlapping polls, the time budget, committing the state with the events.
+ */
+interface EventKindParts<State> {
+	/**
+	 * The stored state as this kind wrote it, checked field by field; anything else (another
+	 * version, a foreign or damaged shape) is undefined, never read as events.
+	 */
+	readState(stored: unknown): State | undefined;
+	/** The state as plain JSON for the static data: lists of entries, never objects keyed by ids. */
+	writeState(state: State): IDataObject;
+	/** One regular poll: what is new since `previous`, and the next state. */
+	poll(this: IPollFunctions, input: PollInput<State>): Promise<PollOutcome<State>>;
 	/** "Fetch Test Event" in the editor: one recent record, the stored state left untouched. */
 	sample(
 		this: IPollFunctions,
-		input: Pick<PollInput, 'client' | 'settings'>,
+		input: Pick<PollInput<State>, 'client' | 'settings'>,
 	): Promise<INodeExecutionData[]>;
+}
+
+/** An event kind as the poll routine runs it: stored JSON in, events and JSON out. */
+export interface EventKind {
+	poll(
+		this: IPollFunctions,
+		input: Omit<PollInput<never>, 'previous'> & { stored: unknown },
+	): Promise<{ events: IDataObject[]; state: IDataObject }>;
+	sample: EventKindParts<unknown>['sample'];
+}
+
+/** Wraps a kind's parts: a poll without readable state is a baseline and emits nothing. */
+export function eventKind<State>(parts: EventKindParts<State>): EventKind {
+	return {
+		async poll(this: IPollFunctions, { stored, ...input }) {
+			const previous = parts.readState(stored);
+			const outcome = await parts.poll.call(this, { ...input, previous });
+			return {
+				events: previous === undefined ? [] : outcome.events,
+				state: parts.writeState(outcome.state),
+			};
+		},
+		sample: parts.sample as EventKind['sample'],
+	};
+}
+
+/** Whether a value is a list of [string, T] entries, each checked by `isValue`. */
+export function isEntryList<T>(
+	value: unknown,
+	isValue: (entry: unknown) => entry is T,
+): value is Array<[string, T]> {
+	return (
+		Array.isArray(value) &&
+		value.every(
+			(entry) =>
+				Array.isArray(entry) &&
+				entry.length === 2 &&
+				typeof entry[0] === 'string' &&
+				isValue(entry[1]),
+		)
+	);
 }

@@ -17,7 +17,7 @@ import { collectPages, MAX_PAGE_SIZE, walkPages } from './pageWalker';
 import { RequestPipeline, type RequestSpec, type SendOutcome } from './pipeline';
 import { pacerFor } from './rateLimiter';
 import { backoffMs, RETRY_DEFAULTS } from './retry';
-import { CLOCK_SKEW_MARGIN_MS, ServiceClock } from './serviceClock';
+import { ServiceClock } from './serviceClock';
 import { hopProblem } from './urlPolicy';
 
 /** The service's rate-limit window (one minute), in service time. */
@@ -52,19 +52,9 @@ export class AdPerformanceClient {
 
 	readonly errors: TransportErrors;
 
-	/** Reports this execution created or recovered, so two items never claim the same one. */
-	readonly claimedReportIds = new Set<string>();
-
 	private readonly waiting: CancellableWait;
 
 	private readonly pipeline: RequestPipeline;
-
-	/**
-	 * A lower bound of (service clock − n8n clock), from the `Date` header of the answers: the
-	 * service wrote that time after we sent and before we received, so it cannot be later than
-	 * our receipt time plus this offset.
-	 */
-	private serviceClockOffset: number | undefined;
 
 	private constructor(
 		private readonly ctx: RequestContext,
@@ -161,19 +151,6 @@ export class AdPerformanceClient {
 	/** A random full-jitter backoff for the given attempt, in real milliseconds. */
 	backoffMs(attempt: number): number {
 		return this.clock.realMs(backoffMs(attempt, Math.random()));
-	}
-
-	/**
-	 * The earliest the service's clock can have shown at the n8n moment `hostMs`, or undefined
-	 * when no answer carried a Date header yet.
-	 */
-	serviceTimeAtLeast(hostMs: number): number | undefined {
-		return this.serviceClockOffset === undefined ? undefined : hostMs + this.serviceClockOffset;
-	}
-
-	/** Like serviceTimeAtLeast, falling back to n8n's clock less a generous margin. */
-	serviceTimeLowerBound(hostMs: number): number {
-		return this.serviceTimeAtLeast(hostMs) ?? hostMs - CLOCK_SKEW_MARGIN_MS;
 	}
 
 	/** Waits with n8n's sleep; stops at once when the execution is cancelled. */
@@ -301,11 +278,6 @@ export class AdPerformanceClient {
 	}
 
 	private observeServiceClock(headers: RawResponse['headers'], sentAt: number) {
-		const date = Date.parse(headerOf(headers, 'date') ?? '');
-		if (!Number.isFinite(date)) return;
-		const receivedAt = Math.max(Date.now(), sentAt);
-		const offset = date - receivedAt;
-		this.serviceClockOffset =
-			this.serviceClockOffset === undefined ? offset : Math.max(this.serviceClockOffset, offset);
+		this.clock.observeExchange(headerOf(headers, 'date'), sentAt, Math.max(Date.now(), sentAt));
 	}
 }

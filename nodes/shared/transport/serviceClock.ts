@@ -1,16 +1,47 @@
 /**
- * How long the service's durations (its one-minute rate-limit window, the seconds a 429 asks us
- * to wait, backoff) last for the nodes. Against the real service, a service second is a second.
+ * The service's clock, as one execution sees it: how fast its durations run (speed) and what
+ * time it shows (readings). Everything that compares n8n's time with the service's timestamps
+ * (the trigger's cursor, `from` filters, Generate's search for the report its own lost request
+ * created) asks this class, so the rules below hold in one place.
  *
- * The offline sandbox can run its clock faster (`npm run sandbox -- --time-scale 0.05`: a
- * service minute in 3 s), and then the nodes must wait correspondingly less, or every test and
- * demo would take real minutes. The credential's hidden `timeScale` field says so; it is honoured
- * only for a Base URL on this machine (the loopback addresses and `localhost`), so that a
- * credential carried over from a sandbox can never make the nodes hurry against a real service.
+ * Speed. Against the real service a service second is a second. The offline sandbox can run its
+ * clock faster (`npm run sandbox -- --time-scale 0.05`: a service minute in 3 s), and then the
+ * nodes must wait correspondingly less, or every test and demo would take real minutes. The
+ * credential's hidden `timeScale` field says so; it is honoured only for a Base URL on this
+ * machine (the loopback addresses and `localhost`), so that a credential carried over from a
+ * sandbox can never make the nodes hurry against a real service.
+ *
+ * Time shown. Record times (`createdAt`, `completedAt`) are written by the service's clock, which
+ * may be minutes off n8n's. Three witnesses say how far:
+ *   - the `Date` header of every answer: written after we sent and before we received, so it
+ *     bounds (service − n8n) on both sides, to the second;
+ *   - the record times themselves: a time in an answer cannot be later than the service's clock
+ *     when it answered (a lower bound), and a report our own request created cannot be older than
+ *     the moment we sent it (an upper bound);
+ *   - n8n's clock: most services keep their clock within a second of n8n's.
+ * The header and n8n's clock each make a reading; the record times bound both (see readings()).
+ * The readings left standing may still disagree with each other (a `Date` header an hour ahead of
+ * records that match n8n's clock looks exactly like a service an hour ahead whose records are
+ * old): then every question is answered for all of them, and an answer on which they differ is
+ * "unsure", never a guess.
  */
 export class ServiceClock {
 	/** Real milliseconds per service millisecond: 1, or less for a sped-up local sandbox. */
 	readonly speed: number;
+
+	/** (service − n8n) according to the Date headers, intersected over every answer. */
+	private dateOffset: OffsetRange | undefined;
+	/** Date headers that contradicted each other: the header is not a clock to go by. */
+	private dateBroken = false;
+	/** (service − n8n) according to record times: at least `lo`, at most `hi`. */
+	private readonly recordOffset: OffsetRange = { lo: -Infinity, hi: Infinity };
+
+	/**
+	 * When the last request that got an answer was sent (n8n time): after a write whose outcome
+	 * is unknown, the moment the service may have started the work, later than when the caller
+	 * asked (pacing and waiting for a turn come first).
+	 */
+	lastAnsweredSendAt: number | undefined;
 
 	constructor(baseUrl: string, timeScale: unknown) {
 		const scale = Number(timeScale ?? 1);
@@ -27,6 +58,140 @@ export class ServiceClock {
 	serviceMs(realMs: number): number {
 		return realMs / this.speed;
 	}
+
+	/**
+	 * One exchange that got an answer: sent at `sentAt`, answered at `receivedAt` (n8n time), with
+	 * the answer's `Date` header.
+	 */
+	observeExchange(dateHeader: string | undefined, sentAt: number, receivedAt: number): void {
+		this.lastAnsweredSendAt = sentAt;
+		const time = serviceTime(dateHeader);
+		if (time === undefined || this.dateBroken) return;
+		// An HTTP date has whole seconds: the moment it stands for is up to 999 ms later.
+		const reading = { lo: time.earliest - receivedAt, hi: time.latest - sentAt };
+		const previous = this.dateOffset;
+		const lo = previous ? Math.max(previous.lo, reading.lo) : reading.lo;
+		const hi = previous ? Math.min(previous.hi, reading.hi) : reading.hi;
+		if (lo > hi + AGREEMENT_MS) {
+			this.dateBroken = true;
+			this.dateOffset = undefined;
+			return;
+		}
+		this.dateOffset = lo <= hi ? { lo, hi } : { lo: hi, hi: lo };
+	}
+
+	/** A time the service wrote into a record before it answered at `receivedAt` (n8n time). */
+	observeRecordTime(value: unknown, receivedAt: number): void {
+		const time = serviceTime(value);
+		if (time !== undefined)
+			this.recordOffset.lo = Math.max(this.recordOffset.lo, time.earliest - receivedAt);
+	}
+
+	/** The creation time of a record that our request, sent at `sentAt`, created. */
+	observeCreation(value: unknown, sentAt: number): void {
+		const time = serviceTime(value);
+		if (time !== undefined)
+			this.recordOffset.hi = Math.min(this.recordOffset.hi, time.latest - sentAt);
+	}
+
+	/**
+	 * The earliest time the service's clock can show at the n8n moment `hostMs`, by every reading
+	 * still standing: a filter "created at or after" this misses nothing.
+	 */
+	lowerBound(hostMs: number): number {
+		return Math.min(...this.readings().map((reading) => hostMs + reading.lo));
+	}
+
+	/** Whether some standing reading says the service's clock has not reached `serviceMs` at `hostMs`. */
+	notYetReached(serviceMs: number, hostMs: number): boolean {
+		return this.readings().some((reading) => serviceMs > hostMs + reading.hi);
+	}
+
+	/**
+	 * Whether a record created at the service time `created` was created before or after the
+	 * n8n moment `hostMs`. "after" includes the same instant, within the reading's precision (about
+	 * a second): a report created in the same second by another execution is the limit of it.
+	 */
+	placeCreation(created: ServiceTimeRange, hostMs: number): 'before' | 'after' | 'unsure' {
+		const places = new Set(
+			this.readings().map((reading) =>
+				created.latest < hostMs + reading.lo ? ('before' as const) : ('after' as const),
+			),
+		);
+		return places.size === 1 ? [...places][0] : 'unsure';
+	}
+
+	/** How the standing readings disagree, in words, or undefined when they agree. */
+	disagreement(): string | undefined {
+		const readings = this.readings();
+		const spread = Math.max(...readings.map((r) => r.lo)) - Math.min(...readings.map((r) => r.lo));
+		if (spread < AGREEMENT_MS) return undefined;
+		return `its Date header and n8n's clock differ by about ${describeDuration(spread)}, and its records do not say which is right`;
+	}
+
+	/**
+	 * The readings of (service − n8n). One that the record times contradict is moved to the
+	 * nearest offset they allow (so a Date header lagging an hour behind fresh records reads as
+	 * "as late as the records say", not as an hour ago), unless the records contradict every
+	 * reading, or themselves: then the records are what lies, and the readings stand as they are.
+	 */
+	private readings(): Reading[] {
+		const candidates: Reading[] = [{ source: 'n8n', ...HOST_READING }];
+		if (this.dateOffset) candidates.push({ source: 'date', ...this.dateOffset });
+		const { lo, hi } = this.recordOffset;
+		const meets = (reading: Reading) =>
+			lo <= reading.hi + AGREEMENT_MS && hi >= reading.lo - AGREEMENT_MS;
+		if (lo > hi + AGREEMENT_MS || !candidates.some(meets)) return candidates;
+		return candidates.map((reading) => {
+			if (meets(reading)) return reading;
+			const nearest = reading.hi < lo ? lo : hi;
+			return { source: reading.source, lo: nearest, hi: nearest };
+		});
+	}
+}
+
+interface OffsetRange {
+	lo: number;
+	hi: number;
+}
+
+interface Reading extends OffsetRange {
+	source: 'n8n' | 'date';
+}
+
+/** n8n's own clock as a reading: within a second of the service's. */
+const HOST_READING: OffsetRange = { lo: -1_000, hi: 1_000 };
+/** Slack when comparing readings: whole-second stamps and the moment a record is written. */
+const AGREEMENT_MS = 2_000;
+
+/** A service timestamp: the earliest and latest moment it can stand for, given its precision. */
+export interface ServiceTimeRange {
+	earliest: number;
+	latest: number;
+}
+
+/**
+ * Parses a timestamp the service wrote (ISO 8601 in records, an HTTP date in headers). A time
+ * without milliseconds stands for a whole second (or minute, or day), so its latest moment is
+ * that much later.
+ */
+export function serviceTime(value: unknown): ServiceTimeRange | undefined {
+	if (typeof value !== 'string' || value.length > 64) return undefined;
+	const earliest = Date.parse(value);
+	if (!Number.isFinite(earliest)) return undefined;
+	const fraction = /\d[T ]\d\d:\d\d:\d\d[.,](\d+)/.exec(value);
+	let precision = 86_400_000;
+	if (fraction) precision = 10 ** Math.max(0, 3 - fraction[1].length);
+	else if (/\d\d:\d\d:\d\d/.test(value)) precision = 1_000;
+	else if (/\d\d:\d\d/.test(value)) precision = 60_000;
+	return { earliest, latest: earliest + precision - 1 };
+}
+
+function describeDuration(ms: number): string {
+	const seconds = Math.round(ms / 1000);
+	if (seconds < 120) return `${seconds} s`;
+	const minutes = Math.round(seconds / 60);
+	return minutes < 120 ? `${minutes} min` : `${Math.round(minutes / 60)} h`;
 }
 
 function isLoopbackUrl(url: string): boolean {
@@ -45,8 +210,8 @@ function isLoopbackUrl(url: string): boolean {
 }
 
 /**
- * How far the service's clock may be from n8n's when nothing better is known: time filters on
- * the service's timestamps (created after …) are widened by this much, so a clock that is off by
- * minutes never hides a record.
+ * How far a record may be listed later than its timestamp says (a service whose index lags, or
+ * whose `from` filter is coarse): time filters on the service's timestamps (created after …) are
+ * widened by this much below what the clock readings give.
  */
 export const CLOCK_SKEW_MARGIN_MS = 5 * 60_000;

@@ -30,8 +30,13 @@ describe('Ad Performance Trigger: Account Connection Changed', () => {
 		const t = trigger();
 		const first = await poll(t);
 		expect(first.items).toBeNull();
-		const statuses = (first.nodeStaticData.state as { statuses: IDataObject }).statuses;
-		expect(Object.keys(statuses)).toHaveLength(service.fake.accounts().length);
+		const statuses = (first.nodeStaticData.state as { statuses: Array<[string, string]> }).statuses;
+		expect(statuses.map(([id]) => id).sort()).toEqual(
+			service.fake
+				.accounts()
+				.map((account) => account.id)
+				.sort(),
+		);
 		expect(service.fake.log).toHaveLength(1);
 		expect(service.fake.log[0].query.page_size).toBe('100');
 
@@ -96,9 +101,9 @@ describe('Ad Performance Trigger: Account Connection Changed', () => {
 			const t = trigger(id);
 			await poll(t);
 			const statuses = (t.staticData['node:Ad Performance Trigger'] as IDataObject).state as {
-				statuses: IDataObject;
+				statuses: Array<[string, string]>;
 			};
-			expect(Object.keys(statuses.statuses)).toEqual([watched.id]);
+			expect(statuses.statuses).toEqual([[watched.id, 'active']]);
 			service.fake.setConnectionStatus(other.id, 'token_expired');
 			expect((await poll(t)).items).toBeNull();
 			service.fake.setConnectionStatus(watched.id, 'disconnected');
@@ -132,8 +137,8 @@ describe('Ad Performance Trigger: Account Connection Changed', () => {
 		);
 		expect((await reports.poll()).items).toBeNull();
 		const replaced = reports.staticData['node:Ad Performance Trigger'] as IDataObject;
-		expect(Object.keys(replaced).sort()).toEqual(['scope', 'state']);
-		expect(Object.keys(replaced.state as IDataObject).sort()).toEqual(['cursor', 'seen']);
+		expect(Object.keys(replaced).sort()).toEqual(['scope', 'state', 'version']);
+		expect(Object.keys(replaced.state as IDataObject).sort()).toEqual(['cursor', 'emitted']);
 	});
 
 	test('manual mode returns a sample in the output shape without touching static data', async () => {

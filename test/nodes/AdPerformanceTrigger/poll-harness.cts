@@ -24,6 +24,8 @@ export interface PollResult {
 	items: INodeExecutionData[] | null;
 	/** The node's static data after the poll, as n8n would persist it. */
 	nodeStaticData: IDataObject;
+	/** How long poll() took, in ms. */
+	durationMs: number;
 }
 
 /**
@@ -31,6 +33,8 @@ export interface PollResult {
  * way n8n's ActiveWorkflows does it (a PollContext from n8n-core, then the node type's poll).
  * The workflow's `staticData` object survives between polls, as n8n keeps it; `restart()`
  * makes a new Workflow from a deep copy of it, as n8n does after reading it from its database.
+ * Polls may overlap (`pollOverlapping`), as n8n's cron starts each poll on schedule whether or
+ * not the previous one has finished: they share the one Workflow and its static data.
  */
 export class ActiveTrigger {
 	private workflow: Workflow;
@@ -75,6 +79,46 @@ export class ActiveTrigger {
 		this.workflow = this.makeWorkflow(this.staticData);
 	}
 
+	/** The trigger node's static data, as plain JSON. */
+	get nodeStaticData(): IDataObject {
+		return (this.staticData[`node:${NODE_NAME}`] ?? {}) as IDataObject;
+	}
+
+	/**
+	 * Replaces the trigger node's static data, as if n8n read this from its database at a
+	 * restart (what an older version of the node stored, or something damaged).
+	 */
+	seedNodeStaticData(data: IDataObject): void {
+		this.workflow = this.makeWorkflow({
+			...this.staticData,
+			[`node:${NODE_NAME}`]: JSON.parse(JSON.stringify(data)) as IDataObject,
+		});
+	}
+
+	/**
+	 * Changes the live static data object the polls share, as another poll of the same trigger
+	 * in the same n8n process would (while a poll is running).
+	 */
+	editLiveNodeStaticData(edit: (data: IDataObject) => void): void {
+		edit(this.workflow.getStaticData('node', this.workflow.getNode(NODE_NAME)!));
+	}
+
+	/**
+	 * Starts one poll per entry of `startsAfterMs` (ms after the call), without waiting for the
+	 * earlier ones to finish, and settles them all.
+	 */
+	async pollOverlapping(
+		startsAfterMs: number[],
+		mode: WorkflowExecuteMode = 'trigger',
+	): Promise<Array<PromiseSettledResult<PollResult>>> {
+		return await Promise.allSettled(
+			startsAfterMs.map(async (delay) => {
+				await new Promise((resolve) => setTimeout(resolve, delay));
+				return await this.poll(mode);
+			}),
+		);
+	}
+
 	async poll(mode: WorkflowExecuteMode = 'trigger'): Promise<PollResult> {
 		await initBinaryData();
 		const node = this.workflow.getNode(NODE_NAME)!;
@@ -101,9 +145,10 @@ export class ActiveTrigger {
 			mode === 'manual' ? 'manual' : 'activate',
 		);
 		const nodeType = this.workflow.nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
+		const started = Date.now();
 		const output = await nodeType.poll!.call(context);
-		const nodeStaticData = (this.staticData[`node:${NODE_NAME}`] ?? {}) as IDataObject;
-		return { items: output ? output[0] : null, nodeStaticData };
+		const durationMs = Date.now() - started;
+		return { items: output ? output[0] : null, nodeStaticData: this.nodeStaticData, durationMs };
 	}
 }
 

@@ -53,7 +53,7 @@ describe('Ad Performance Trigger: report events, polled through n8n-core’s Pol
 		const first = await pollOnce(t);
 		expect(first.items).toBeNull();
 		expect(first.nodeStaticData.scope).toBe('reportCompleted:');
-		expect((first.nodeStaticData.state as IDataObject).cursor).toEqual(expect.any(String));
+		expect((first.nodeStaticData.state as IDataObject).cursor).toEqual(expect.any(Number));
 
 		for (let i = 0; i < 3; i++) {
 			const idle = await pollOnce(t);
@@ -319,8 +319,8 @@ describe('Ad Performance Trigger: report events, polled through n8n-core’s Pol
 			expect(service.fake.log.length).toBeLessThanOrEqual(15);
 			emitted.push(...ids(out.items));
 			sizes.push(JSON.stringify(t.staticData).length);
-			const state = out.nodeStaticData.state as { seen: IDataObject };
-			expect(Object.keys(state.seen).length).toBeLessThanOrEqual(1000);
+			const state = out.nodeStaticData.state as { emitted: unknown[] };
+			expect(state.emitted.length).toBeLessThanOrEqual(1000);
 			await sleep(5);
 		}
 		for (let i = 0; i < 3; i++) {

@@ -2,7 +2,8 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { binaryPropertyNameProperty, maxFileSizeOption } from '../../../shared/descriptions';
-import { downloadReportFile, findReport, maxFileBytesOf } from '../../../shared/reports';
+import { downloadReportFile, maxFileBytesOf } from '../../../shared/reportFiles';
+import { findReport } from '../../../shared/reportLedger';
 import type { AdPerformanceClient } from '../../../shared/transport';
 import { InputValidator } from '../../../shared/validation';
 import { simplifyReport } from '../../../shared/tool/toolResults';

@@ -1,0 +1,119 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import type { AdPerformanceClient } from '../../shared/transport';
+import type { ServiceAccount } from '../../shared/types';
+import { eventKind, isEntryList } from './common';
+
+/*
+ * Account Connection Changed.
+ *
+ * Each poll lists every connected account (all pages, 100 a page: one request for up to 100
+ * accounts) and compares each account's `connectionStatus` with the snapshot stored by the last
+ * poll: service account id → connection status. The snapshot holds one short entry per account,
+ * so it is bounded by the number of accounts. It is stored as a list of [id, status] entries and
+ * read into a Map, so an id is only ever data (an account whose id is `__proto__` is an account).
+ *
+ * Emitted, one item per change: `{ account, previousStatus, currentStatus }`, e.g.
+ * active → token_expired, active → disconnected, token_expired → active.
+ *
+ * Decisions where the service's documentation is silent:
+ *   - An account that appears after the baseline (newly connected in the dashboard) is
+ *     emitted with `previousStatus: null`: connecting an account is a change of its connection,
+ *     and a workflow that, say, posts "account X is now active" should hear about it. A
+ *     workflow that wants only changes of known accounts filters on previousStatus.
+ *   - An account that disappears from the list (removed from the workspace) is emitted once
+ *     with `currentStatus: null` and `account: { id }` (the list no longer has its record).
+ *   - A missing `connectionStatus` counts as null; unknown values are passed through.
+ *   - A change and its reversal between two polls (active → token_expired → active) is not
+ *     visible to polling.
+ */
+
+interface AccountSnapshot {
+	statuses: Map<string, string | null>;
+}
+
+function isStatus(value: unknown): value is string | null {
+	return value === null || typeof value === 'string';
+}
+
+function statusOf(account: ServiceAccount): string | null {
+	return typeof account.connectionStatus === 'string' ? account.connectionStatus : null;
+}
+
+/** The accounts the filter selects: it may name the service id or the ad platform id. */
+async function listAccounts(
+	client: AdPerformanceClient,
+	accountId: string | undefined,
+	options: { limit?: number; deadline?: number } = {},
+): Promise<ServiceAccount[]> {
+	const accounts: ServiceAccount[] = [];
+	const wanted = options.limit ?? Infinity;
+	await client.walk<ServiceAccount>(
+		'/accounts',
+		{},
+		(page) => {
+			for (const account of page) {
+				// Without its id an account cannot be compared with the snapshot: it would look removed.
+				if (typeof account?.id !== 'string' || account.id === '') {
+					throw client.apiError(
+						'The service listed an ad account without an ID (GET /v1/accounts)',
+						'Nothing was emitted and the stored account statuses were kept; the next poll tries again.',
+					);
+				}
+				if (!accountId || account.id === accountId || account.platformAccountId === accountId)
+					accounts.push(account);
+			}
+			return accounts.length < wanted;
+		},
+		{ deadline: options.deadline, pageSize: Number.isFinite(wanted) ? wanted : undefined },
+	);
+	return accounts.slice(0, wanted);
+}
+
+export const accountConnections = eventKind<AccountSnapshot>({
+	readState(stored) {
+		const statuses = (stored as IDataObject | undefined)?.statuses;
+		if (!isEntryList(statuses, isStatus)) return undefined;
+		const snapshot = new Map(statuses);
+		// Two entries for one id are not a snapshot this node wrote.
+		return snapshot.size === statuses.length ? { statuses: snapshot } : undefined;
+	},
+
+	writeState(state) {
+		return { statuses: [...state.statuses] };
+	},
+
+	async poll({ client, settings, previous, deadline }) {
+		const accounts = await listAccounts(client, settings.accountId, { deadline });
+		const statuses = new Map<string, string | null>();
+		const events: IDataObject[] = [];
+		for (const account of accounts) {
+			// Pages may shift while we read them: an account listed twice is one account.
+			if (statuses.has(account.id)) continue;
+			const currentStatus = statusOf(account);
+			statuses.set(account.id, currentStatus);
+			const known = previous?.statuses.has(account.id) ?? false;
+			const previousStatus = known ? (previous?.statuses.get(account.id) ?? null) : null;
+			if (known && previousStatus === currentStatus) continue;
+			events.push({ account, previousStatus, currentStatus });
+		}
+		for (const [id, previousStatus] of previous?.statuses ?? []) {
+			if (statuses.has(id)) continue;
+			events.push({ account: { id }, previousStatus, currentStatus: null });
+		}
+		return { events, state: { statuses } };
+	},
+
+	async sample({ client, settings }) {
+		// Without a filter the first account will do, so one small page is enough.
+		const [account] = await listAccounts(
+			client,
+			settings.accountId,
+			settings.accountId ? {} : { limit: 1 },
+		);
+		if (!account) return [];
+		const currentStatus = statusOf(account);
+		// A sample of the output shape: the status as it is now on both sides.
+		return [{ json: { account, previousStatus: currentStatus, currentStatus } }];
+	},
+});

@@ -1,0 +1,106 @@
+import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+import { createClient } from '../../shared/createClient';
+import { DeadlineReached, type AdPerformanceClient } from '../../shared/transport';
+import { InputValidator } from '../../shared/validation';
+import { accountConnections } from './accountConnections';
+import type { EventKind, TriggerEvent, TriggerSettings } from './common';
+import { TRIGGER_EVENTS } from './common';
+import { reportCompletions } from './reportCompletions';
+import { TriggerStore } from './storedState';
+
+const EVENT_KINDS: Record<TriggerEvent, EventKind> = {
+	reportCompleted: reportCompletions,
+	reportFailed: reportCompletions,
+	accountConnectionChanged: accountConnections,
+};
+
+/**
+ * How long one poll may take. n8n 2.41's durable scheduler abandons a poll after 45 s
+ * (N8N_SCHEDULER_POLL_TIMEOUT) and keeps nothing of it; a poll cut here keeps its state and
+ * returns, and the next poll continues from it. A sped-up sandbox shortens it with its clock,
+ * but never below MIN_POLL_BUDGET_MS: its answers take real time.
+ */
+const POLL_BUDGET_MS = 30_000;
+const MIN_POLL_BUDGET_MS = 3_000;
+
+function pollBudgetMs(client: AdPerformanceClient): number {
+	return Math.max(MIN_POLL_BUDGET_MS, client.clock.realMs(POLL_BUDGET_MS));
+}
+
+function isRateLimited(error: unknown): boolean {
+	return error instanceof NodeApiError && error.httpCode === '429';
+}
+
+/** Reads and checks the parameters before any request is sent. */
+function readSettings(ctx: IPollFunctions): TriggerSettings {
+	const check = new InputValidator(ctx.getNode(), 0);
+	const event = check.oneOf('Event', ctx.getNodeParameter('event'), TRIGGER_EVENTS);
+	const filters = (ctx.getNodeParameter('filters', {}) ?? {}) as IDataObject;
+	const raw = filters.accountId;
+	if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === ''))
+		return { event };
+	const accountId =
+		event === 'accountConnectionChanged'
+			? // The account list knows both ids: the service's (act_…) and the ad platform's (act_digits).
+				check.accountId('Account ID', raw)
+			: // Reports carry the ad platform account id.
+				check.platformAccountId('Account ID', raw);
+	return { event, accountId };
+}
+
+/**
+ * One poll of the trigger, the same for every event kind. Each rule in one place:
+ *   - one poll at a time: a poll that finds another's live lease returns nothing and changes
+ *     nothing (storedState.ts), and a poll that outlived its lease commits nothing;
+ *   - all or nothing: the new state is committed together with the events it produced; a failed
+ *     poll keeps the stored state, so the next poll covers the same ground;
+ *   - bounded: every request stops at the poll's deadline, and a poll cut there, or refused by
+ *     the rate limit for longer than it may wait, returns nothing and keeps its state (a poll
+ *     yields to the other workflows on the key instead of failing every minute);
+ *   - only its own state is read: another event, filter, version or shape means a baseline that
+ *     records the present and emits nothing.
+ */
+export async function pollEvents(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+	const settings = readSettings(this);
+	const kind = EVENT_KINDS[settings.event];
+	const client = await createClient(this, this.getNodeParameter('requestOptions', {}));
+	if (this.getMode() === 'manual') {
+		// "Fetch Test Event": a real recent record to map fields from. The static data is not
+		// even read, so the cursor and snapshot stay exactly as they were.
+		const sample = await kind.sample.call(this, { client, settings });
+		return sample.length > 0
+			? [this.helpers.returnJsonArray(sample.map((item) => item.json))]
+			: null;
+	}
+
+	const store = new TriggerStore(
+		this.getWorkflowStaticData('node'),
+		`${settings.event}:${settings.accountId ?? ''}`,
+	);
+	const startedAt = Date.now();
+	// The lease outlasts the budget, so a poll still finishing its last request keeps it.
+	const lease = store.takeLease(startedAt, 2 * pollBudgetMs(client));
+	if (!lease) return null;
+
+	let events: IDataObject[];
+	try {
+		const outcome = await kind.poll.call(this, {
+			client,
+			settings,
+			stored: store.state,
+			startedAt,
+			deadline: startedAt + pollBudgetMs(client),
+		});
+		if (!lease.commit(outcome.state)) return null;
+		events = outcome.events;
+	} catch (error) {
+		lease.release();
+		// Cut at the budget, or the service asks to wait longer than a poll may: the stored state
+		// is kept, and the next poll continues from it.
+		if (error instanceof DeadlineReached || isRateLimited(error)) return null;
+		throw client.redactor.error(error);
+	}
+	return events.length > 0 ? [this.helpers.returnJsonArray(events)] : null;
+}

@@ -1,0 +1,141 @@
+import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
+
+import { fileTooLargeError } from './errors';
+import {
+	fallbackFileName,
+	fileNameFromContentDisposition,
+	mimeTypeFromContentType,
+} from './fileName';
+import { ANSWER_LIMITS, BYTES_PER_MB } from './limits';
+import type { AdPerformanceClient } from './transport';
+import { isAnswerTimedOut, isAnswerTooLarge, pathId } from './transport';
+import type { ServiceReport } from './types';
+import type { InputValidator } from './validation';
+
+/*
+ * A finished report's file: fetching it into n8n's binary store and naming it. Finding the report
+ * itself is reportLedger.ts.
+ */
+
+// Maps: the format is the service's text, and `constructor` or `__proto__` must find nothing.
+const MIME_BY_FORMAT = new Map([
+	['pdf', 'application/pdf'],
+	['markdown', 'text/markdown'],
+	['json', 'application/json'],
+]);
+const EXTENSION_BY_FORMAT = new Map([
+	['pdf', 'pdf'],
+	['markdown', 'md'],
+	['json', 'json'],
+]);
+
+function headerOf(headers: Record<string, unknown>, name: string): string | undefined {
+	const value = headers[name] ?? headers[name.toLowerCase()];
+	const first = Array.isArray(value) ? value[0] : value;
+	return typeof first === 'string' ? first : undefined;
+}
+
+/** Options → Max File Size (MB) of Report → Download and Wait for Ad Report, in bytes. */
+export function maxFileBytesOf(check: InputValidator, options: unknown): number {
+	const value = (options && typeof options === 'object' ? options : {}) as Record<string, unknown>;
+	const megabytes =
+		value.maxFileSizeMb === undefined
+			? ANSWER_LIMITS.defaultFileMb
+			: check.megabytes(
+					'Options → Max File Size (MB)',
+					value.maxFileSizeMb,
+					0.1,
+					ANSWER_LIMITS.maxFileMb,
+				);
+	return Math.floor(megabytes * BYTES_PER_MB);
+}
+
+/**
+ * Downloads a finished report and hands the bytes to n8n's binary-data store as a stream
+ * (`prepareBinaryData`), so the filesystem and S3 modes keep large files off the heap. The
+ * stream fails past `maxFileBytes` (the Max File Size) or the download's total time
+ * (boundedReader.ts); neither is tried again. A download cut off mid-way is a read: it is
+ * fetched again, up to Max Attempts.
+ */
+export async function downloadReportFile(
+	ctx: IExecuteFunctions,
+	client: AdPerformanceClient,
+	report: Pick<ServiceReport, 'id' | 'title' | 'format' | 'downloadUrl' | 'expiresAt'>,
+	itemIndex: number,
+	maxFileBytes: number,
+): Promise<IBinaryData> {
+	const url = report.downloadUrl || `${client.baseUrl}/v1/reports/${pathId(report.id)}/download`;
+	const subject = `report ${report.id}`;
+	const tooLarge = () =>
+		fileTooLargeError(client.node, {
+			reportId: report.id,
+			maxFileSizeMb: Math.round((maxFileBytes / BYTES_PER_MB) * 10) / 10,
+			itemIndex,
+		});
+	for (let attempt = 1; ; attempt++) {
+		const response = await client.download(url, {
+			itemIndex,
+			subject,
+			explain: (status) => explainMissingFile(report, status),
+			maxBytes: maxFileBytes,
+		});
+		if (response.tooLarge) throw tooLarge();
+		const headers = response.headers as Record<string, unknown>;
+		const format = typeof report.format === 'string' ? report.format : '';
+		const mimeType =
+			mimeTypeFromContentType(headerOf(headers, 'content-type'), client.redactor) ??
+			MIME_BY_FORMAT.get(format) ??
+			'application/octet-stream';
+		const extension = EXTENSION_BY_FORMAT.get(format) ?? extensionForMime(mimeType);
+		const fileName =
+			fileNameFromContentDisposition(headerOf(headers, 'content-disposition'), client.redactor) ??
+			fallbackFileName(report.id, extension, client.redactor);
+		try {
+			return await ctx.helpers.prepareBinaryData(response.body as Buffer, fileName, mimeType);
+		} catch (error) {
+			client.throwIfCancelled();
+			if (isAnswerTooLarge(error)) throw tooLarge();
+			if (isAnswerTimedOut(error)) {
+				throw client.apiError(
+					`The download of report ${report.id} did not finish within ${ANSWER_LIMITS.downloadMs / 60_000} minutes`,
+					'The service sent the file too slowly, and the download was stopped. Run the workflow again later; if it persists, contact the service.',
+					itemIndex,
+				);
+			}
+			if (attempt >= client.maxAttempts) {
+				throw client.apiError(
+					`The download of report ${report.id} was cut off before the whole file arrived`,
+					`The connection broke during the download ${attempt} time(s) (${(error as Error)?.message ?? 'unknown error'}). Run the workflow again, or raise Request Options → Max Attempts.`,
+					itemIndex,
+				);
+			}
+			await client.wait(client.backoffMs(attempt));
+		}
+	}
+}
+
+function explainMissingFile(
+	report: Pick<ServiceReport, 'id' | 'expiresAt'>,
+	status: number,
+): { message: string; description: string } | undefined {
+	if (status !== 404) return undefined;
+	const expired = report.expiresAt !== undefined && Date.parse(report.expiresAt) <= Date.now();
+	return expired
+		? {
+				message: `The download link of report ${report.id} expired at ${report.expiresAt}`,
+				description:
+					'Download links are valid for 7 days. Generate the report again to get a fresh link.',
+			}
+		: {
+				message: `The file of report ${report.id} was not found`,
+				description:
+					'The report does not exist in this workspace, or its download link has expired (links are valid for 7 days). Check the ID or generate the report again.',
+			};
+}
+
+function extensionForMime(mimeType: string): string | undefined {
+	for (const [format, mime] of MIME_BY_FORMAT) {
+		if (mime === mimeType) return EXTENSION_BY_FORMAT.get(format);
+	}
+	return undefined;
+}
