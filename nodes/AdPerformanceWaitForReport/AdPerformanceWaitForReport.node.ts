@@ -22,7 +22,9 @@ import { createClient } from '../shared/createClient';
 import type { AdPerformanceClient } from '../shared/transport';
 import { isFinished, type ServiceReport } from '../shared/types';
 import { ANSWER_LIMITS, BYTES_PER_MB } from '../shared/limits';
+import { isToolVariant } from '../shared/tool/toolArguments';
 import { InputValidator } from '../shared/validation';
+import { waitAsTool, withWaitTool } from './waitTool';
 
 interface WaitSettings {
 	intervalSeconds: number;
@@ -51,7 +53,7 @@ export class AdPerformanceWaitForReport implements INodeType {
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'adPerformanceApi', required: true }],
-		properties: [
+		properties: withWaitTool([
 			{
 				displayName: 'Report ID',
 				name: 'reportId',
@@ -116,7 +118,7 @@ export class AdPerformanceWaitForReport implements INodeType {
 				options: [maxFileSizeOption],
 			},
 			requestOptionsProperty,
-		],
+		]),
 	};
 
 	/**
@@ -125,7 +127,10 @@ export class AdPerformanceWaitForReport implements INodeType {
 	 * and each item is settled with its report (and file) or its error.
 	 */
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await throughTheBoundary(this, AdPerformanceWaitForReport.waitForEveryItem);
+		return await throughTheBoundary(
+			this,
+			isToolVariant(this) ? waitAsTool : AdPerformanceWaitForReport.waitForEveryItem,
+		);
 	}
 
 	static async waitForEveryItem(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

@@ -139,3 +139,36 @@ function extensionForMime(mimeType: string): string | undefined {
 	}
 	return undefined;
 }
+
+/**
+ * A Markdown or JSON report's text, for a tool result (a model receives no files), or
+ * undefined when the file is larger than `maxBytes`: then the model gets the download link.
+ */
+export async function reportTextContent(
+	client: AdPerformanceClient,
+	report: Pick<ServiceReport, 'id' | 'format' | 'downloadUrl' | 'expiresAt'>,
+	itemIndex: number,
+	maxBytes: number,
+): Promise<string | undefined> {
+	const url = report.downloadUrl || `${client.baseUrl}/v1/reports/${pathId(report.id)}/download`;
+	const response = await client.download(url, {
+		itemIndex,
+		subject: `report ${report.id}`,
+		explain: (status) => explainMissingFile(report, status),
+		maxBytes,
+	});
+	if (response.tooLarge) return undefined;
+	const chunks: Buffer[] = [];
+	try {
+		for await (const chunk of response.body as AsyncIterable<Buffer>) chunks.push(chunk);
+	} catch (error) {
+		client.throwIfCancelled();
+		if (isAnswerTooLarge(error)) return undefined;
+		throw client.apiError(
+			`The download of report ${report.id} was cut off before the whole file arrived`,
+			`${(error as Error)?.message ?? 'The connection broke'}. Try again later.`,
+			itemIndex,
+		);
+	}
+	return Buffer.concat(chunks).toString('utf8');
+}

@@ -7,6 +7,7 @@ import type {
 import { NodeOperationError } from 'n8n-workflow';
 
 import { AdPerformance } from '../../nodes/AdPerformance/AdPerformance.node';
+import { AdPerformanceWaitForReport } from '../../nodes/AdPerformanceWaitForReport/AdPerformanceWaitForReport.node';
 import { AdPerformanceClient } from '../../nodes/shared/transport';
 import type { FakeService, FakeServiceOptions } from '../../sandbox/index.cjs';
 import { startFakeService } from '../../sandbox/index.cjs';
@@ -40,6 +41,7 @@ export function toolVariant<T extends INodeType>(node: T): T {
 	return variant;
 }
 registerNodeType(AD_TOOL_NODE, () => toolVariant(new AdPerformance()));
+registerNodeType(WAIT_TOOL_NODE, () => toolVariant(new AdPerformanceWaitForReport()));
 
 /**
  * A test-only node that sends one raw request through our transport, so that every error

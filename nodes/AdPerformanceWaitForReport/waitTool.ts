@@ -1,0 +1,168 @@
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
+
+import { createClient } from '../shared/createClient';
+import { workFailedError } from '../shared/errors';
+import { pollUntilFinal } from '../shared/polling';
+import { reportTextContent } from '../shared/reportFiles';
+import { reportNotFound, ReportSweep } from '../shared/reportLedger';
+import { asToolError } from '../shared/tool/toolErrors';
+import {
+	hiddenInTool,
+	toolProperties,
+	ToolArguments,
+	type ToolArgument,
+} from '../shared/tool/toolArguments';
+import { MAX_TOOL_RESULT_CHARS, simplifyReport } from '../shared/tool/toolResults';
+import type { AdPerformanceClient } from '../shared/transport';
+import { isFinished, type ServiceReport } from '../shared/types';
+import { InputValidator } from '../shared/validation';
+
+/**
+ * Wait for Ad Report as a tool (docs/agent-tools.md). A model receives no binary data, so the
+ * tool outputs none: it returns the finished report as text (its figures and download link,
+ * and a Markdown or JSON report's content when it fits), and on its short timeout it returns
+ * `{ status: "generating", retryAfterSeconds, hint }` instead of an error, so the model calls
+ * again rather than giving up.
+ */
+const REPORT_ID_ARGUMENT: ToolArgument = {
+	key: 'reportId',
+	parameter: 'reportId',
+	displayName: 'Report ID',
+	type: 'string',
+	description:
+		'The report id, rpt_ followed by letters and digits, as the generate tool returned it',
+};
+
+/** Default of the tool's own timeout: short enough for a conversation, long enough for most reports. */
+const TOOL_TIMEOUT_SECONDS = 45;
+/** Inline content is offered only while the whole result stays within the cap. */
+const MAX_INLINE_CONTENT_BYTES = 8_000;
+
+export const WAIT_TOOL_DESCRIPTION =
+	'Waits until a report is finished and returns it as text: pass reportId (rpt_..., from the generate tool). Returns id, title, status, format, riskLevel, totalSpend, avgRoas, totalConversions, avgCpa, downloadUrl (a signed link valid 7 days, to share with people) and expiresAt; a Markdown or JSON report also includes its content when short. Reports take 10 to 20 seconds; if it is still generating after about 45 seconds, this returns status generating with retryAfterSeconds: call again then.';
+
+/** The node's properties with its tool variant's added and the file options hidden there. */
+export function withWaitTool(regular: INodeProperties[]): INodeProperties[] {
+	return [
+		...hiddenInTool(regular, [
+			'reportId',
+			'timeoutSeconds',
+			'onTimeout',
+			'download',
+			'binaryPropertyName',
+			'options',
+		]),
+		...toolProperties({}, WAIT_TOOL_DESCRIPTION, [REPORT_ID_ARGUMENT]),
+		{
+			displayName: 'Tool Timeout (Seconds)',
+			name: 'toolTimeoutSeconds',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: TOOL_TIMEOUT_SECONDS,
+			description:
+				'How long one tool call waits before it returns status generating, so the agent can call again',
+			displayOptions: { show: { '@tool': [true] } },
+		},
+	];
+}
+
+/** One tool call per item: wait for its report, answer with text. */
+export async function waitAsTool(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const items = this.getInputData();
+	const output: INodeExecutionData[] = [];
+	let client: AdPerformanceClient;
+	try {
+		client = await createClient(this, this.getNodeParameter('requestOptions', 0, {}));
+	} catch (error) {
+		throw asToolError(error);
+	}
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		try {
+			output.push({
+				json: await waitForOneReport(this, client, itemIndex),
+				pairedItem: { item: itemIndex },
+			});
+		} catch (error) {
+			const shaped = asToolError(error);
+			if (this.getExecutionCancelSignal?.()?.aborted || !this.continueOnFail()) throw shaped;
+			output.push({
+				json: { error: (shaped as Error).message },
+				pairedItem: { item: itemIndex },
+			});
+		}
+	}
+	return [output];
+}
+
+async function waitForOneReport(
+	ctx: IExecuteFunctions,
+	client: AdPerformanceClient,
+	itemIndex: number,
+): Promise<IDataObject> {
+	const check = new InputValidator(ctx.getNode(), itemIndex);
+	const args = new ToolArguments(ctx, itemIndex, [REPORT_ID_ARGUMENT]);
+	const reportId = check.reportId('argument reportId', args.text('reportId', { required: true }));
+	const timeoutSeconds = check.seconds(
+		'Tool Timeout (Seconds)',
+		ctx.getNodeParameter('toolTimeoutSeconds', itemIndex, TOOL_TIMEOUT_SECONDS),
+		1,
+		600,
+	);
+	const intervalSeconds = check.seconds(
+		'Poll Interval (Seconds)',
+		ctx.getNodeParameter('pollIntervalSeconds', itemIndex, 5),
+		0.1,
+		3600,
+	);
+	const sweep = new ReportSweep(client, new Map());
+	const found = await pollUntilFinal<ServiceReport>(client, {
+		ids: [reportId],
+		intervalMs: intervalSeconds * 1000,
+		timeoutMs: timeoutSeconds * 1000,
+		isFinal: isFinished,
+		sweep: async (pending, deadline) => await sweep.sweep(pending, deadline),
+	});
+	const report = found.states.get(reportId);
+	if (!report) {
+		throw reportNotFound(
+			client,
+			reportId,
+			itemIndex,
+			`No report with this id was listed within ${timeoutSeconds} seconds. Pass the id exactly as the generate tool returned it.`,
+		);
+	}
+	if (found.timedOut.includes(reportId)) {
+		const retryAfterSeconds = 15;
+		return {
+			id: reportId,
+			status: report.status === 'pending' ? 'pending' : 'generating',
+			retryAfterSeconds,
+			hint: `Report ${reportId} is not finished after ${timeoutSeconds} seconds. Call this tool again with the same reportId in about ${retryAfterSeconds} seconds; do not generate it again.`,
+		};
+	}
+	if (report.status === 'failed') {
+		throw workFailedError(client.node, {
+			what: `Report ${reportId}`,
+			error: report.error,
+			itemIndex,
+			description:
+				'The service could not generate this report. Generate it again; if it keeps failing, the account connection must be checked in the dashboard.',
+		});
+	}
+	const result = simplifyReport(report);
+	if (report.format === 'markdown' || report.format === 'json') {
+		const content = await reportTextContent(client, report, itemIndex, MAX_INLINE_CONTENT_BYTES);
+		const withContent = { ...result, content };
+		if (content !== undefined && JSON.stringify(withContent).length <= MAX_TOOL_RESULT_CHARS) {
+			return withContent;
+		}
+		result.contentOmitted =
+			'The report is too long to include here: share downloadUrl, or read its figures above.';
+	}
+	return result;
+}
