@@ -49,4 +49,4 @@ export const REPORT_RESULT_KEYS = [
 ];
 
 /** `<what went wrong> (<type>). Fix: <fix>. Retry: <yes|no, why>.` */
-export const ERROR_FORMAT = /^.+ \([\w .-]+\)\. Fix: .+\. Retry: (yes|no)\b.*$/s;
+export const ERROR_FORMAT = /^.+ \([\w .-]+\)\. Fix: .+\. Retry: (yes|no)\b.*$/is;
