@@ -4,6 +4,9 @@
 //   const n8n = await createInstance({ line: 'latest', packageTarball: '/path/n8n-nodes-x-0.1.0.tgz' });
 //   await n8n.importCredentials([{ id: 'cred1', name: 'My API', type: 'adPerformanceApi', data: {...} }]);
 //   const wfId = await n8n.importWorkflow({ name: 'wf', nodes: [...], connections: {...} });
+//   const ids = await n8n.importWorkflows([wf1, wf2]);  // one CLI start for several
+//   await n8n.publishWorkflow(wfId);                   // 2.x publish / 1.x activate (REST once started)
+//   await n8n.waitUntilPublished(wfId);                // 2.x: its triggers are live (server started)
 //   const { exitCode, result } = await n8n.execute(wfId);
 //   const nodes = await n8n.exportNodes();            // node type descriptions n8n loaded
 //   const server = await n8n.start();                 // { baseUrl, cookie, email, password, request() }
@@ -231,7 +234,16 @@ export async function createInstance(options = {}) {
 		 * @param {{id?: string, name?: string, nodes: object[], connections: object, settings?: object}} wf
 		 */
 		async importWorkflow(wf) {
-			const full = {
+			const [id] = await instance.importWorkflows([wf]);
+			return id;
+		},
+		/**
+		 * Imports several workflows with one `n8n import:workflow` (one CLI start instead of one per
+		 * workflow); returns their ids in order.
+		 * @param {Array<{id?: string, name?: string, nodes: object[], connections: object, settings?: object}>} wfs
+		 */
+		async importWorkflows(wfs) {
+			const list = wfs.map((wf) => ({
 				name: 'e2e workflow',
 				active: false,
 				settings: { executionOrder: 'v1' },
@@ -239,10 +251,57 @@ export async function createInstance(options = {}) {
 				...wf,
 				id: wf.id ?? newId(),
 				nodes: wf.nodes.map((n, i) => ({ id: crypto.randomUUID(), position: [i * 220, 0], typeVersion: 1, parameters: {}, ...n })),
-			};
-			const file = writeInput('workflow', full);
+			}));
+			const file = writeInput('workflow', list.length === 1 ? list[0] : list);
 			expectOk('n8n import:workflow', await cli(['import:workflow', `--input=${file}`]));
-			return full.id;
+			return list.map((wf) => wf.id);
+		},
+		/**
+		 * Makes a workflow's triggers and webhooks live. 2.x publishes its current version, 1.x
+		 * activates it. With the server running this goes through its REST API, as the editor's
+		 * Publish/Activate button does (n8n's pre-publish checks included; the running server registers
+		 * the webhooks), then waits until they are live; otherwise through the CLI
+		 * (`publish:workflow`, or `update:workflow --active=true` on 1.x), which a server started later
+		 * picks up (see waitUntilPublished).
+		 */
+		async publishWorkflow(workflowId) {
+			if (server?.handle) {
+				const { request } = server.handle;
+				const wf = await request('GET', `/rest/workflows/${workflowId}`);
+				if (wf.status !== 200) throw new Error(`GET /rest/workflows/${workflowId} answered ${wf.status}: ${wf.text.slice(0, 500)}`);
+				const { versionId } = wf.json.data;
+				let r = await request('POST', `/rest/workflows/${workflowId}/activate`, { versionId });
+				// 1.x has no publish route: activation is a PATCH of `active`
+				if (r.status === 404) r = await request('PATCH', `/rest/workflows/${workflowId}`, { active: true, versionId });
+				if (r.status !== 200) throw new Error(`could not publish workflow ${workflowId}: HTTP ${r.status} ${r.text.slice(0, 1000)}`);
+				await instance.waitUntilPublished(workflowId);
+				return r.json.data;
+			}
+			const r = await cli(['publish:workflow', `--id=${workflowId}`]);
+			if (r.exitCode === 0 && !/not found/i.test(r.stderr)) return undefined;
+			const old = await cli(['update:workflow', `--id=${workflowId}`, '--active=true']);
+			if (old.exitCode !== 0) throw new Error(`could not activate workflow ${workflowId}:\n${r.stderr}\n${old.stderr}`);
+			return undefined;
+		},
+		/**
+		 * With the server running, waits until a published workflow's triggers are live. n8n 2.x
+		 * activates published workflows in the background (its publication outbox), also after the
+		 * server reports ready: until then a production webhook answers 404. Asks
+		 * GET /rest/workflows/<id>/publication-status; a server without that route (1.x) activates
+		 * synchronously, so there is nothing to wait for.
+		 */
+		async waitUntilPublished(workflowId, { timeoutMs = 60_000 } = {}) {
+			if (!server?.handle) throw new Error('waitUntilPublished needs the server: call start() first');
+			const started = Date.now();
+			for (;;) {
+				const r = await server.handle.request('GET', `/rest/workflows/${workflowId}/publication-status`);
+				if (r.status === 404) return undefined;
+				const status = r.json?.data?.status;
+				if (status === 'published') return r.json.data;
+				if (status === 'failed' || status === 'partial') throw new Error(`workflow ${workflowId} publication ${status}: ${JSON.stringify(r.json.data.triggers)}`);
+				if (Date.now() - started > timeoutMs) throw new Error(`workflow ${workflowId} not live after ${timeoutMs} ms (publication status: HTTP ${r.status} ${r.text.slice(0, 500)})`);
+				await new Promise((res) => setTimeout(res, 250));
+			}
 		},
 		/**
 		 * Runs a workflow with `n8n execute --id=… --rawOutput`.

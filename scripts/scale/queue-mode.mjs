@@ -235,7 +235,7 @@ export async function startQueueCluster({
 		]);
 		const weeklyId = await n8n.importWorkflow(weeklyEmailWebhookVariant());
 		const archiveId = await n8n.importWorkflow(archiveTriggerVariant(archiveDir));
-		for (const id of [weeklyId, archiveId]) await publishWorkflow(n8n, id);
+		for (const id of [weeklyId, archiveId]) await n8n.publishWorkflow(id);
 
 		const startedWorkers = [];
 		for (let i = 0; i < workers; i++)
@@ -274,15 +274,6 @@ export async function startQueueCluster({
 		await cluster.stop();
 		throw error;
 	}
-}
-
-async function publishWorkflow(n8n, id) {
-	// 2.x publishes a version; 1.x activates
-	const r = await n8n.cli(['publish:workflow', `--id=${id}`]);
-	if (r.exitCode === 0 && !/not found/i.test(r.stderr)) return;
-	const old = await n8n.cli(['update:workflow', `--id=${id}`, '--active=true']);
-	if (old.exitCode !== 0)
-		throw new Error(`could not activate workflow ${id}:\n${r.stderr}\n${old.stderr}`);
 }
 
 function executionsOf(pg, workflowId) {
