@@ -9,25 +9,25 @@ export const MAX_TOOL_ERROR_CHARS = 400;
 /** Whether a retry helps, per error type of the service (docs/service-notes.md, Errors). */
 const RETRY_ADVICE: Record<string, string> = {
 	key_revoked:
-		'do not retry, the key must be replaced in the dashboard (Settings → API Keys) and in the n8n credential',
-	authentication_error: 'do not retry, the API key in the n8n credential must be fixed',
-	plan_insufficient: 'do not retry, the workspace needs the Agency plan',
-	permission_error: 'do not retry with this ID, use an ID of this workspace',
-	not_found: 'do not retry with this ID, list the records to find a valid one',
-	invalid_request: 'retry only with corrected arguments',
-	invalid_argument: 'retry only with a corrected argument',
-	invalid_date_range: 'retry only with corrected dates',
-	too_many_campaigns: 'retry only with at most 20 campaign IDs',
-	white_label_not_available: 'do not retry with white-label options',
-	rate_limit_error: 'retry in a minute',
-	api_error: 'retrying later may help',
-	service_unreachable: 'retrying later may help',
-	diagnostic_in_progress: 'retry in 10 seconds, or get the running diagnostic',
-	campaign_not_synced: 'retry in a minute',
-	report_not_ready: 'wait for the report, then retry',
-	generation_failed: 'generating the report again may help',
-	timeout: 'calling again later may help',
-	protocol_error: 'retrying later may help',
+		'no, the key must be replaced in the dashboard (Settings → API Keys) and in the n8n credential',
+	authentication_error: 'no, the API key in the n8n credential must be fixed first',
+	plan_insufficient: 'no, the workspace needs the Agency plan',
+	permission_error: 'no, not with this ID; use an ID of this workspace',
+	not_found: 'no, not with this ID; list the records to find a valid one',
+	invalid_request: 'yes, but only with corrected arguments',
+	invalid_argument: 'yes, but only with a corrected argument',
+	invalid_date_range: 'yes, but only with corrected dates',
+	too_many_campaigns: 'yes, but only with at most 20 campaign IDs',
+	white_label_not_available: 'no, not with white-label options',
+	rate_limit_error: 'yes, in a minute',
+	api_error: 'yes, later',
+	service_unreachable: 'yes, later',
+	diagnostic_in_progress: 'yes, in 10 seconds; or get the running diagnostic instead',
+	campaign_not_synced: 'yes, in a minute',
+	report_not_ready: 'yes, after waiting for the report',
+	generation_failed: 'yes, generating the report again may work',
+	timeout: 'yes, calling again later may help',
+	protocol_error: 'yes, later',
 };
 
 interface ErrorLike {
@@ -60,7 +60,7 @@ export function toolErrorMessage(error: ErrorLike): string {
 	const type = toolErrorType(error);
 	const what = sentence(String(error.message ?? 'The tool failed')).replace(/\.$/, '');
 	const fix = typeof error.description === 'string' ? sentence(error.description) : '';
-	const retry = `Retry: ${RETRY_ADVICE[type] ?? 'only if the cause above has changed'}.`;
+	const retry = `Retry: ${RETRY_ADVICE[type] ?? 'only once the cause above has changed'}.`;
 	const head = `${what} (${type}).`;
 	let fixPart = fix ? ` Fix: ${fix}` : '';
 	const room = MAX_TOOL_ERROR_CHARS - head.length - retry.length - 1;

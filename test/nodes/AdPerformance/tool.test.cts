@@ -152,7 +152,7 @@ describe('tool variant: arguments and errors', () => {
 		expect(message).toMatch(/revoked/);
 		expect(message).toMatch(/key_revoked/);
 		expect(message).toMatch(/Settings → API Keys/);
-		expect(message).toMatch(/Retry: do not retry/);
+		expect(message).toMatch(/Retry: no/);
 		expect(message.length).toBeLessThanOrEqual(MAX_TOOL_ERROR_CHARS);
 		expect(message).not.toContain(service.fake.keys.revoked);
 	});

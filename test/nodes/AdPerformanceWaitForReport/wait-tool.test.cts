@@ -86,7 +86,7 @@ describe('Wait for Ad Report tool', () => {
 	test('an unknown report: the message says not_found and that retrying with it will not help', async () => {
 		const result = await waitTool('rpt_doesnotexist1', { toolTimeoutSeconds: 1 });
 		expect(String(result.error?.message)).toMatch(/not found \(not_found\)/);
-		expect(String(result.error?.message)).toMatch(/Retry: do not retry with this ID/);
+		expect(String(result.error?.message)).toMatch(/Retry: no, not with this ID/);
 	});
 
 	test('a bad reportId is refused before any request, naming the argument', async () => {
