@@ -13,7 +13,7 @@ import {
 	maxFileSizeOption,
 	requestOptionsProperty,
 } from '../shared/descriptions';
-import { workFailedError } from '../shared/errors';
+import { reportFailedError } from '../shared/errors';
 import { everyItemFailed, ItemResults } from '../shared/items';
 import { pollUntilFinal, type PollResult } from '../shared/polling';
 import { downloadReportFile, maxFileBytesOf } from '../shared/reportFiles';
@@ -280,13 +280,7 @@ async function settleReport(
 		);
 	}
 	if (report.status === 'failed') {
-		throw workFailedError(ctx.getNode(), {
-			what: `Report ${reportId}`,
-			error: report.error,
-			itemIndex,
-			description:
-				'The service could not generate this report. Generate it again; if it keeps failing, check the account connection in the dashboard.',
-		});
+		throw reportFailedError(ctx.getNode(), { ...report, id: reportId }, itemIndex);
 	}
 	if (wait.binaryPropertyName === undefined) return { json: report };
 	return {

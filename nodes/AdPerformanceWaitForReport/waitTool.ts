@@ -6,7 +6,7 @@ import type {
 } from 'n8n-workflow';
 
 import { createClient } from '../shared/createClient';
-import { workFailedError } from '../shared/errors';
+import { reportFailedError } from '../shared/errors';
 import { pollUntilFinal } from '../shared/polling';
 import { reportTextContent } from '../shared/reportFiles';
 import { reportNotFound, ReportSweep } from '../shared/reportLedger';
@@ -146,13 +146,7 @@ async function waitForOneReport(
 		};
 	}
 	if (report.status === 'failed') {
-		throw workFailedError(client.node, {
-			what: `Report ${reportId}`,
-			error: report.error,
-			itemIndex,
-			description:
-				'The service could not generate this report. Generate it again; if it keeps failing, the account connection must be checked in the dashboard.',
-		});
+		throw reportFailedError(client.node, { ...report, id: reportId }, itemIndex);
 	}
 	const result = simplifyReport(report);
 	if (report.format === 'markdown' || report.format === 'json') {

@@ -176,6 +176,21 @@ export function workFailedError(
 	});
 }
 
+/** A report the service accepted and could not generate (Wait for Ad Report and its tool). */
+export function reportFailedError(
+	node: INode,
+	report: { id: string; error?: { type?: string; message?: string } },
+	itemIndex: number,
+): NodeOperationError {
+	return workFailedError(node, {
+		what: `Report ${report.id}`,
+		error: report.error,
+		itemIndex,
+		description:
+			'The service could not generate this report. Generate it again; if it keeps failing, check the account connection in the dashboard.',
+	});
+}
+
 /** A downloaded file that passed the Max File Size: nothing of it is output. */
 export function fileTooLargeError(
 	node: INode,

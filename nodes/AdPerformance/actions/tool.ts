@@ -77,6 +77,82 @@ export const ACCOUNT_FILTER_ARGUMENT: ToolArgument = {
 	default: '',
 };
 
+/** The status filter of a list, one of `allowed` (checked in code, the error lists them). */
+export function statusArgument(what: string, allowed: readonly string[]): ToolArgument {
+	return {
+		key: 'status',
+		parameter: 'toolStatus',
+		displayName: 'Status',
+		type: 'string',
+		description: `Only ${what} in this state: ${allowed.slice(0, -1).join(', ')} or ${allowed[allowed.length - 1]}. Leave empty for all`,
+		default: '',
+		allowed,
+	};
+}
+
+/** The query of the filters lists share: `account` (either ID) and `status`, where offered. */
+export function listFilters(
+	client: AdPerformanceClient,
+	itemIndex: number,
+	args: ToolArguments,
+): IDataObject {
+	const qs: IDataObject = {};
+	if (args.has('account')) {
+		const account = args.text('account');
+		if (account) {
+			qs.accountId = new InputValidator(client.node, itemIndex).accountId(
+				'argument account',
+				account,
+			);
+		}
+	}
+	const status = args.has('status') ? args.text('status') : undefined;
+	if (status) qs.status = status;
+	return qs;
+}
+
+export const CAMPAIGN_ID_ARGUMENT: ToolArgument = {
+	key: 'campaignId',
+	parameter: 'campaignId',
+	displayName: 'Campaign',
+	type: 'string',
+	description: 'The campaign id, camp_ followed by letters and digits, from the campaigns tool',
+	locator: true,
+};
+
+export const REPORT_ID_ARGUMENT: ToolArgument = {
+	key: 'reportId',
+	parameter: 'reportId',
+	displayName: 'Report ID',
+	type: 'string',
+	description:
+		'The report id, rpt_ followed by letters and digits, as generate or the reports list returned it',
+};
+
+/**
+ * The tool of a single-record operation: the id argument is checked (named in the error)
+ * before any request, the regular operation runs (it reads the same parameter), and its record
+ * comes back simplified.
+ */
+export function singleRecordTool(
+	idKind: 'campaignId' | 'diagnosticId',
+	regular: (
+		this: IExecuteFunctions,
+		client: AdPerformanceClient,
+		itemIndex: number,
+	) => Promise<Array<{ json: IDataObject }>>,
+	simplify: (record: IDataObject) => IDataObject,
+): OperationTool['execute'] {
+	return async function (client, itemIndex, args) {
+		new InputValidator(client.node, itemIndex)[idKind](
+			`argument ${idKind}`,
+			args.text(idKind, { required: true }),
+		);
+		const [item] = await regular.call(this, client, itemIndex);
+		return simplify(item.json);
+	};
+}
+
 /**
  * One page of a list for a model: `limit` records (10 by default, at most 50) of page `page`,
  * simplified and bounded (toolResults.ts).

@@ -137,6 +137,11 @@ export class ToolArguments {
 		return spec;
 	}
 
+	/** Whether this operation offers the argument. */
+	has(key: string): boolean {
+		return this.args.some((argument) => argument.key === key);
+	}
+
 	/** The raw value, or undefined when an optional argument was not given. */
 	raw(key: string): unknown {
 		const spec = this.spec(key);

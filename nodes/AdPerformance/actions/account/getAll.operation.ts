@@ -12,7 +12,15 @@ import { InputValidator } from '../../../shared/validation';
 import { listRecords } from '../list';
 import { returnAllOrLimit } from '../common.descriptions';
 import { simplifyAccount } from '../../../shared/tool/toolResults';
-import { LIMIT_ARGUMENT, listForTool, PAGE_ARGUMENT, withTool, type OperationTool } from '../tool';
+import {
+	LIMIT_ARGUMENT,
+	listFilters,
+	listForTool,
+	PAGE_ARGUMENT,
+	statusArgument,
+	withTool,
+	type OperationTool,
+} from '../tool';
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit(),
@@ -51,26 +59,16 @@ export const tool: OperationTool = {
 	description:
 		'Lists the ad accounts connected to the agency workspace, 10 per call by default (at most 50). Returns { results, returned, hasMore, page, hint }; each result has id, platformAccountId (act_ followed by digits), name, connectionStatus, currency, campaignCount and totalSpendLast30d. Pass either id or platformAccountId as the account to the other tools. Filter with status: active, disconnected or token_expired. When hasMore is true, call again with the next page.',
 	args: [
-		{
-			key: 'status',
-			parameter: 'toolStatus',
-			displayName: 'Connection Status',
-			type: 'string',
-			description:
-				'Only accounts whose connection is in this state: active, disconnected or token_expired. Leave empty for all',
-			default: '',
-			allowed: CONNECTION_STATUSES,
-		},
+		statusArgument('accounts whose connection is', CONNECTION_STATUSES),
 		LIMIT_ARGUMENT,
 		PAGE_ARGUMENT,
 	],
 	async execute(client, itemIndex, args) {
-		const status = args.text('status');
 		return await listForTool(
 			client,
 			itemIndex,
 			args,
-			{ path: '/accounts', qs: status ? { status } : {}, what: 'accounts' },
+			{ path: '/accounts', qs: listFilters(client, itemIndex, args), what: 'accounts' },
 			simplifyAccount,
 		);
 	},

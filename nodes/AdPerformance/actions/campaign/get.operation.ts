@@ -6,31 +6,15 @@ import type { ServiceCampaign, SingleEnvelope } from '../../../shared/types';
 import { InputValidator } from '../../../shared/validation';
 import { campaignLocator } from '../common.descriptions';
 import { simplifyCampaign } from '../../../shared/tool/toolResults';
-import { withTool, type OperationTool } from '../tool';
+import { CAMPAIGN_ID_ARGUMENT, singleRecordTool, withTool, type OperationTool } from '../tool';
 
 const properties: INodeProperties[] = [campaignLocator];
 
 export const tool: OperationTool = {
 	description:
 		'Gets one campaign by its campaignId (camp_..., as the campaigns tool returns it). Returns id, name, status, objective, accountId, dailyBudget, currency and createdAt. To judge how the campaign performs, run a diagnostic on it instead (about 5 to 10 seconds). Read-only: safe to call again.',
-	args: [
-		{
-			key: 'campaignId',
-			parameter: 'campaignId',
-			displayName: 'Campaign',
-			type: 'string',
-			description: 'The campaign id, camp_ followed by letters and digits',
-			locator: true,
-		},
-	],
-	async execute(client, itemIndex, args) {
-		new InputValidator(client.node, itemIndex).campaignId(
-			'argument campaignId',
-			args.text('campaignId', { required: true }),
-		);
-		const [item] = await execute.call(this, client, itemIndex);
-		return simplifyCampaign(item.json);
-	},
+	args: [CAMPAIGN_ID_ARGUMENT],
+	execute: singleRecordTool('campaignId', execute, simplifyCampaign),
 };
 
 export const description = withTool(

@@ -15,8 +15,10 @@ import { simplifyCampaign } from '../../../shared/tool/toolResults';
 import {
 	ACCOUNT_FILTER_ARGUMENT,
 	LIMIT_ARGUMENT,
+	listFilters,
 	listForTool,
 	PAGE_ARGUMENT,
+	statusArgument,
 	withTool,
 	type OperationTool,
 } from '../tool';
@@ -59,31 +61,16 @@ export const tool: OperationTool = {
 		'Lists campaigns of the connected ad accounts, 10 per call by default (at most 50). Returns { results, returned, hasMore, page, hint }; each result has id (camp_...), name, status, objective, dailyBudget and currency. Narrow with account (an account id or platformAccountId from the accounts tool) and status (ACTIVE, PAUSED, ARCHIVED or DELETED). Pass a result id as campaignId to get a campaign or run a diagnostic. When hasMore is true, call again with the next page.',
 	args: [
 		ACCOUNT_FILTER_ARGUMENT,
-		{
-			key: 'status',
-			parameter: 'toolStatus',
-			displayName: 'Status',
-			type: 'string',
-			description:
-				'Only campaigns with this status: ACTIVE, PAUSED, ARCHIVED or DELETED. Leave empty for all',
-			default: '',
-			allowed: CAMPAIGN_STATUSES,
-		},
+		statusArgument('campaigns', CAMPAIGN_STATUSES),
 		LIMIT_ARGUMENT,
 		PAGE_ARGUMENT,
 	],
 	async execute(client, itemIndex, args) {
-		const check = new InputValidator(client.node, itemIndex);
-		const qs: IDataObject = {};
-		const account = args.text('account');
-		if (account) qs.accountId = check.accountId('argument account', account);
-		const status = args.text('status');
-		if (status) qs.status = status;
 		return await listForTool(
 			client,
 			itemIndex,
 			args,
-			{ path: '/campaigns', qs, what: 'campaigns' },
+			{ path: '/campaigns', qs: listFilters(client, itemIndex, args), what: 'campaigns' },
 			simplifyCampaign,
 		);
 	},

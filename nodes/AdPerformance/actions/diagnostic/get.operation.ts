@@ -5,7 +5,7 @@ import { pathId, type AdPerformanceClient } from '../../../shared/transport';
 import type { ServiceDiagnostic, SingleEnvelope } from '../../../shared/types';
 import { InputValidator } from '../../../shared/validation';
 import { simplifyDiagnostic } from '../../../shared/tool/toolResults';
-import { withTool, type OperationTool } from '../tool';
+import { singleRecordTool, withTool, type OperationTool } from '../tool';
 
 const properties: INodeProperties[] = [
 	{
@@ -31,14 +31,7 @@ export const tool: OperationTool = {
 			description: 'The diagnostic id, diag_ followed by letters and digits',
 		},
 	],
-	async execute(client, itemIndex, args) {
-		new InputValidator(client.node, itemIndex).diagnosticId(
-			'argument diagnosticId',
-			args.text('diagnosticId', { required: true }),
-		);
-		const [item] = await execute.call(this, client, itemIndex);
-		return simplifyDiagnostic(item.json);
-	},
+	execute: singleRecordTool('diagnosticId', execute, simplifyDiagnostic),
 };
 
 export const description = withTool(

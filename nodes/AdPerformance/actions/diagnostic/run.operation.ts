@@ -14,7 +14,7 @@ import { isFinished, type ServiceDiagnostic, type SingleEnvelope } from '../../.
 import { InputValidator } from '../../../shared/validation';
 import { campaignLocator } from '../common.descriptions';
 import { simplifyDiagnostic } from '../../../shared/tool/toolResults';
-import { withTool, type OperationTool } from '../tool';
+import { CAMPAIGN_ID_ARGUMENT, singleRecordTool, withTool, type OperationTool } from '../tool';
 
 const properties: INodeProperties[] = [
 	campaignLocator,
@@ -56,24 +56,8 @@ const properties: INodeProperties[] = [
 export const tool: OperationTool = {
 	description:
 		'Runs an AI diagnostic of one campaign and waits for it (about 5 to 10 seconds). Pass campaignId (camp_..., from the campaigns tool). Returns id (diag_...), campaignId, status and, when completed, summary, riskScore, up to 5 issues (title, severity) and up to 3 recommendations. Write limits: 10 diagnostic runs a minute per key, one at a time per campaign; if one is already running, get it with the get-diagnostic tool instead of running again.',
-	args: [
-		{
-			key: 'campaignId',
-			parameter: 'campaignId',
-			displayName: 'Campaign',
-			type: 'string',
-			description: 'The campaign to analyse: its id, camp_ followed by letters and digits',
-			locator: true,
-		},
-	],
-	async execute(client, itemIndex, args) {
-		new InputValidator(client.node, itemIndex).campaignId(
-			'argument campaignId',
-			args.text('campaignId', { required: true }),
-		);
-		const [item] = await execute.call(this, client, itemIndex);
-		return simplifyDiagnostic(item.json);
-	},
+	args: [CAMPAIGN_ID_ARGUMENT],
+	execute: singleRecordTool('campaignId', execute, simplifyDiagnostic),
 };
 
 export const description = withTool(

@@ -3,11 +3,10 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { binaryPropertyNameProperty, maxFileSizeOption } from '../../../shared/descriptions';
 import { downloadReportFile, maxFileBytesOf } from '../../../shared/reportFiles';
-import { findReport } from '../../../shared/reportLedger';
 import type { AdPerformanceClient } from '../../../shared/transport';
 import { InputValidator } from '../../../shared/validation';
-import { simplifyReport } from '../../../shared/tool/toolResults';
-import { withTool, type OperationTool } from '../tool';
+import { REPORT_ID_ARGUMENT, withTool, type OperationTool } from '../tool';
+import { reportAsText } from './get.operation';
 
 const properties: INodeProperties[] = [
 	{
@@ -33,20 +32,8 @@ const properties: INodeProperties[] = [
 export const tool: OperationTool = {
 	description:
 		'Gets a completed report for reading: pass reportId (rpt_...). A model cannot receive files, so this returns the report as text: id, title, status, format, riskLevel, totalSpend, avgRoas, totalConversions, avgCpa, downloadUrl (a signed link valid 7 days, to share with people) and expiresAt. A report that is not completed yet returns its status; wait for it with the wait-for-report tool (reports take 10 to 20 seconds).',
-	args: [
-		{
-			key: 'reportId',
-			parameter: 'reportId',
-			displayName: 'Report ID',
-			type: 'string',
-			description: 'The report id, rpt_ followed by letters and digits',
-		},
-	],
-	async execute(client, itemIndex, args) {
-		const check = new InputValidator(client.node, itemIndex);
-		const reportId = check.reportId('argument reportId', args.text('reportId', { required: true }));
-		return simplifyReport(await findReport(client, reportId, itemIndex, {}));
-	},
+	args: [REPORT_ID_ARGUMENT],
+	execute: reportAsText,
 };
 
 export const description = withTool(

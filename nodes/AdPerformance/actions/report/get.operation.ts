@@ -10,7 +10,7 @@ import { findReport } from '../../../shared/reportLedger';
 import type { AdPerformanceClient } from '../../../shared/transport';
 import { InputValidator } from '../../../shared/validation';
 import { simplifyReport } from '../../../shared/tool/toolResults';
-import { withTool, type OperationTool } from '../tool';
+import { REPORT_ID_ARGUMENT, withTool, type OperationTool } from '../tool';
 
 const properties: INodeProperties[] = [
 	{
@@ -49,24 +49,18 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-const REPORT_ID_ARGUMENT = {
-	key: 'reportId',
-	parameter: 'reportId',
-	displayName: 'Report ID',
-	type: 'string',
-	description:
-		'The report id, rpt_ followed by letters and digits, as generate or the reports list returned it',
-} as const;
+/** A report as text for a model: shared by the Get and Download tools. */
+export const reportAsText: OperationTool['execute'] = async function (client, itemIndex, args) {
+	const check = new InputValidator(client.node, itemIndex);
+	const reportId = check.reportId('argument reportId', args.text('reportId', { required: true }));
+	return simplifyReport(await findReport(client, reportId, itemIndex, {}));
+};
 
 export const tool: OperationTool = {
 	description:
 		'Gets one report by its reportId (rpt_...). Returns id, title, status (pending, generating, completed, failed), format, accountId, dateRange, riskLevel, totalSpend, avgRoas, totalConversions, avgCpa and, once completed, downloadUrl and expiresAt; a failed report has error. A report takes 10 to 20 seconds to generate: to wait for one, use the wait-for-report tool rather than calling this repeatedly.',
 	args: [REPORT_ID_ARGUMENT],
-	async execute(client, itemIndex, args) {
-		const check = new InputValidator(client.node, itemIndex);
-		const reportId = check.reportId('argument reportId', args.text('reportId', { required: true }));
-		return simplifyReport(await findReport(client, reportId, itemIndex, {}));
-	},
+	execute: reportAsText,
 };
 
 export const description = withTool(

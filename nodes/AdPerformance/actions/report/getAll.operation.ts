@@ -20,8 +20,10 @@ import { simplifyReport } from '../../../shared/tool/toolResults';
 import {
 	ACCOUNT_FILTER_ARGUMENT,
 	LIMIT_ARGUMENT,
+	listFilters,
 	listForTool,
 	PAGE_ARGUMENT,
+	statusArgument,
 	withTool,
 	type OperationTool,
 } from '../tool';
@@ -98,16 +100,7 @@ export const tool: OperationTool = {
 			description: 'Only reports covering this campaign id (camp_...). Leave empty for all',
 			default: '',
 		},
-		{
-			key: 'status',
-			parameter: 'toolStatus',
-			displayName: 'Status',
-			type: 'string',
-			description:
-				'Only reports in this state: pending, generating, completed or failed. Leave empty for all',
-			default: '',
-			allowed: REPORT_STATUSES,
-		},
+		statusArgument('reports', REPORT_STATUSES),
 		{
 			key: 'format',
 			parameter: 'toolFormat',
@@ -140,13 +133,9 @@ export const tool: OperationTool = {
 	],
 	async execute(client, itemIndex, args) {
 		const check = new InputValidator(client.node, itemIndex);
-		const qs: IDataObject = {};
-		const account = args.text('account');
-		if (account) qs.accountId = check.accountId('argument account', account);
+		const qs = listFilters(client, itemIndex, args);
 		const campaignId = args.text('campaignId');
 		if (campaignId) qs.campaignId = check.campaignId('argument campaignId', campaignId);
-		const status = args.text('status');
-		if (status) qs.status = status;
 		const format = args.text('format');
 		if (format) qs.format = format;
 		const from = args.text('from');
