@@ -31,8 +31,9 @@ async function searchPage<T>(
 	const client = await AdPerformanceClient.create(ctx, { maxAttempts: 3 });
 	const page = Number(paginationToken ?? 1) || 1;
 	const envelope: ListEnvelope<T> = await client.listPage<T>(path, {}, page, MAX_PAGE_SIZE);
+	// The editor shows what this returns without passing the nodes' output boundary: scrub here.
 	return {
-		records: envelope.data ?? [],
+		records: client.redactor.value(envelope.data ?? []),
 		nextToken: envelope.pagination?.hasMore === true ? String(page + 1) : undefined,
 	};
 }

@@ -81,7 +81,6 @@ export class AdPerformanceClient {
 				now: () => Date.now(),
 				random: () => Math.random(),
 			}),
-			redactor: this.redactor,
 			errors: this.errors,
 			waiting: this.waiting,
 			observeAnswer: (headers, sentAt) => this.observeServiceClock(headers, sentAt),

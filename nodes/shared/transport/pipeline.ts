@@ -3,7 +3,6 @@ import type { ICredentialDataDecryptedObject, IDataObject, NodeApiError } from '
 import type { ServiceErrorDetails, TransportErrors } from '../errors';
 import { ANSWER_LIMITS } from '../limits';
 import { DeadlineReached } from '../errors';
-import type { Redactor } from '../redaction';
 import type { HttpMethod, ServiceErrorBody } from '../types';
 import type { CancellableWait } from './cancellableWait';
 import { parseJsonBody, readEnvelope, remainingOf, type Expectation } from './envelope';
@@ -75,7 +74,6 @@ export interface PipelineParts {
 	/** How long, in real ms, one request may wait for the rate limit (its turn or 429s). */
 	rateLimitWaitMs: number;
 	pacer: KeyPacer;
-	redactor: Redactor;
 	errors: TransportErrors;
 	waiting: CancellableWait;
 	/** Told the `Date` of every answer and when its request was sent (the service clock). */
@@ -145,7 +143,7 @@ export class RequestPipeline {
 		buckets: Bucket[],
 		rateLimitDeadline: number,
 	): Promise<SendOutcome> {
-		const { pacer, waiting, errors, redactor } = this.parts;
+		const { pacer, waiting, errors } = this.parts;
 		const limiter = pacer.limiter;
 		const url = transfer.absoluteUrl ?? `${this.parts.baseUrl}/v1${spec.path}`;
 		let failures = 0;
@@ -227,9 +225,9 @@ export class RequestPipeline {
 					continue;
 				}
 				limiter.onAccepted(buckets, remainingOf(envelope.value));
-				// Records become output items and run data: a key echoed in one (a failed report's
-				// error message) or a password in a link is scrubbed like any error text.
-				return { response: { ...response, body: redactor.value(envelope.value) } };
+				// Records are not scrubbed here: whatever leaves a node (items, errors) is scrubbed
+				// once at the boundary (boundary.ts), and list search scrubs what it shows.
+				return { response: { ...response, body: envelope.value } };
 			}
 
 			const errorBody = this.readErrorBody(response) as ServiceErrorBody | undefined;
