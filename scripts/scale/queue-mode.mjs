@@ -294,6 +294,55 @@ function executionsOf(pg, workflowId) {
 		});
 }
 
+/**
+ * n8n keeps run data in the `flatted` format: a JSON array whose first entry is the root, and in
+ * which every string and every object inside an object or array is the index of its entry.
+ */
+function unflatten(text) {
+	const table = JSON.parse(text);
+	const built = new Map();
+	const entry = (index) => {
+		const value = table[index];
+		if (typeof value !== 'object' || value === null) return value;
+		if (built.has(index)) return built.get(index);
+		const out = Array.isArray(value) ? [] : {};
+		built.set(index, out);
+		for (const [key, item] of Object.entries(value))
+			out[key] = typeof item === 'string' ? entry(Number(item)) : item;
+		return out;
+	};
+	return entry(0);
+}
+
+/**
+ * The accounts an execution was started for: the `accounts` of its webhook request, read from
+ * the run data n8n stores with the execution. Main stores the webhook's output when it enqueues
+ * the execution, and a successful execution's data keeps it; but when a worker dies, main
+ * replaces the data of its stalled executions with an empty run, so runRound reads each
+ * execution as soon as it exists. Undefined when the data names no list, or more than one.
+ */
+function accountsOfExecution(pg, id) {
+	const text = pg
+		.query(`SELECT data FROM execution_data WHERE "executionId" = ${Number(id)}`, {
+			maxBuffer: 256 * 1024 * 1024,
+		})
+		.trim();
+	if (!text) return undefined;
+	const lists = new Set();
+	const stack = [unflatten(text)];
+	const seen = new Set();
+	while (stack.length > 0) {
+		const value = stack.pop();
+		if (typeof value !== 'object' || value === null || seen.has(value)) continue;
+		seen.add(value);
+		const accounts = value.body?.accounts;
+		if (Array.isArray(accounts) && accounts.every((a) => typeof a === 'string'))
+			lists.add(JSON.stringify(accounts));
+		stack.push(...Object.values(value));
+	}
+	return lists.size === 1 ? JSON.parse([...lists][0]) : undefined;
+}
+
 const UNFINISHED = new Set(['new', 'running', 'waiting', 'unknown']);
 
 /** Which worker's log says it started each execution id. */
@@ -309,7 +358,8 @@ function workerOfExecutions(workers) {
  * Fires `executions` webhook calls at once, each for `accountsEach` accounts (every account once),
  * and waits until every execution has ended. With `killAfterPosts`, the worker that runs the
  * most executions of this round is killed (SIGKILL) once the sandbox has accepted that many of
- * the round's generations.
+ * the round's generations. Each execution comes back with its status, the worker that ran it and
+ * the accounts it was started for.
  */
 export async function runRound(
 	cluster,
@@ -349,8 +399,14 @@ export async function runRound(
 
 	let killed;
 	const roundExecutions = () => cluster.executions().filter((e) => !before.has(e.id));
+	const accountsOf = new Map();
+	const readAccounts = (ids) => {
+		for (const id of ids)
+			if (!accountsOf.get(id)) accountsOf.set(id, accountsOfExecution(cluster.pg, id));
+	};
 	const ended = await waitUntil(
 		async () => {
+			readAccounts(roundExecutions().map((e) => e.id));
 			if (killAfterPosts !== undefined && !killed) {
 				const posts = (await sandbox.log()).data.filter(
 					(e) =>
@@ -391,13 +447,18 @@ export async function runRound(
 	const wallMs = Math.max(...ended.map((e) => e.stoppedAt ?? Date.now())) - started;
 
 	const owner = workerOfExecutions(cluster.workers);
+	readAccounts(ended.map((e) => e.id));
 	const requests = (await sandbox.log()).data.filter(
 		(e) => e.seq > logSeqBefore && e.path.startsWith('/v1/'),
 	);
 	const newReports = (await sandbox.state()).data.reports.filter((r) => !reportsBefore.has(r.id));
 	const mails = mail.messages.slice(mailsBefore);
 	return {
-		executions: ended.map((e) => ({ ...e, worker: owner.get(e.id) })),
+		executions: ended.map((e) => ({
+			...e,
+			worker: owner.get(e.id),
+			accounts: accountsOf.get(e.id),
+		})),
 		wallMs,
 		boundMs:
 			((executions * accountsEach - 1) / GENERATIONS_PER_WINDOW) * WINDOW_MS * cluster.timeScale,

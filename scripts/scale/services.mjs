@@ -156,21 +156,25 @@ export async function startPostgres({ database = 'n8n', user = 'n8n' } = {}) {
 	);
 	let exited = false;
 	server.on('exit', () => (exited = true));
-	const psql = (sql, db = 'postgres') =>
-		asPostgres(path.join(bin, 'psql'), [
-			'-h',
-			socketDir,
-			'-p',
-			String(port),
-			'-U',
-			'postgres',
-			'-d',
-			db,
-			'-v',
-			'ON_ERROR_STOP=1',
-			'-qAtc',
-			sql,
-		]);
+	const psql = (sql, db = 'postgres', options = {}) =>
+		asPostgres(
+			path.join(bin, 'psql'),
+			[
+				'-h',
+				socketDir,
+				'-p',
+				String(port),
+				'-U',
+				'postgres',
+				'-d',
+				db,
+				'-v',
+				'ON_ERROR_STOP=1',
+				'-qAtc',
+				sql,
+			],
+			options,
+		);
 	await waitUntil(
 		() => {
 			if (exited)
@@ -201,8 +205,8 @@ export async function startPostgres({ database = 'n8n', user = 'n8n' } = {}) {
 			DB_POSTGRESDB_USER: user,
 			DB_POSTGRESDB_PASSWORD: password,
 		}),
-		/** One SQL statement's rows as text (psql -At). */
-		query: (sql) => psql(sql, database),
+		/** One SQL statement's rows as text (psql -At); options for execFileSync (maxBuffer). */
+		query: (sql, options) => psql(sql, database, options),
 		/** The whole database as `pg_dump` writes it (plain SQL, data included). */
 		dump: () =>
 			asPostgres(
