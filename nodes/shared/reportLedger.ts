@@ -8,6 +8,14 @@ import type { ServiceCampaign, ServiceReport, SingleEnvelope } from './types';
 const DEFAULT_FORMAT = 'pdf';
 /** Below a service time, for a `from` filter that compares exclusively or to the second. */
 const FROM_MARGIN_MS = 1_000;
+/**
+ * Reuse a Recent Identical Report: how far back an identical request's report is reused. It is
+ * compared with the service's timestamps, which run at real pace even in a sped-up sandbox (only
+ * durations are scaled there), so it is not scaled by the clock's speed.
+ */
+export const REUSE_WINDOW_MS = 10 * 60_000;
+/** Reports worth reusing: alive or done. A failed one (or a status we do not know) is not. */
+const REUSABLE_STATUSES = new Set(['pending', 'generating', 'completed']);
 
 const ledgers = new WeakMap<AdPerformanceClient, ReportLedger>();
 
@@ -23,8 +31,9 @@ export function reportLedger(client: AdPerformanceClient): ReportLedger {
 
 /**
  * The one home of GET and POST /v1/reports for an execution: every walk of the report list (the
- * lookups, Wait for Ad Report's sweeps, Generate's duplicate search, the trigger's polls) and every
- * report generation go through it, so two rules hold for all of them:
+ * lookups, Wait for Ad Report's sweeps, Generate's duplicate search and its search for a recent
+ * identical report, the trigger's polls) and every report generation go through it, so two rules
+ * hold for all of them:
  *   - the time each listed record was created or completed is a reading of the service's clock
  *     (transport/serviceClock.ts), beside the Date header of every answer;
  *   - a report this execution created or recovered is claimed, and no other item takes it.
@@ -172,13 +181,11 @@ export class ReportLedger {
 			const place = created ? clock.placeCreation(created, sentAt) : 'unsure';
 			if (place !== 'before') placed[place].push(report);
 		}
-		// A request without campaign IDs covers every campaign of the account: another
-		// execution's report for some of them is not ours.
-		if (!Array.isArray(body.campaign_ids) && placed.after.length + placed.unsure.length > 0) {
-			const all = await this.accountCampaignIds(body.account_id as string, itemIndex);
-			placed.after = placed.after.filter((report) => sameSet(report.campaignIds, all));
-			placed.unsure = placed.unsure.filter((report) => sameSet(report.campaignIds, all));
-		}
+		[placed.after, placed.unsure] = await this.sameCampaigns(
+			body,
+			[placed.after, placed.unsure],
+			itemIndex,
+		);
 		if (placed.unsure.length > 0) throw this.unsureError(placed.unsure, itemIndex);
 		// The earliest one after our first attempt is the one that attempt created.
 		const ours = placed.after.sort(
@@ -187,6 +194,77 @@ export class ReportLedger {
 		)[0];
 		if (ours) this.claimed.add(ours.id);
 		return ours;
+	}
+
+	/**
+	 * Reuse a Recent Identical Report: a report that the same request (account, title, dates,
+	 * format with its default, the set of campaign IDs, white label where the record shows it)
+	 * asked for within the last REUSE_WINDOW_MS by the service's clock, that has not failed;
+	 * undefined when there is none. The newest such report is the one returned.
+	 *
+	 * One page of GET /v1/reports (100 records, newest first), narrowed by account and by
+	 * `from`: the window below the earliest time the service's clock can show now, widened by
+	 * CLOCK_SKEW_MARGIN_MS. A second read (with an earlier `from`) is made only when the first
+	 * answer shows the service's clock further behind n8n's than that margin, so that `from` may
+	 * have cut off part of the window.
+	 * A whole-account request also reads the account's campaigns once, as the lost-answer search
+	 * does, and only when some report is otherwise identical.
+	 *
+	 * Recency under clock disagreement: a report is recent when ANY standing reading of the
+	 * service's clock places its creation within the window ("after" or "unsure" in
+	 * placeCreation). The option exists so that a re-run never creates a second report; so the
+	 * window is never shorter than 10 minutes by any reading, and may be longer by as much as
+	 * the readings disagree. The price of that choice is reusing an identical report somewhat
+	 * older than 10 minutes, still the report the request asks for; the other choice would create
+	 * the duplicate the user turned the option on to prevent. A report whose creation time cannot
+	 * be read is not reused: nothing says it is recent at all.
+	 */
+	async findRecent(body: IDataObject, itemIndex: number): Promise<ServiceReport | undefined> {
+		const clock = this.client.clock;
+		const since = Date.now() - REUSE_WINDOW_MS;
+		const matching = new Map<string, ServiceReport>();
+		const walkFrom = async (from: number) =>
+			await this.walk(
+				{ accountId: body.account_id as string, from: new Date(from).toISOString() },
+				(records) => {
+					for (const report of records) {
+						if (REUSABLE_STATUSES.has(report.status as string) && matchesRequest(report, body))
+							matching.set(report.id, report);
+					}
+					return false;
+				},
+				{ itemIndex },
+			);
+		const from = clock.lowerBound(since) - CLOCK_SKEW_MARGIN_MS;
+		await walkFrom(from);
+		// The answer's Date header is a new reading: past the margin, the window reaches further back.
+		if (clock.lowerBound(since) < from)
+			await walkFrom(clock.lowerBound(since) - CLOCK_SKEW_MARGIN_MS);
+		const recent = [...matching.values()].filter((report) => {
+			const created = serviceTime(report.createdAt);
+			return created !== undefined && clock.placeCreation(created, since) !== 'before';
+		});
+		const [identical] = await this.sameCampaigns(body, [recent], itemIndex);
+		return identical.sort(
+			(a, b) =>
+				(serviceTime(b.createdAt)?.earliest ?? 0) - (serviceTime(a.createdAt)?.earliest ?? 0),
+		)[0];
+	}
+
+	/**
+	 * Keeps, of each list of reports matching a request, those for the same campaigns. A request
+	 * without campaign IDs covers every campaign of the account: a report for some of them is
+	 * another request's. That takes one read of the account's campaigns, done only when some
+	 * report is left to check.
+	 */
+	private async sameCampaigns(
+		body: IDataObject,
+		lists: ServiceReport[][],
+		itemIndex: number,
+	): Promise<ServiceReport[][]> {
+		if (Array.isArray(body.campaign_ids) || lists.every((list) => list.length === 0)) return lists;
+		const all = await this.accountCampaignIds(body.account_id as string, itemIndex);
+		return lists.map((list) => list.filter((report) => sameSet(report.campaignIds, all)));
 	}
 
 	private unsureError(reports: ServiceReport[], itemIndex: number) {
@@ -228,6 +306,22 @@ export async function createReport(
 	itemIndex: number,
 ): Promise<ServiceReport> {
 	return await reportLedger(client).create(body, itemIndex);
+}
+
+/**
+ * Report → Generate with Reuse a Recent Identical Report: the report an identical request asked
+ * for within the last 10 minutes (see ReportLedger.findRecent), or a new one. No POST is sent
+ * when one is reused.
+ */
+export async function reuseOrCreateReport(
+	client: AdPerformanceClient,
+	body: IDataObject,
+	itemIndex: number,
+): Promise<{ report: ServiceReport; reused: boolean }> {
+	const ledger = reportLedger(client);
+	const recent = await ledger.findRecent(body, itemIndex);
+	if (recent) return { report: recent, reused: true };
+	return { report: await ledger.create(body, itemIndex), reused: false };
 }
 
 /** The error for a report the list does not hold; `description` says where to look. */

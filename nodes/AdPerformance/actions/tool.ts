@@ -20,6 +20,11 @@ export interface OperationTool {
 	/** What the model reads about the tool: what comes back, what to pass, the limits. */
 	description: string;
 	args: readonly ToolArgument[];
+	/**
+	 * Tool-only parameters that are not arguments: switches the user sets on the tool node and
+	 * the model never sees (no `$fromAI`). Shown only in the tool variant of this operation.
+	 */
+	settings?: readonly INodeProperties[];
 	execute(
 		this: IExecuteFunctions,
 		client: AdPerformanceClient,
@@ -44,6 +49,14 @@ export function withTool(
 			{ resource: [resource], operation: [operation] },
 			tool.description,
 			tool.args,
+		),
+		...(tool.settings ?? []).map(
+			(setting): INodeProperties => ({
+				...setting,
+				displayOptions: {
+					show: { '@tool': [true], resource: [resource], operation: [operation] },
+				} as INodeProperties['displayOptions'],
+			}),
 		),
 	];
 }

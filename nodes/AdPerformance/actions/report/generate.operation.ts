@@ -6,9 +6,9 @@ import type {
 } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { createReport } from '../../../shared/reportLedger';
+import { createReport, reuseOrCreateReport } from '../../../shared/reportLedger';
 import type { AdPerformanceClient } from '../../../shared/transport';
-import { REPORT_FORMAT_OPTIONS, REPORT_FORMATS } from '../../../shared/types';
+import { REPORT_FORMAT_OPTIONS, REPORT_FORMATS, type ServiceReport } from '../../../shared/types';
 import { InputValidator } from '../../../shared/validation';
 import { accountLocator } from '../common.descriptions';
 import { platformAccountIdOf, withTool, type OperationTool } from '../tool';
@@ -66,6 +66,16 @@ const properties: INodeProperties[] = [
 				default: 'pdf',
 				options: REPORT_FORMAT_OPTIONS,
 				description: 'File format of the finished report',
+			},
+			{
+				displayName: 'Reuse a Recent Identical Report',
+				name: 'reuseRecentReport',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to output a report requested within the last 10 minutes with the same account, title, dates, format and campaigns (marked reused: true) instead of generating another. Makes re-running a crashed or failed execution safe. A failed report is not reused.',
+				// The tool variant has its own switch (toolReuseRecentReport), on by default.
+				displayOptions: { hide: { '@tool': [true] } } as INodeProperties['displayOptions'],
 			},
 			{
 				displayName: 'White Label',
@@ -166,6 +176,16 @@ export const tool: OperationTool = {
 			allowed: REPORT_FORMATS,
 		},
 	],
+	settings: [
+		{
+			displayName: 'Reuse a Recent Identical Report',
+			name: 'toolReuseRecentReport',
+			type: 'boolean',
+			default: true,
+			description:
+				'Whether a call identical to one made within the last 10 minutes (same account, title, dates, format and campaigns) returns that report, marked reused, instead of generating another. Keeps an agent that repeats a call from creating duplicate reports. A failed report is not reused.',
+		},
+	],
 	async execute(client, itemIndex, args) {
 		const check = new InputValidator(client.node, itemIndex);
 		const account = args.text('account', { required: true }) as string;
@@ -187,16 +207,37 @@ export const tool: OperationTool = {
 		if (format) body.format = format;
 		// Every argument is checked before the one read an account id may need.
 		body.account_id = await platformAccountIdOf(client, account, itemIndex);
-		const report = await createReport(client, body, itemIndex);
+		const reuse = this.getNodeParameter('toolReuseRecentReport', itemIndex, true) !== false;
+		if (!reuse) return toolAnswer(await createReport(client, body, itemIndex), false);
+		const { report, reused } = await reuseOrCreateReport(client, body, itemIndex);
+		return toolAnswer(report, reused);
+	},
+};
+
+/** What a Generate tool call returns: the report's id and status, and what to do next. */
+function toolAnswer(report: ServiceReport, reused: boolean): IDataObject {
+	if (!reused) {
 		return {
 			id: report.id,
 			status: report.status,
 			estimatedCompletionSeconds: report.estimatedCompletionSeconds,
 			reused: false,
 			next: `Wait for report ${report.id} with the wait-for-report tool (about ${report.estimatedCompletionSeconds ?? 15} seconds), then read its results.`,
-		} as IDataObject;
-	},
-};
+		};
+	}
+	const done = report.status === 'completed';
+	const already = `An identical report (${report.id}) was requested within the last 10 minutes, so it is returned and no new one was created.`;
+	return {
+		id: report.id,
+		status: report.status,
+		// A listed report carries no estimate; a completed one needs none.
+		estimatedCompletionSeconds: done ? 0 : (report.estimatedCompletionSeconds ?? null),
+		reused: true,
+		next: done
+			? `${already} It is completed: read its results with the wait-for-report tool, which answers at once.`
+			: `${already} It is still being generated: wait for it with the wait-for-report tool (at most about 20 seconds), then read its results.`,
+	};
+}
 
 export const description = withTool(
 	'report',
@@ -258,6 +299,10 @@ export async function execute(
 	itemIndex: number,
 	body: IDataObject = buildReportRequest(this, itemIndex),
 ): Promise<INodeExecutionData[]> {
-	const report = await createReport(client, body, itemIndex);
-	return [{ json: report }];
+	const additional = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
+	// Off (the default): exactly the output of before the option existed.
+	if (additional.reuseRecentReport !== true)
+		return [{ json: await createReport(client, body, itemIndex) }];
+	const { report, reused } = await reuseOrCreateReport(client, body, itemIndex);
+	return [{ json: { ...report, reused } }];
 }
