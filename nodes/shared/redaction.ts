@@ -22,6 +22,13 @@ const BINARY_CONTENT_FIELDS = new Set(['data', 'id']);
 type Container = IDataObject | unknown[];
 
 /**
+ * Objects a walk copies before it suspects a cycle: a 50,000-record listing is about 150,000;
+ * a cycle costs no more than a few hundred MB before the walk starts again with memory (and a
+ * listing larger than this is copied correctly, only more slowly).
+ */
+const MAX_OBJECTS_WITHOUT_MEMORY = 2_000_000;
+
+/**
  * Sets an own, enumerable data property. `__proto__` is the one name that plain assignment
  * to an object would turn into a prototype change (it is an accessor on Object.prototype;
  * every other inherited name is a data property, which assignment shadows): it is defined
@@ -80,23 +87,38 @@ export class Redactor {
 		return this.copies([value])[0] as T;
 	}
 
-	/** Scrubbed copies of many values in one walk (one item each costs no set-up of its own). */
+	/**
+	 * Scrubbed copies of many values in one walk (one item each costs no set-up of its own).
+	 * Data from JSON is a tree, so the walk first runs without remembering what it copied
+	 * (that bookkeeping is most of its cost); only a walk that meets more objects than any
+	 * answer could hold (a cycle, or heavy sharing) starts again, remembering every copy.
+	 */
 	private copies(values: unknown[]): unknown[] {
-		const copies = new Map<object, Container>();
+		return this.walk(values, undefined) ?? (this.walk(values, new Map()) as unknown[]);
+	}
+
+	/** One copying walk; undefined when it stopped at the object budget of a walk without memory. */
+	private walk(
+		values: unknown[],
+		copies: Map<object, Container> | undefined,
+	): unknown[] | undefined {
 		const pending: Array<[source: object, target: Container]> = [];
+		let budget = copies ? Infinity : MAX_OBJECTS_WITHOUT_MEMORY;
 		const copyOf = (entry: unknown): unknown => {
 			if (typeof entry === 'string') return this.text(entry);
 			if (entry === null || typeof entry !== 'object' || isOpaque(entry)) return entry;
-			let target = copies.get(entry);
+			let target = copies?.get(entry);
 			if (target === undefined) {
+				budget--;
 				target = Array.isArray(entry) ? [] : {};
-				copies.set(entry, target);
+				copies?.set(entry, target);
 				pending.push([entry, target]);
 			}
 			return target;
 		};
 		const roots = values.map(copyOf);
 		for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+			if (budget < 0) return undefined;
 			const [source, target] = next;
 			if (Array.isArray(source)) {
 				const list = target as unknown[];
