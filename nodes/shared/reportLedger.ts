@@ -2,10 +2,9 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { CLOCK_SKEW_MARGIN_MS, type AdPerformanceClient } from './transport';
 import { serviceTime } from './transport/serviceClock';
+import { matchesRequest, sameSet } from './reportMatching';
 import type { ServiceCampaign, ServiceReport, SingleEnvelope } from './types';
 
-/** The format the service generates when the request names none. */
-const DEFAULT_FORMAT = 'pdf';
 /** Below a service time, for a `from` filter that compares exclusively or to the second. */
 const FROM_MARGIN_MS = 1_000;
 /**
@@ -396,38 +395,4 @@ export class ReportSweep {
 		);
 		return seen;
 	}
-}
-
-function matchesRequest(report: ServiceReport, body: IDataObject): boolean {
-	if (report.accountId !== undefined && report.accountId !== body.account_id) return false;
-	if (report.title !== body.title) return false;
-	if (report.dateRange?.from !== body.date_start || report.dateRange?.to !== body.date_end)
-		return false;
-	if (report.format !== undefined && report.format !== (body.format ?? DEFAULT_FORMAT))
-		return false;
-	if (
-		Array.isArray(body.campaign_ids) &&
-		!sameSet(report.campaignIds, body.campaign_ids as string[])
-	)
-		return false;
-	if ('whiteLabel' in report && !sameJson(report.whiteLabel, body.whiteLabel)) return false;
-	return true;
-}
-
-function sameSet(actual: unknown, expected: string[]): boolean {
-	if (!Array.isArray(actual)) return false;
-	const set = new Set(actual);
-	return set.size === new Set(expected).size && expected.every((id) => set.has(id));
-}
-
-function sameJson(a: unknown, b: unknown): boolean {
-	const canonical = (value: unknown): unknown =>
-		value && typeof value === 'object' && !Array.isArray(value)
-			? Object.fromEntries(
-					Object.entries(value as IDataObject)
-						.sort(([x], [y]) => x.localeCompare(y))
-						.map(([key, entry]) => [key, canonical(entry)]),
-				)
-			: value;
-	return JSON.stringify(canonical(a) ?? null) === JSON.stringify(canonical(b) ?? null);
 }

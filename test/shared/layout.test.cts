@@ -1,0 +1,37 @@
+/**
+ * The shape of the code base that its design asks for: no file of the nodes over 400 lines
+ * (one file per job; the transport is a facade over modules), and the credential's rules live
+ * in the nodes' shared code, which the credential imports (not the other way round).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+function filesBelow(folder: string): string[] {
+	return fs.readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
+		const full = path.join(folder, entry.name);
+		return entry.isDirectory() ? filesBelow(full) : [full];
+	});
+}
+
+describe('layout', () => {
+	test('no file in nodes/ is over 400 lines', () => {
+		const long = filesBelow(path.join(ROOT, 'nodes'))
+			.filter((file) => file.endsWith('.ts'))
+			.map((file) => ({
+				file: path.relative(ROOT, file),
+				lines: fs.readFileSync(file, 'utf8').split('\n').length,
+			}))
+			.filter(({ lines }) => lines > 400);
+		expect(long).toEqual([]);
+	});
+
+	test('nothing in nodes/ imports from credentials/', () => {
+		const importing = filesBelow(path.join(ROOT, 'nodes')).filter(
+			(file) =>
+				file.endsWith('.ts') && /from '(\.\.\/)+credentials\//.test(fs.readFileSync(file, 'utf8')),
+		);
+		expect(importing).toEqual([]);
+	});
+});
