@@ -1,3 +1,5 @@
+import * as n8nWorkflow from 'n8n-workflow';
+
 import { describeBytes } from '../limits';
 
 /**
@@ -63,18 +65,22 @@ function formatDuration(ms: number): string {
 	return `${Math.round(ms / 100) / 10} s`;
 }
 
-/** setTimeout (behind AbortSignal.timeout) turns longer delays into 1 ms. */
+/** The longest single wait Node.js keeps (a longer one would end at once). */
 const MAX_TIMER_MS = 2_147_483_647;
+/** Where n8n has no abortable sleep (before sleepWithAbort), the deadline is checked this often. */
+const SLICE_MS = 250;
 
 /**
  * The total deadline and the cancel signal of one exchange, as one signal for the HTTP library
  * (so the request itself, before any answer, is cut too) and one reason to stop for the reader.
- * The timer is `AbortSignal.timeout`: node code may not use setTimeout.
+ * The deadline is watched with n8n's own sleep (node code may use no timers of its own); the
+ * watch ends as soon as the exchange is disposed.
  */
 export class ExchangeDeadline {
 	readonly endsAt: number;
 	private readonly controller = new AbortController();
-	private readonly timer: AbortSignal;
+	/** Ends the deadline's watch once the answer is read. */
+	private readonly watch = new AbortController();
 	private stoppedBy: Error | undefined;
 
 	constructor(
@@ -83,8 +89,7 @@ export class ExchangeDeadline {
 	) {
 		const ms = Math.min(MAX_TIMER_MS, Math.max(1, Math.ceil(totalMs)));
 		this.endsAt = Date.now() + ms;
-		this.timer = AbortSignal.timeout(ms);
-		this.timer.addEventListener('abort', this.onTimeout);
+		void this.watchDeadline();
 		if (cancelSignal?.aborted) this.onCancel();
 		else cancelSignal?.addEventListener('abort', this.onCancel);
 	}
@@ -103,13 +108,29 @@ export class ExchangeDeadline {
 		return Math.max(1, this.endsAt - Date.now());
 	}
 
-	/** Lets go of the timer's and the cancel signal's listeners once the answer is read. */
+	/** Ends the deadline's watch and lets go of the cancel signal once the answer is read. */
 	dispose(): void {
-		this.timer.removeEventListener('abort', this.onTimeout);
+		this.watch.abort();
 		this.cancelSignal?.removeEventListener('abort', this.onCancel);
 	}
 
-	private readonly onTimeout = () => this.stop(new AnswerTimedOut(this.totalMs));
+	/** Sleeps until the deadline (or until disposed), then stops the exchange if still running. */
+	private async watchDeadline(): Promise<void> {
+		const sleepWithAbort = (
+			n8nWorkflow as { sleepWithAbort?: (ms: number, signal?: AbortSignal) => Promise<void> }
+		).sleepWithAbort;
+		try {
+			for (let left = this.endsAt - Date.now(); left > 0; left = this.endsAt - Date.now()) {
+				if (this.watch.signal.aborted) return;
+				if (typeof sleepWithAbort === 'function') await sleepWithAbort(left, this.watch.signal);
+				else await n8nWorkflow.sleep(Math.min(left, SLICE_MS));
+			}
+		} catch {
+			// The watch was ended (disposed): the exchange finished in time.
+			return;
+		}
+		if (!this.watch.signal.aborted) this.stop(new AnswerTimedOut(this.totalMs));
+	}
 
 	private readonly onCancel = () => this.stop(new AnswerCancelled());
 
