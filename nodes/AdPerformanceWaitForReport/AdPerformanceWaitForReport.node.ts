@@ -15,15 +15,16 @@ import {
 } from '../shared/descriptions';
 import { reportFailedError } from '../shared/errors';
 import { everyItemFailed, ItemResults } from '../shared/items';
-import { pollUntilFinal, type PollResult } from '../shared/polling';
+import type { PollResult } from '../shared/polling';
 import { downloadReportFile, maxFileBytesOf } from '../shared/reportFiles';
-import { reportNotFound, ReportSweep, type ReportHint } from '../shared/reportLedger';
+import { reportNotFound, type ReportHint } from '../shared/reportLedger';
 import { createClient } from '../shared/createClient';
 import type { AdPerformanceClient } from '../shared/transport';
-import { isFinished, type ServiceReport } from '../shared/types';
+import type { ServiceReport } from '../shared/types';
 import { ANSWER_LIMITS, BYTES_PER_MB } from '../shared/limits';
 import { isToolVariant } from '../shared/tool/toolArguments';
 import { InputValidator } from '../shared/validation';
+import { waitForReports } from './waitForReports';
 import { waitAsTool, withWaitTool } from './waitTool';
 
 interface WaitSettings {
@@ -156,7 +157,14 @@ export class AdPerformanceWaitForReport implements INodeType {
 
 		let found: PollResult<ServiceReport>;
 		try {
-			found = await waitForReports(client, settings, waits);
+			const hints = new Map<string, ReportHint>();
+			for (const wait of waits) if (wait.hint) hints.set(wait.reportId, wait.hint);
+			found = await waitForReports(
+				client,
+				settings,
+				waits.map((wait) => wait.reportId),
+				hints,
+			);
 		} catch (error) {
 			// A sweep that failed for good (the key was revoked, the service is down) fails
 			// every item still waiting; with Continue On Fail each of them gets the error.
@@ -170,24 +178,6 @@ export class AdPerformanceWaitForReport implements INodeType {
 		}
 		return [results.list()];
 	}
-}
-
-/** One sweep per interval for the reports of every item, until all are finished or time is up. */
-async function waitForReports(
-	client: AdPerformanceClient,
-	settings: WaitSettings,
-	waits: ItemWait[],
-): Promise<PollResult<ServiceReport>> {
-	const hints = new Map<string, ReportHint>();
-	for (const wait of waits) if (wait.hint) hints.set(wait.reportId, wait.hint);
-	const sweep = new ReportSweep(client, hints);
-	return await pollUntilFinal<ServiceReport>(client, {
-		ids: [...new Set(waits.map((wait) => wait.reportId))],
-		intervalMs: settings.intervalSeconds * 1000,
-		timeoutMs: settings.timeoutSeconds * 1000,
-		isFinal: isFinished,
-		sweep: async (pending, deadline) => await sweep.sweep(pending, deadline),
-	});
 }
 
 /** The node's timing and output settings: one wait serves every item, so they come from item 0. */

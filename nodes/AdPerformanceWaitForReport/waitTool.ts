@@ -7,9 +7,8 @@ import type {
 
 import { createClient } from '../shared/createClient';
 import { reportFailedError } from '../shared/errors';
-import { pollUntilFinal } from '../shared/polling';
 import { reportTextContent } from '../shared/reportFiles';
-import { reportNotFound, ReportSweep } from '../shared/reportLedger';
+import { reportNotFound } from '../shared/reportLedger';
 import { asToolError } from '../shared/tool/toolErrors';
 import {
 	hiddenInTool,
@@ -19,8 +18,8 @@ import {
 } from '../shared/tool/toolArguments';
 import { MAX_TOOL_RESULT_CHARS, simplifyReport } from '../shared/tool/toolResults';
 import type { AdPerformanceClient } from '../shared/transport';
-import { isFinished, type ServiceReport } from '../shared/types';
 import { InputValidator } from '../shared/validation';
+import { waitForReports } from './waitForReports';
 
 /**
  * Wait for Ad Report as a tool (docs/agent-tools.md). A model receives no binary data, so the
@@ -119,14 +118,7 @@ async function waitForOneReport(
 		0.1,
 		3600,
 	);
-	const sweep = new ReportSweep(client, new Map());
-	const found = await pollUntilFinal<ServiceReport>(client, {
-		ids: [reportId],
-		intervalMs: intervalSeconds * 1000,
-		timeoutMs: timeoutSeconds * 1000,
-		isFinal: isFinished,
-		sweep: async (pending, deadline) => await sweep.sweep(pending, deadline),
-	});
+	const found = await waitForReports(client, { intervalSeconds, timeoutSeconds }, [reportId]);
 	const report = found.states.get(reportId);
 	if (!report) {
 		throw reportNotFound(

@@ -1,4 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import {
 	hiddenInTool,
@@ -33,7 +34,7 @@ export interface OperationTool {
 	): Promise<IDataObject>;
 }
 
-/** The regular properties of an operation plus its tool variant's. */
+/** An operation's regular properties, shown for its resource and operation, plus its tool variant's. */
 export function withTool(
 	resource: string,
 	operation: string,
@@ -44,7 +45,10 @@ export function withTool(
 	return [
 		// Return All has no place in a tool (results are bounded), nor do parameters that an
 		// argument of the same name stands in for.
-		...hiddenInTool(regular, [...standIns, 'returnAll']),
+		...hiddenInTool(
+			updateDisplayOptions({ show: { resource: [resource], operation: [operation] } }, regular),
+			[...standIns, 'returnAll'],
+		),
 		...toolProperties(
 			{ resource: [resource], operation: [operation] },
 			tool.description,

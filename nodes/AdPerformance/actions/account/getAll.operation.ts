@@ -4,7 +4,6 @@ import type {
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { AdPerformanceClient } from '../../../shared/transport';
 import { CONNECTION_STATUSES } from '../../../shared/types';
@@ -74,12 +73,7 @@ export const tool: OperationTool = {
 	},
 };
 
-export const description = withTool(
-	'account',
-	'getAll',
-	updateDisplayOptions({ show: { resource: ['account'], operation: ['getAll'] } }, properties),
-	tool,
-);
+export const description = withTool('account', 'getAll', properties, tool);
 
 export async function execute(
 	this: IExecuteFunctions,

@@ -1,5 +1,4 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { pathId, type AdPerformanceClient } from '../../../shared/transport';
 import type { ServiceCampaign, SingleEnvelope } from '../../../shared/types';
@@ -17,12 +16,7 @@ export const tool: OperationTool = {
 	execute: singleRecordTool('campaignId', execute, simplifyCampaign),
 };
 
-export const description = withTool(
-	'campaign',
-	'get',
-	updateDisplayOptions({ show: { resource: ['campaign'], operation: ['get'] } }, properties),
-	tool,
-);
+export const description = withTool('campaign', 'get', properties, tool);
 
 export async function execute(
 	this: IExecuteFunctions,

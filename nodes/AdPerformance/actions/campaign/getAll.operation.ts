@@ -4,7 +4,6 @@ import type {
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { AdPerformanceClient } from '../../../shared/transport';
 import { CAMPAIGN_STATUSES } from '../../../shared/types';
@@ -76,12 +75,7 @@ export const tool: OperationTool = {
 	},
 };
 
-export const description = withTool(
-	'campaign',
-	'getAll',
-	updateDisplayOptions({ show: { resource: ['campaign'], operation: ['getAll'] } }, properties),
-	tool,
-);
+export const description = withTool('campaign', 'getAll', properties, tool);
 
 export async function execute(
 	this: IExecuteFunctions,

@@ -1,5 +1,4 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { pathId, type AdPerformanceClient } from '../../../shared/transport';
 import type { ServiceDiagnostic, SingleEnvelope } from '../../../shared/types';
@@ -34,12 +33,7 @@ export const tool: OperationTool = {
 	execute: singleRecordTool('diagnosticId', execute, simplifyDiagnostic),
 };
 
-export const description = withTool(
-	'diagnostic',
-	'get',
-	updateDisplayOptions({ show: { resource: ['diagnostic'], operation: ['get'] } }, properties),
-	tool,
-);
+export const description = withTool('diagnostic', 'get', properties, tool);
 
 export async function execute(
 	this: IExecuteFunctions,

@@ -4,7 +4,6 @@ import type {
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { createDiagnostic } from '../../../shared/diagnostics';
 import { workFailedError } from '../../../shared/errors';
@@ -60,12 +59,7 @@ export const tool: OperationTool = {
 	execute: singleRecordTool('campaignId', execute, simplifyDiagnostic),
 };
 
-export const description = withTool(
-	'diagnostic',
-	'run',
-	updateDisplayOptions({ show: { resource: ['diagnostic'], operation: ['run'] } }, properties),
-	tool,
-);
+export const description = withTool('diagnostic', 'run', properties, tool);
 
 interface DiagnosticRun {
 	campaignId: string;

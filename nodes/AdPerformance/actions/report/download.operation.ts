@@ -1,5 +1,4 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { binaryPropertyNameProperty, maxFileSizeOption } from '../../../shared/descriptions';
 import { downloadReportFile, maxFileBytesOf } from '../../../shared/reportFiles';
@@ -36,12 +35,7 @@ export const tool: OperationTool = {
 	execute: reportAsText,
 };
 
-export const description = withTool(
-	'report',
-	'download',
-	updateDisplayOptions({ show: { resource: ['report'], operation: ['download'] } }, properties),
-	tool,
-);
+export const description = withTool('report', 'download', properties, tool);
 
 export async function execute(
 	this: IExecuteFunctions,

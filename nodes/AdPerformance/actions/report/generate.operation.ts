@@ -4,7 +4,6 @@ import type {
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { createReport, reuseOrCreateReport } from '../../../shared/reportLedger';
 import type { AdPerformanceClient } from '../../../shared/transport';
@@ -239,12 +238,7 @@ function toolAnswer(report: ServiceReport, reused: boolean): IDataObject {
 	};
 }
 
-export const description = withTool(
-	'report',
-	'generate',
-	updateDisplayOptions({ show: { resource: ['report'], operation: ['generate'] } }, properties),
-	tool,
-);
+export const description = withTool('report', 'generate', properties, tool);
 
 /** Builds the POST /v1/reports body, sending optional fields only when the user set them. */
 function buildReportRequest(ctx: IExecuteFunctions, itemIndex: number): IDataObject {

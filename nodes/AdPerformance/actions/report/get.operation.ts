@@ -4,7 +4,6 @@ import type {
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { findReport } from '../../../shared/reportLedger';
 import type { AdPerformanceClient } from '../../../shared/transport';
@@ -63,12 +62,7 @@ export const tool: OperationTool = {
 	execute: reportAsText,
 };
 
-export const description = withTool(
-	'report',
-	'get',
-	updateDisplayOptions({ show: { resource: ['report'], operation: ['get'] } }, properties),
-	tool,
-);
+export const description = withTool('report', 'get', properties, tool);
 
 export async function execute(
 	this: IExecuteFunctions,

@@ -4,7 +4,6 @@ import type {
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { AdPerformanceClient } from '../../../shared/transport';
 import {
@@ -159,12 +158,7 @@ export const tool: OperationTool = {
 	},
 };
 
-export const description = withTool(
-	'report',
-	'getAll',
-	updateDisplayOptions({ show: { resource: ['report'], operation: ['getAll'] } }, properties),
-	tool,
-);
+export const description = withTool('report', 'getAll', properties, tool);
 
 export async function execute(
 	this: IExecuteFunctions,
