@@ -30,11 +30,23 @@ export async function startFakeProcess({ timeScale = 0.02, extraArgs = [] } = {}
 		control,
 		state: () => control('GET', '/__fake/state'),
 		log: () => control('GET', '/__fake/log'),
-		async download(reportId) {
-			const res = await fetch(`${info.url}/v1/reports/${reportId}/download`, {
-				headers: { 'x-api-key': info.keys.live, 'service-version': '2026-03-01' },
-			});
-			return { bytes: Buffer.from(await res.arrayBuffer()), disposition: res.headers.get('content-disposition'), type: res.headers.get('content-type') };
+		/**
+		 * A report's file as the service sends it. Read with the workspace's second key (keys.test),
+		 * whose rate-limit window is its own, so that checking 60 files after a round neither steals
+		 * the workflows' reads nor meets a 429 left by them; a 429 or 500 is waited out and retried.
+		 */
+		async download(reportId, { attempts = 30 } = {}) {
+			for (let attempt = 1; ; attempt++) {
+				const res = await fetch(`${info.url}/v1/reports/${reportId}/download`, {
+					headers: { 'x-api-key': info.keys.test, 'service-version': '2026-03-01' },
+				});
+				const bytes = Buffer.from(await res.arrayBuffer());
+				if (res.status === 200)
+					return { bytes, disposition: res.headers.get('content-disposition'), type: res.headers.get('content-type') };
+				if ((res.status !== 429 && res.status !== 500) || attempt >= attempts)
+					throw new Error(`download of report ${reportId}: ${res.status} ${bytes.toString('utf8').slice(0, 300)}`);
+				await new Promise((resolve) => setTimeout(resolve, Math.min(2000, 100 * 2 ** attempt)));
+			}
 		},
 		stop: () =>
 			new Promise((resolve) => {
