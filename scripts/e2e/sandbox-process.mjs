@@ -8,10 +8,14 @@ import { REPO_ROOT } from './pack.mjs';
 
 export async function startFakeProcess({ timeScale = 0.02, extraArgs = [] } = {}) {
 	const tsx = path.join(REPO_ROOT, 'node_modules', '.bin', 'tsx');
-	const child = spawn(tsx, ['sandbox/cli.cts', '--json', '--port', '0', '--time-scale', String(timeScale), ...extraArgs], {
-		cwd: REPO_ROOT,
-		stdio: ['ignore', 'pipe', 'inherit'],
-	});
+	const child = spawn(
+		tsx,
+		['sandbox/cli.cts', '--json', '--port', '0', '--time-scale', String(timeScale), ...extraArgs],
+		{
+			cwd: REPO_ROOT,
+			stdio: ['ignore', 'pipe', 'inherit'],
+		},
+	);
 	const info = await new Promise((resolve, reject) => {
 		const lines = readline.createInterface({ input: child.stdout });
 		lines.once('line', (line) => resolve(JSON.parse(line)));
@@ -42,9 +46,15 @@ export async function startFakeProcess({ timeScale = 0.02, extraArgs = [] } = {}
 				});
 				const bytes = Buffer.from(await res.arrayBuffer());
 				if (res.status === 200)
-					return { bytes, disposition: res.headers.get('content-disposition'), type: res.headers.get('content-type') };
+					return {
+						bytes,
+						disposition: res.headers.get('content-disposition'),
+						type: res.headers.get('content-type'),
+					};
 				if ((res.status !== 429 && res.status !== 500) || attempt >= attempts)
-					throw new Error(`download of report ${reportId}: ${res.status} ${bytes.toString('utf8').slice(0, 300)}`);
+					throw new Error(
+						`download of report ${reportId}: ${res.status} ${bytes.toString('utf8').slice(0, 300)}`,
+					);
 				await new Promise((resolve) => setTimeout(resolve, Math.min(2000, 100 * 2 ** attempt)));
 			}
 		},

@@ -23,6 +23,20 @@ import { ensureDebianPackages, startPostgres, startRedis, waitUntil } from './se
 export { waitUntil };
 
 export const WEBHOOK_PATH = 'adperf-weekly-clients';
+/** The webhook of the exactly-once variant (examples/weekly-client-report-email-exactly-once.json). */
+export const EXACTLY_ONCE_WEBHOOK_PATH = 'adperf-weekly-clients-once';
+/** The data tables the exactly-once example and its recovery use, with their string columns. */
+export const DATA_TABLES = Object.freeze({
+	weekly_report_emails: ['client_week', 'account_id', 'report_id', 'execution_id'],
+	weekly_report_recoveries: [
+		'failed_execution_id',
+		'failed_workflow_id',
+		'failed_error',
+		'recovery_execution_id',
+	],
+	// only the webhook variant's: the clients each execution was started for
+	weekly_report_runs: ['execution_id', 'accounts'],
+});
 const SERVICE_VERSION = '2026-03-01';
 const WINDOW_MS = 60_000;
 const GENERATIONS_PER_WINDOW = 5;
@@ -107,6 +121,163 @@ export function weeklyEmailWebhookVariant() {
 		connections,
 		active: false,
 	};
+}
+
+function dataTableNode(name, table, position, parameters) {
+	return {
+		id: crypto.randomUUID(),
+		name,
+		type: 'n8n-nodes-base.dataTable',
+		typeVersion: 1.1,
+		position,
+		parameters: {
+			resource: 'row',
+			dataTableId: { __rl: true, mode: 'name', value: table },
+			...parameters,
+		},
+	};
+}
+
+function insertColumns(values) {
+	return {
+		mappingMode: 'defineBelow',
+		value: values,
+		matchingColumns: [],
+		schema: Object.keys(values).map((id) => ({
+			id,
+			displayName: id,
+			required: false,
+			defaultMatch: false,
+			display: true,
+			type: 'string',
+			canBeUsedToMatch: true,
+		})),
+		attemptToConvertTypes: false,
+		convertFieldsToString: false,
+	};
+}
+
+/**
+ * The exactly-once example (examples/weekly-client-report-email-exactly-once.json) sharded as a
+ * big agency runs it: each Webhook call names the accounts of its execution. The execution
+ * records them first (data table `weekly_report_runs`, keyed by execution id), because n8n empties
+ * the stored data of an execution whose worker died: when the recovery runs the workflow again
+ * for a failed execution, "Clients of the failed run" reads them back. Each client's e-mail goes
+ * to an address made of its account id. Every other node is the example's, unchanged.
+ */
+export function exactlyOnceWebhookVariant({ errorWorkflow } = {}) {
+	const wf = readExample('weekly-client-report-email-exactly-once.json');
+	const schedule = wf.nodes.find((n) => n.type === 'n8n-nodes-base.scheduleTrigger');
+	const again = wf.nodes.find((n) => n.type === 'n8n-nodes-base.executeWorkflowTrigger');
+	const list = wf.nodes.find((n) => n.name === 'Active client accounts');
+	const mail = wf.nodes.find((n) => n.type === 'n8n-nodes-base.emailSend');
+	const webhook = {
+		id: crypto.randomUUID(),
+		name: 'Round of client reports',
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		position: [schedule.position[0] - 440, schedule.position[1]],
+		webhookId: crypto.randomUUID(),
+		parameters: {
+			httpMethod: 'POST',
+			path: EXACTLY_ONCE_WEBHOOK_PATH,
+			responseMode: 'onReceived',
+			options: {},
+		},
+	};
+	const remember = dataTableNode(
+		"Remember this run's clients",
+		'weekly_report_runs',
+		[schedule.position[0] - 220, schedule.position[1]],
+		{
+			operation: 'insert',
+			columns: insertColumns({
+				execution_id: '={{ $execution.id }}',
+				accounts: "={{ $json.body.accounts.join(',') }}",
+			}),
+			options: {},
+		},
+	);
+	const failedRun = dataTableNode(
+		'Clients of the failed run',
+		'weekly_report_runs',
+		[again.position[0] + 110, again.position[1] + 160],
+		{
+			operation: 'get',
+			matchType: 'allConditions',
+			filters: {
+				conditions: [
+					{ keyName: 'execution_id', condition: 'eq', keyValue: '={{ $json.execution.id }}' },
+				],
+			},
+		},
+	);
+	const clients = {
+		id: crypto.randomUUID(),
+		name: "This run's clients",
+		type: 'n8n-nodes-base.noOp',
+		typeVersion: 1,
+		position: [list.position[0] - 110, list.position[1] - 160],
+		parameters: {},
+	};
+	const filter = {
+		id: crypto.randomUUID(),
+		name: 'Accounts of this round',
+		type: 'n8n-nodes-base.filter',
+		typeVersion: 2,
+		position: [list.position[0] + 110, list.position[1] + 160],
+		parameters: {
+			conditions: {
+				options: { caseSensitive: true, leftValue: '', typeValidation: 'loose' },
+				conditions: [
+					{
+						id: crypto.randomUUID(),
+						leftValue:
+							"={{ $('This run\\'s clients').first().json.accounts.split(',').includes($json.platformAccountId) }}",
+						rightValue: '',
+						operator: { type: 'boolean', operation: 'true', singleValue: true },
+					},
+				],
+				combinator: 'and',
+			},
+			options: {},
+		},
+	};
+	mail.parameters.toEmail = '={{ $json.accountId }}@clients.example';
+	const to = (node) => ({ main: [[{ node, type: 'main', index: 0 }]] });
+	const connections = { ...wf.connections };
+	delete connections[schedule.name];
+	Object.assign(connections, {
+		[webhook.name]: to(remember.name),
+		[remember.name]: to(clients.name),
+		[again.name]: to(failedRun.name),
+		[failedRun.name]: to(clients.name),
+		[clients.name]: to(list.name),
+		[list.name]: to(filter.name),
+		[filter.name]: to('Not e-mailed yet this week'),
+	});
+	return {
+		...wf,
+		id: undefined,
+		name: 'Weekly client report e-mail, exactly once (webhook)',
+		nodes: [
+			webhook,
+			remember,
+			failedRun,
+			clients,
+			filter,
+			...wf.nodes.filter((n) => n !== schedule && n.type !== 'n8n-nodes-base.stickyNote'),
+		],
+		connections,
+		settings: { ...wf.settings, ...(errorWorkflow ? { errorWorkflow } : {}) },
+		active: false,
+	};
+}
+
+/** The recovery example (examples/weekly-report-recovery.json), unchanged but for its id. */
+export function recoveryWorkflow() {
+	const wf = readExample('weekly-report-recovery.json');
+	return { ...wf, id: undefined, active: false };
 }
 
 /**
@@ -235,12 +406,20 @@ export async function startQueueCluster({
 		]);
 		const weeklyId = await n8n.importWorkflow(weeklyEmailWebhookVariant());
 		const archiveId = await n8n.importWorkflow(archiveTriggerVariant(archiveDir));
-		for (const id of [weeklyId, archiveId]) await n8n.publishWorkflow(id);
+		// The recovery is an Error Workflow, which n8n 2.x runs only when it is published
+		// (measured: "Workflow … is not active and cannot be executed").
+		const recoveryId = await n8n.importWorkflow(recoveryWorkflow());
+		const exactlyOnceId = await n8n.importWorkflow(
+			exactlyOnceWebhookVariant({ errorWorkflow: recoveryId }),
+		);
+		for (const id of [weeklyId, archiveId, recoveryId, exactlyOnceId])
+			await n8n.publishWorkflow(id);
 
 		const startedWorkers = [];
 		for (let i = 0; i < workers; i++)
 			startedWorkers.push(await n8n.startWorker({ name: `worker-${i + 1}`, concurrency }));
 		const main = await n8n.start();
+		const dataTables = await createDataTables(main);
 
 		Object.assign(cluster, {
 			n8n,
@@ -254,7 +433,26 @@ export async function startQueueCluster({
 			timeScale,
 			accounts,
 			apiKey: sandbox.keys.live,
-			workflows: { weeklyId, archiveId },
+			workflows: { weeklyId, archiveId, exactlyOnceId, recoveryId },
+			/** The rows of one of DATA_TABLES, oldest first. */
+			rows: (table) => dataTableRows(main, dataTables, table),
+			/** The executions of a workflow (all of its modes) in the database. */
+			executionsOfWorkflow: (id) => executionsOf(pg, id, { allModes: true }),
+			/**
+			 * Asks n8n's public API to retry an execution (POST /api/v1/executions/{id}/retry) with an
+			 * n8n API key of the owner: { status, text }. Measures what the endpoint accepts.
+			 */
+			retryThroughPublicApi: async (executionId) => {
+				cluster.n8nApiKey ??= await createN8nApiKey(main);
+				const res = await fetch(`${main.baseUrl}/api/v1/executions/${executionId}/retry`, {
+					method: 'POST',
+					headers: { 'x-n8n-api-key': cluster.n8nApiKey, 'content-type': 'application/json' },
+					body: '{}',
+				});
+				return { status: res.status, text: await res.text() };
+			},
+			/** Whether n8n still holds the run data an execution would be retried from. */
+			hasExecutionData: (executionId) => hasExecutionData(pg, executionId),
 			/** Every log an operator would look at: n8n main and workers, Postgres, Redis. */
 			logs: () =>
 				[main.logFile, ...startedWorkers.map((w) => w.logFile), pg.logFile, redis.logFile].map(
@@ -276,18 +474,83 @@ export async function startQueueCluster({
 	}
 }
 
-function executionsOf(pg, workflowId) {
+/**
+ * n8n's REST API as the editor uses it (the owner's session): the data tables of DATA_TABLES, in
+ * the owner's personal project, as a user creates them under Overview → Data tables.
+ * Returns table name → id.
+ */
+async function createDataTables(main) {
+	const personal = await main.request('GET', '/rest/projects/personal');
+	if (personal.status !== 200)
+		throw new Error(
+			`GET /rest/projects/personal answered ${personal.status}: ${personal.text.slice(0, 300)}`,
+		);
+	const projectId = personal.json.data.id;
+	const ids = new Map();
+	for (const [name, columns] of Object.entries(DATA_TABLES)) {
+		const r = await main.request('POST', `/rest/projects/${projectId}/data-tables`, {
+			name,
+			columns: columns.map((column) => ({ name: column, type: 'string' })),
+		});
+		if (r.status !== 200)
+			throw new Error(`creating data table ${name} answered ${r.status}: ${r.text.slice(0, 300)}`);
+		ids.set(name, r.json.data.id);
+	}
+	return { projectId, ids };
+}
+
+async function dataTableRows(main, { projectId, ids }, table) {
+	const rows = [];
+	for (let skip = 0; ; skip += 100) {
+		const r = await main.request(
+			'GET',
+			`/rest/projects/${projectId}/data-tables/${ids.get(table)}/rows?skip=${skip}&take=100&sortBy=id:asc`,
+		);
+		if (r.status !== 200)
+			throw new Error(`reading data table ${table} answered ${r.status}: ${r.text.slice(0, 300)}`);
+		rows.push(...r.json.data.data);
+		if (r.json.data.data.length < 100) return rows;
+	}
+}
+
+async function createN8nApiKey(main) {
+	const r = await main.request('POST', '/rest/api-keys', {
+		label: `scale test ${Date.now()}`,
+		expiresAt: null,
+		scopes: ['execution:read', 'execution:list', 'execution:retry'],
+	});
+	if (r.status !== 200)
+		throw new Error(`creating an n8n API key answered ${r.status}: ${r.text.slice(0, 300)}`);
+	return r.json.data.rawApiKey;
+}
+
+function hasExecutionData(pg, executionId) {
+	const text = pg
+		.query(`SELECT data FROM execution_data WHERE "executionId" = ${Number(executionId)}`, {
+			maxBuffer: 256 * 1024 * 1024,
+		})
+		.trim();
+	if (!text) return false;
+	return unflatten(text)?.executionData !== undefined;
+}
+
+/**
+ * The executions of a workflow, oldest first. Unless `allModes`, only those started by its own
+ * trigger: not the runs a recovery starts through the Execute Workflow node (mode `integrated`).
+ */
+function executionsOf(pg, workflowId, { allModes = false } = {}) {
 	const rows = pg.query(
-		`SELECT id, status, extract(epoch from "startedAt") * 1000, extract(epoch from "stoppedAt") * 1000 FROM execution_entity WHERE "workflowId" = '${workflowId}' ORDER BY id`,
+		`SELECT id, status, extract(epoch from "startedAt") * 1000, extract(epoch from "stoppedAt") * 1000, mode FROM execution_entity WHERE "workflowId" = '${workflowId}'${allModes ? '' : ` AND mode <> 'integrated'`} ORDER BY id`,
 	);
 	return rows
 		.split('\n')
 		.filter(Boolean)
 		.map((line) => {
-			const [id, status, startedAt, stoppedAt] = line.split('|');
+			const [id, status, startedAt, stoppedAt, mode] = line.split('|');
 			return {
 				id,
 				status,
+				mode,
 				startedAt: startedAt ? Number(startedAt) : undefined,
 				stoppedAt: stoppedAt ? Number(stoppedAt) : undefined,
 			};
@@ -369,12 +632,18 @@ export async function runRound(
 		killAfterPosts,
 		timeoutMs = 10 * 60_000,
 		log = () => {},
+		webhookPath = WEBHOOK_PATH,
+		workflowId,
+		accountOffset = 0,
 	} = {},
 ) {
-	const { main, sandbox, mail, accounts } = cluster;
+	const { main, sandbox, mail } = cluster;
+	const accounts = cluster.accounts.slice(accountOffset);
 	if (executions * accountsEach > accounts.length)
 		throw new Error('not enough accounts for the round');
-	const before = new Set(cluster.executions().map((e) => e.id));
+	const workflowExecutions = () =>
+		workflowId ? executionsOf(cluster.pg, workflowId) : cluster.executions();
+	const before = new Set(workflowExecutions().map((e) => e.id));
 	const logSeqBefore = Math.max(0, ...(await sandbox.log()).data.map((e) => e.seq));
 	const mailsBefore = mail.messages.length;
 	const reportsBefore = new Set((await sandbox.state()).data.reports.map((r) => r.id));
@@ -382,7 +651,7 @@ export async function runRound(
 	const started = Date.now();
 	const answers = await Promise.all(
 		Array.from({ length: executions }, (_, i) =>
-			fetch(`${main.baseUrl}/webhook/${WEBHOOK_PATH}`, {
+			fetch(`${main.baseUrl}/webhook/${webhookPath}`, {
 				method: 'POST',
 				headers: { 'content-type': 'application/json' },
 				body: JSON.stringify({
@@ -398,7 +667,7 @@ export async function runRound(
 		throw new Error(`webhook refused ${refused.length} calls: ${JSON.stringify(refused[0])}`);
 
 	let killed;
-	const roundExecutions = () => cluster.executions().filter((e) => !before.has(e.id));
+	const roundExecutions = () => workflowExecutions().filter((e) => !before.has(e.id));
 	const accountsOf = new Map();
 	const readAccounts = (ids) => {
 		for (const id of ids)
@@ -429,6 +698,7 @@ export async function runRound(
 						worker: load[0].w.name,
 						atPosts: posts,
 						atMs: Date.now() - started,
+						at: Date.now(),
 						runningThere: load[0].running,
 					};
 					log(
@@ -468,5 +738,16 @@ export async function runRound(
 		newReports,
 		mails,
 		killed,
+		started,
+		/** What reached the clients since the round started, read again now (after a recovery). */
+		async sinceStart() {
+			return {
+				mails: mail.messages.slice(mailsBefore),
+				newReports: (await sandbox.state()).data.reports.filter((r) => !reportsBefore.has(r.id)),
+				posts: (await sandbox.log()).data.filter(
+					(e) => e.seq > logSeqBefore && e.method === 'POST' && e.path === '/v1/reports',
+				).length,
+			};
+		},
 	};
 }

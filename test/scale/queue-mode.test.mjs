@@ -12,6 +12,7 @@ import { installedLine } from '../../scripts/e2e/install-n8n.mjs';
 import { packPackage } from '../../scripts/e2e/pack.mjs';
 import {
 	archivedReports,
+	EXACTLY_ONCE_WEBHOOK_PATH,
 	runRound,
 	startQueueCluster,
 	waitUntil,
@@ -23,6 +24,9 @@ const ACCOUNTS_EACH = 6;
 const ACCOUNTS = EXECUTIONS * ACCOUNTS_EACH;
 // The trigger polls every minute (n8n's shortest polling interval), in real time.
 const TRIGGER_CATCH_UP_MS = 150_000;
+// A dead worker's executions fail after the job lock expires (15 s here); the recovery then runs
+// each again, paced by the service's 5 report generations a minute.
+const RECOVERY_MS = 300_000;
 
 let cluster;
 before(async () => {
@@ -33,7 +37,8 @@ before(async () => {
 	cluster = await startQueueCluster({
 		tarball,
 		timeScale: TIME_SCALE,
-		activeAccounts: ACCOUNTS,
+		// the first round's clients, then the exactly-once example's
+		activeAccounts: 2 * ACCOUNTS,
 		workers: 2,
 		concurrency: 5,
 	});
@@ -56,13 +61,13 @@ function countBy(items, key) {
 }
 
 /** Each execution's accounts are known (from its stored webhook request), and they are the round's accounts, each once. */
-function assertAccountsPartitioned(executions) {
+function assertAccountsPartitioned(executions, accounts = cluster.accounts.slice(0, ACCOUNTS)) {
 	for (const e of executions) {
 		assert.equal(e.accounts?.length, ACCOUNTS_EACH, `the accounts of execution ${e.id}`);
 	}
 	assert.deepEqual(
 		executions.flatMap((e) => e.accounts).sort(),
-		cluster.accounts.map((a) => a.platformAccountId).sort(),
+		accounts.map((a) => a.platformAccountId).sort(),
 	);
 }
 
@@ -102,7 +107,10 @@ describe('queue mode: n8n main + 2 workers, Postgres, Redis, one API key', () =>
 		assert.equal(reportOf.size, ACCOUNTS, 'one new report per account');
 		assert.deepEqual(
 			[...reportOf.keys()].sort(),
-			cluster.accounts.map((a) => a.platformAccountId).sort(),
+			cluster.accounts
+				.slice(0, ACCOUNTS)
+				.map((a) => a.platformAccountId)
+				.sort(),
 		);
 
 		// exactly one e-mail per account, with the account's own report as the service sends it
@@ -112,7 +120,7 @@ describe('queue mode: n8n main + 2 workers, Postgres, Redis, one API key', () =>
 			assert.equal(m.to.length, 1);
 			mailsTo.set(m.to[0], [...(mailsTo.get(m.to[0]) ?? []), m]);
 		}
-		for (const account of cluster.accounts) {
+		for (const account of cluster.accounts.slice(0, ACCOUNTS)) {
 			const mails = mailsTo.get(`${account.platformAccountId}@clients.example`) ?? [];
 			assert.equal(mails.length, 1, `${account.name} got ${mails.length} e-mails`);
 			const report = reportOf.get(account.platformAccountId);
@@ -142,83 +150,145 @@ describe('queue mode: n8n main + 2 workers, Postgres, Redis, one API key', () =>
 		);
 	});
 
-	test('a worker killed (SIGKILL) in the middle of a round: what reaches the clients', async (t) => {
+	test('a worker killed (SIGKILL) in the middle of a round of the exactly-once example: after the recovery, every client has exactly one e-mail and one report', async (t) => {
+		const roundAccounts = cluster.accounts.slice(ACCOUNTS, 2 * ACCOUNTS);
 		second = await runRound(cluster, {
 			executions: EXECUTIONS,
 			accountsEach: ACCOUNTS_EACH,
 			killAfterPosts: ACCOUNTS / 3,
+			webhookPath: EXACTLY_ONCE_WEBHOOK_PATH,
+			workflowId: cluster.workflows.exactlyOnceId,
+			accountOffset: ACCOUNTS,
 		});
 		const { killed } = second;
 		// The scenario itself: a worker was killed while it ran executions of this round.
 		assert.ok(killed, 'a worker was killed');
 		assert.ok(killed.runningThere.length > 0, 'the kill hit running executions');
 		assert.equal(second.executions.length, EXECUTIONS);
-		assertAccountsPartitioned(second.executions);
-
-		const address = (accountId) => `${accountId}@clients.example`;
-		const mailsPerAccount = countBy(second.mails, (m) => m.to[0]);
-		const reportsPerAccount = countBy(second.newReports, (r) => r.accountId);
+		assertAccountsPartitioned(second.executions, roundAccounts);
 		const failed = second.executions.filter((e) => e.status !== 'success');
-		const succeeded = second.executions.filter((e) => e.status === 'success');
-		const delivered = (e) => e.accounts.filter((a) => mailsPerAccount.has(address(a))).length;
-		const reported = (e) => e.accounts.filter((a) => reportsPerAccount.has(a)).length;
-		const lost = cluster.accounts.filter((a) => !mailsPerAccount.has(address(a.platformAccountId)));
-
-		// Figures, which depend on the moment of the kill: how far each failed execution had got.
-		// An execution counts as failed when its worker died before telling n8n it had finished,
-		// which can be after its last e-mail was sent.
-		t.diagnostic(
-			`SIGKILL ${killed.worker} ${(killed.atMs / 1000).toFixed(1)} s into the round, after ${killed.atPosts} generations, with ${killed.runningThere.length} executions running on it; ` +
-				`failed: ${failed.length} (${failed.map((e) => `${e.id}@${e.worker}=${e.status}: ${delivered(e)}/${ACCOUNTS_EACH} e-mails sent, ${reported(e)}/${ACCOUNTS_EACH} reports started`).join('; ') || 'none'}); ` +
-				`e-mails: ${second.mails.length} sent, ${lost.length} clients without one; ` +
-				`reports: ${second.newReports.length} new; round ended after ${(second.wallMs / 1000).toFixed(1)} s`,
-		);
-
-		// What holds whatever the moment of the kill.
-		// n8n does not run a killed worker's executions again (it sets maxStalledCount 0): they end
-		// as failed ("job stalled more than maxStalledCount") or crashed, visible in the execution
-		// list; none stays running; an execution fails only if it ran on the killed worker at the
-		// kill (one running there may still have finished in the moment before it).
 		assert.ok(failed.length > 0, 'the kill interrupted executions');
 		for (const e of failed) {
 			assert.equal(e.worker, killed.worker, `execution ${e.id} failed on the surviving worker`);
-			assert.ok(
-				killed.runningThere.includes(e.id),
-				`execution ${e.id} was not running at the kill`,
-			);
 			assert.ok(['error', 'crashed'].includes(e.status), `execution ${e.id} ended ${e.status}`);
 		}
-		// nothing is sent twice, no report is made twice
-		assert.deepEqual(
-			[...mailsPerAccount.entries()].filter(([, n]) => n > 1),
-			[],
-			'clients with more than one e-mail',
+		// What the public API's retry would do with them, measured before the recovery runs: n8n
+		// refuses an execution whose stored data it emptied when the worker died.
+		const retryAnswers = [];
+		for (const e of failed) {
+			if (cluster.hasExecutionData(e.id)) retryAnswers.push(`${e.id}: data kept (not retried)`);
+			else {
+				const r = await cluster.retryThroughPublicApi(e.id);
+				retryAnswers.push(`${e.id}: ${r.status} ${r.text.slice(0, 120)}`);
+			}
+		}
+
+		// The recovery (the Error Workflow) runs the workflow again for each failed execution.
+		const address = (account) => `${account.platformAccountId}@clients.example`;
+		const recovered = await waitUntil(
+			async () => {
+				const rows = await cluster.rows('weekly_report_recoveries');
+				const runs = cluster.executionsOfWorkflow(cluster.workflows.recoveryId);
+				const done = failed.every((e) => rows.some((r) => r.failed_execution_id === String(e.id)));
+				const settled = runs.every(
+					(r) => !['new', 'running', 'waiting', 'unknown'].includes(r.status),
+				);
+				return done && settled ? { rows, runs } : undefined;
+			},
+			{ timeoutMs: RECOVERY_MS, what: 'the recovery of every failed execution', intervalMs: 1000 },
 		);
-		assert.deepEqual(
-			[...reportsPerAccount.entries()].filter(([, n]) => n > 1),
-			[],
-			'accounts with more than one report',
+		const now = await second.sinceStart();
+		second.final = now;
+		const mailsPerClient = countBy(now.mails, (m) => m.to[0]);
+		const lastMailAt = Math.max(...now.mails.map((m) => m.receivedAt.getTime()));
+		const reruns = cluster
+			.executionsOfWorkflow(cluster.workflows.exactlyOnceId)
+			.filter((e) => e.mode === 'integrated');
+		t.diagnostic(
+			`SIGKILL ${killed.worker} ${(killed.atMs / 1000).toFixed(1)} s into the round, after ${killed.atPosts} generations; ` +
+				`failed: ${failed.map((e) => `${e.id}=${e.status}`).join(', ')}; ` +
+				`public API retry of them: ${retryAnswers.join('; ')}; ` +
+				`recovered by the Error Workflow: ${recovered.rows.length} (recovery executions: ${recovered.runs.map((r) => `${r.id}=${r.status}`).join(', ')}; re-runs: ${reruns.map((r) => `${r.id}=${r.status}`).join(', ')}); ` +
+				`${now.mails.length} e-mails, ${now.newReports.length} new reports, ${now.posts} POST /v1/reports; ` +
+				`kill → last e-mail: ${((lastMailAt - killed.at) / 1000).toFixed(1)} s`,
 		);
-		// every successful execution delivered all its e-mails
-		for (const e of succeeded) {
-			assert.deepEqual(
-				e.accounts.filter((a) => !mailsPerAccount.has(address(a))),
-				[],
-				`execution ${e.id} succeeded without e-mailing these clients`,
+
+		// every one of the 60 clients got exactly one e-mail, with its own report
+		assert.deepEqual(
+			roundAccounts
+				.filter((a) => mailsPerClient.get(address(a)) !== 1)
+				.map((a) => `${a.name}: ${mailsPerClient.get(address(a)) ?? 0}`),
+			[],
+			'clients without exactly one e-mail',
+		);
+		assert.equal(now.mails.length, ACCOUNTS, 'e-mails to anyone else');
+		// exactly 60 new reports, one per client
+		assert.equal(now.newReports.length, ACCOUNTS, 'new reports');
+		const reportOf = new Map(now.newReports.map((r) => [r.accountId, r]));
+		for (const account of roundAccounts) {
+			const report = reportOf.get(account.platformAccountId);
+			assert.ok(report, `no report for ${account.name}`);
+			const [mail] = now.mails.filter((m) => m.to[0] === address(account));
+			assert.equal(mail.attachments.length, 1);
+			const file = await cluster.sandbox.download(report.id);
+			assert.ok(
+				mail.attachments[0].content.equals(file.bytes),
+				`${account.name}: the PDF is not its report`,
 			);
 		}
-		// every client without an e-mail belongs to a failed execution: no silent loss
-		const failedAccounts = new Set(failed.flatMap((e) => e.accounts));
+		// no execution is left failed without a successful recovery
+		for (const e of failed) {
+			const rows = recovered.rows.filter((r) => r.failed_execution_id === String(e.id));
+			assert.equal(rows.length, 1, `execution ${e.id} recovered ${rows.length} times`);
+			const run = recovered.runs.find((r) => String(r.id) === rows[0].recovery_execution_id);
+			assert.equal(
+				run?.status,
+				'success',
+				`the recovery of execution ${e.id} ended ${run?.status}`,
+			);
+		}
 		assert.deepEqual(
-			lost.map((a) => a.platformAccountId).filter((a) => !failedAccounts.has(a)),
+			reruns.filter((r) => r.status !== 'success'),
 			[],
-			'clients without an e-mail whose execution succeeded',
+			're-runs that did not succeed',
 		);
+		// the e-mail log holds each client once
+		const logged = countBy(
+			(await cluster.rows('weekly_report_emails')).filter((r) =>
+				roundAccounts.some((a) => a.platformAccountId === r.account_id),
+			),
+			(r) => r.account_id,
+		);
+		assert.equal(logged.size, ACCOUNTS);
+		assert.deepEqual(
+			[...logged.values()].filter((n) => n !== 1),
+			[],
+		);
+	});
+
+	test('the exactly-once example run again for the same clients sends nothing and creates no report', async () => {
+		assert.ok(second, 'needs the recovered round');
+		const again = await runRound(cluster, {
+			executions: EXECUTIONS,
+			accountsEach: ACCOUNTS_EACH,
+			webhookPath: EXACTLY_ONCE_WEBHOOK_PATH,
+			workflowId: cluster.workflows.exactlyOnceId,
+			accountOffset: ACCOUNTS,
+		});
+		assert.deepEqual(
+			again.executions.map((e) => e.status),
+			Array(EXECUTIONS).fill('success'),
+		);
+		assert.equal(again.mails.length, 0, 'e-mails sent again');
+		assert.equal(again.newReports.length, 0, 'reports created again');
+		assert.equal(again.posts, 0, 'POST /v1/reports sent');
 	});
 
 	test('the trigger emitted every report of both rounds exactly once, the crashed executions’ reports included', async () => {
 		assert.ok(first && second, 'needs both rounds');
-		const completed = [...first.newReports, ...second.newReports].map((r) => r.id);
+		const completed = [...first.newReports, ...(second.final ?? second).newReports].map(
+			(r) => r.id,
+		);
 		await waitForArchive(completed);
 		const counts = archivedAmong(completed);
 		assert.deepEqual(
