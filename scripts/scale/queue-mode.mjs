@@ -57,6 +57,45 @@ function readExample(name) {
 	return JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'examples', name), 'utf8'));
 }
 
+/** The Webhook that starts a round's execution: POST { accounts: [<act_ id>, …] }. */
+function roundWebhook(path, position) {
+	return {
+		id: crypto.randomUUID(),
+		name: 'Round of client reports',
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		position,
+		webhookId: crypto.randomUUID(),
+		parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
+	};
+}
+
+/** A Filter that keeps the accounts whose `platformAccountId` makes `includes` true. */
+function accountsFilter(includes, position) {
+	return {
+		id: crypto.randomUUID(),
+		name: 'Accounts of this round',
+		type: 'n8n-nodes-base.filter',
+		typeVersion: 2,
+		position,
+		parameters: {
+			conditions: {
+				options: { caseSensitive: true, leftValue: '', typeValidation: 'loose' },
+				conditions: [
+					{
+						id: crypto.randomUUID(),
+						leftValue: `={{ ${includes}($json.platformAccountId) }}`,
+						rightValue: '',
+						operator: { type: 'boolean', operation: 'true', singleValue: true },
+					},
+				],
+				combinator: 'and',
+			},
+			options: {},
+		},
+	};
+}
+
 /**
  * The weekly e-mail example, reached through a Webhook instead of the Monday schedule so that
  * executions are enqueued on demand: the request names the accounts of this execution, a Filter
@@ -68,38 +107,11 @@ export function weeklyEmailWebhookVariant() {
 	const schedule = wf.nodes.find((n) => n.type === 'n8n-nodes-base.scheduleTrigger');
 	const list = wf.nodes.find((n) => n.name === 'Active client accounts');
 	const mail = wf.nodes.find((n) => n.type === 'n8n-nodes-base.emailSend');
-	const webhook = {
-		id: crypto.randomUUID(),
-		name: 'Round of client reports',
-		type: 'n8n-nodes-base.webhook',
-		typeVersion: 2,
-		position: schedule.position,
-		webhookId: crypto.randomUUID(),
-		parameters: { httpMethod: 'POST', path: WEBHOOK_PATH, responseMode: 'onReceived', options: {} },
-	};
-	const filter = {
-		id: crypto.randomUUID(),
-		name: 'Accounts of this round',
-		type: 'n8n-nodes-base.filter',
-		typeVersion: 2,
-		position: [list.position[0] + 110, list.position[1] + 160],
-		parameters: {
-			conditions: {
-				options: { caseSensitive: true, leftValue: '', typeValidation: 'loose' },
-				conditions: [
-					{
-						id: crypto.randomUUID(),
-						leftValue:
-							"={{ $('Round of client reports').first().json.body.accounts.includes($json.platformAccountId) }}",
-						rightValue: '',
-						operator: { type: 'boolean', operation: 'true', singleValue: true },
-					},
-				],
-				combinator: 'and',
-			},
-			options: {},
-		},
-	};
+	const webhook = roundWebhook(WEBHOOK_PATH, schedule.position);
+	const filter = accountsFilter(
+		"$('Round of client reports').first().json.body.accounts.includes",
+		[list.position[0] + 110, list.position[1] + 160],
+	);
 	mail.parameters.toEmail = '={{ $json.accountId }}@clients.example';
 	const nodes = [
 		webhook,
@@ -171,20 +183,10 @@ export function exactlyOnceWebhookVariant({ errorWorkflow } = {}) {
 	const again = wf.nodes.find((n) => n.type === 'n8n-nodes-base.executeWorkflowTrigger');
 	const list = wf.nodes.find((n) => n.name === 'Active client accounts');
 	const mail = wf.nodes.find((n) => n.type === 'n8n-nodes-base.emailSend');
-	const webhook = {
-		id: crypto.randomUUID(),
-		name: 'Round of client reports',
-		type: 'n8n-nodes-base.webhook',
-		typeVersion: 2,
-		position: [schedule.position[0] - 440, schedule.position[1]],
-		webhookId: crypto.randomUUID(),
-		parameters: {
-			httpMethod: 'POST',
-			path: EXACTLY_ONCE_WEBHOOK_PATH,
-			responseMode: 'onReceived',
-			options: {},
-		},
-	};
+	const webhook = roundWebhook(EXACTLY_ONCE_WEBHOOK_PATH, [
+		schedule.position[0] - 440,
+		schedule.position[1],
+	]);
 	const remember = dataTableNode(
 		"Remember this run's clients",
 		'weekly_report_runs',
@@ -220,29 +222,10 @@ export function exactlyOnceWebhookVariant({ errorWorkflow } = {}) {
 		position: [list.position[0] - 110, list.position[1] - 160],
 		parameters: {},
 	};
-	const filter = {
-		id: crypto.randomUUID(),
-		name: 'Accounts of this round',
-		type: 'n8n-nodes-base.filter',
-		typeVersion: 2,
-		position: [list.position[0] + 110, list.position[1] + 160],
-		parameters: {
-			conditions: {
-				options: { caseSensitive: true, leftValue: '', typeValidation: 'loose' },
-				conditions: [
-					{
-						id: crypto.randomUUID(),
-						leftValue:
-							"={{ $('This run\\'s clients').first().json.accounts.split(',').includes($json.platformAccountId) }}",
-						rightValue: '',
-						operator: { type: 'boolean', operation: 'true', singleValue: true },
-					},
-				],
-				combinator: 'and',
-			},
-			options: {},
-		},
-	};
+	const filter = accountsFilter(
+		"$('This run\\'s clients').first().json.accounts.split(',').includes",
+		[list.position[0] + 110, list.position[1] + 160],
+	);
 	mail.parameters.toEmail = '={{ $json.accountId }}@clients.example';
 	const to = (node) => ({ main: [[{ node, type: 'main', index: 0 }]] });
 	const connections = { ...wf.connections };
@@ -451,8 +434,8 @@ export async function startQueueCluster({
 				});
 				return { status: res.status, text: await res.text() };
 			},
-			/** Whether n8n still holds the run data an execution would be retried from. */
-			hasExecutionData: (executionId) => hasExecutionData(pg, executionId),
+			/** What n8n kept of an execution's run data: { nodesRun, stacked }. */
+			storedRun: (executionId) => storedRun(pg, executionId),
 			/** Every log an operator would look at: n8n main and workers, Postgres, Redis. */
 			logs: () =>
 				[main.logFile, ...startedWorkers.map((w) => w.logFile), pg.logFile, redis.logFile].map(
@@ -524,14 +507,21 @@ async function createN8nApiKey(main) {
 	return r.json.data.rawApiKey;
 }
 
-function hasExecutionData(pg, executionId) {
+/**
+ * What n8n kept of an execution's run: how many nodes it has run data for, and how many nodes
+ * wait on its execution stack (what a retry would start from).
+ */
+function storedRun(pg, executionId) {
 	const text = pg
 		.query(`SELECT data FROM execution_data WHERE "executionId" = ${Number(executionId)}`, {
 			maxBuffer: 256 * 1024 * 1024,
 		})
 		.trim();
-	if (!text) return false;
-	return unflatten(text)?.executionData !== undefined;
+	const run = text ? unflatten(text) : undefined;
+	return {
+		nodesRun: Object.keys(run?.resultData?.runData ?? {}).length,
+		stacked: run?.executionData?.nodeExecutionStack?.length ?? 0,
+	};
 }
 
 /**
