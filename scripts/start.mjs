@@ -16,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 
+import { EXAMPLE_DATA_TABLES, ensureDataTables } from './e2e/data-tables.mjs';
 import { cacheRoot, ensureLine } from './e2e/install-n8n.mjs';
 import { createInstance } from './e2e/n8n-instance.mjs';
 import { packPackage, REPO_ROOT } from './e2e/pack.mjs';
@@ -125,6 +126,23 @@ async function importOnce(n8n, userFolder, sandbox, mail) {
 	say(added.length ? `imported ${added.length} example workflow(s): ${added.join(', ')}` : 'examples already imported (your changes are kept)');
 }
 
+/**
+ * The exactly-once weekly e-mail needs its data tables and its recovery workflow published (an
+ * Error Workflow runs only when published): done once, through the running server, as a user
+ * would in the editor. The examples' IDs are kept on import, so the weekly workflow's Error
+ * Workflow setting already names the recovery.
+ */
+async function prepareExactlyOnceExamples(n8n, server, userFolder) {
+	const recordFile = path.join(userFolder, 'demo-imported.json');
+	const record = JSON.parse(fs.readFileSync(recordFile, 'utf8'));
+	await ensureDataTables(server, EXAMPLE_DATA_TABLES);
+	if (record.workflows.includes('weekly-report-recovery.json') && !record.recoveryPublished) {
+		await n8n.publishWorkflow('adperfWeeklyRecovery');
+		record.recoveryPublished = true;
+		fs.writeFileSync(recordFile, JSON.stringify(record, null, 2) + '\n');
+	}
+}
+
 async function main() {
 	await checkPorts();
 	const userFolder = path.join(path.dirname(cacheRoot()), 'start-user');
@@ -149,6 +167,7 @@ async function main() {
 	await importOnce(n8n, userFolder, sandbox, running.mail);
 	say('starting n8n…');
 	const server = await n8n.start({ port: N8N_PORT, timeoutMs: 180_000 });
+	await prepareExactlyOnceExamples(n8n, server, userFolder);
 
 	process.stdout.write(`
   n8n with the Ad Performance nodes is running.

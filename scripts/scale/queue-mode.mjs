@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
+import { dataTableRows, ensureDataTables, EXAMPLE_DATA_TABLES } from '../e2e/data-tables.mjs';
 import { createInstance } from '../e2e/n8n-instance.mjs';
 import { REPO_ROOT } from '../e2e/pack.mjs';
 import { startFakeProcess } from '../e2e/sandbox-process.mjs';
@@ -25,16 +26,10 @@ export { waitUntil };
 export const WEBHOOK_PATH = 'adperf-weekly-clients';
 /** The webhook of the exactly-once variant (examples/weekly-client-report-email-exactly-once.json). */
 export const EXACTLY_ONCE_WEBHOOK_PATH = 'adperf-weekly-clients-once';
-/** The data tables the exactly-once example and its recovery use, with their string columns. */
+/** The data tables of the exactly-once example and its recovery, and the webhook variant's own. */
 export const DATA_TABLES = Object.freeze({
-	weekly_report_emails: ['client_week', 'account_id', 'report_id', 'execution_id'],
-	weekly_report_recoveries: [
-		'failed_execution_id',
-		'failed_workflow_id',
-		'failed_error',
-		'recovery_execution_id',
-	],
-	// only the webhook variant's: the clients each execution was started for
+	...EXAMPLE_DATA_TABLES,
+	// the clients each execution of the webhook variant was started for
 	weekly_report_runs: ['execution_id', 'accounts'],
 });
 const SERVICE_VERSION = '2026-03-01';
@@ -402,7 +397,7 @@ export async function startQueueCluster({
 		for (let i = 0; i < workers; i++)
 			startedWorkers.push(await n8n.startWorker({ name: `worker-${i + 1}`, concurrency }));
 		const main = await n8n.start();
-		const dataTables = await createDataTables(main);
+		const dataTables = await ensureDataTables(main, DATA_TABLES);
 
 		Object.assign(cluster, {
 			n8n,
@@ -454,45 +449,6 @@ export async function startQueueCluster({
 	} catch (error) {
 		await cluster.stop();
 		throw error;
-	}
-}
-
-/**
- * n8n's REST API as the editor uses it (the owner's session): the data tables of DATA_TABLES, in
- * the owner's personal project, as a user creates them under Overview → Data tables.
- * Returns table name → id.
- */
-async function createDataTables(main) {
-	const personal = await main.request('GET', '/rest/projects/personal');
-	if (personal.status !== 200)
-		throw new Error(
-			`GET /rest/projects/personal answered ${personal.status}: ${personal.text.slice(0, 300)}`,
-		);
-	const projectId = personal.json.data.id;
-	const ids = new Map();
-	for (const [name, columns] of Object.entries(DATA_TABLES)) {
-		const r = await main.request('POST', `/rest/projects/${projectId}/data-tables`, {
-			name,
-			columns: columns.map((column) => ({ name: column, type: 'string' })),
-		});
-		if (r.status !== 200)
-			throw new Error(`creating data table ${name} answered ${r.status}: ${r.text.slice(0, 300)}`);
-		ids.set(name, r.json.data.id);
-	}
-	return { projectId, ids };
-}
-
-async function dataTableRows(main, { projectId, ids }, table) {
-	const rows = [];
-	for (let skip = 0; ; skip += 100) {
-		const r = await main.request(
-			'GET',
-			`/rest/projects/${projectId}/data-tables/${ids.get(table)}/rows?skip=${skip}&take=100&sortBy=id:asc`,
-		);
-		if (r.status !== 200)
-			throw new Error(`reading data table ${table} answered ${r.status}: ${r.text.slice(0, 300)}`);
-		rows.push(...r.json.data.data);
-		if (r.json.data.data.length < 100) return rows;
 	}
 }
 
