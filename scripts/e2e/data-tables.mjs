@@ -47,6 +47,8 @@ export async function ensureDataTables(server, tables) {
 			name,
 			columns: columns.map((column) => ({ name: column, type: 'string' })),
 		});
+		// 409: a table of that name exists after all (the list above could not be read)
+		if (r.status === 409) continue;
 		if (r.status !== 200)
 			throw new Error(`creating data table ${name} answered ${r.status}: ${r.text.slice(0, 300)}`);
 		ids.set(name, r.json.data.id);
