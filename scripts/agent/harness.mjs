@@ -59,12 +59,7 @@ export async function startAgentHarness({
 			{
 				...CREDENTIALS.adLive,
 				type: 'adPerformanceApi',
-				data: {
-					apiKey: sandbox.keys.live,
-					baseUrl: sandbox.url,
-					apiVersion: SERVICE_VERSION,
-					timeScale,
-				},
+				data: sandbox.credentialData(),
 			},
 			{
 				...CREDENTIALS.adRevoked,

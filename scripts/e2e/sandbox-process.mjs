@@ -34,6 +34,13 @@ export async function startFakeProcess({ timeScale = 0.02, extraArgs = [] } = {}
 		control,
 		state: () => control('GET', '/__fake/state'),
 		log: () => control('GET', '/__fake/log'),
+		/** The data of an Ad Performance API credential for this sandbox (live key, its Time Scale). */
+		credentialData: () => ({
+			apiKey: info.keys.live,
+			baseUrl: info.url,
+			apiVersion: '2026-03-01',
+			timeScale,
+		}),
 		/**
 		 * A report's file as the service sends it. Read with the workspace's second key (keys.test),
 		 * whose rate-limit window is its own, so that checking 60 files after a round neither steals

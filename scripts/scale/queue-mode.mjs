@@ -32,7 +32,6 @@ export const DATA_TABLES = Object.freeze({
 	// the clients each execution of the webhook variant was started for
 	weekly_report_runs: ['execution_id', 'accounts'],
 });
-const SERVICE_VERSION = '2026-03-01';
 const WINDOW_MS = 60_000;
 const GENERATIONS_PER_WINDOW = 5;
 
@@ -373,12 +372,7 @@ export async function startQueueCluster({
 				id: 'adperf-sandbox',
 				name: 'Ad Performance sandbox',
 				type: 'adPerformanceApi',
-				data: {
-					apiKey: sandbox.keys.live,
-					baseUrl: sandbox.url,
-					apiVersion: SERVICE_VERSION,
-					timeScale,
-				},
+				data: sandbox.credentialData(),
 			},
 			{ id: 'smtp-agency', name: 'Agency SMTP', type: 'smtp', data: mail.credentialData() },
 		]);

@@ -53,12 +53,7 @@ for (const line of lines) {
 					id: 'adperf-sandbox',
 					name: 'Ad Performance sandbox',
 					type: 'adPerformanceApi',
-					data: {
-						apiKey: fake.keys.live,
-						baseUrl: fake.url,
-						apiVersion: '2026-03-01',
-						timeScale: TIME_SCALE,
-					},
+					data: fake.credentialData(),
 				},
 				{
 					id: 'smtp-agency',

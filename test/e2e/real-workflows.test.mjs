@@ -103,12 +103,7 @@ for (const line of lines) {
 				{
 					...AD_CREDENTIAL.adPerformanceApi,
 					type: 'adPerformanceApi',
-					data: {
-						apiKey: fake.keys.live,
-						baseUrl: fake.url,
-						apiVersion: '2026-03-01',
-						timeScale: TIME_SCALE,
-					},
+					data: fake.credentialData(),
 				},
 				{
 					id: 'adperf-revoked',

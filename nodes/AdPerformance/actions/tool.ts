@@ -198,6 +198,25 @@ export async function listForTool(
 }
 
 /**
+ * The tool of a list whose only arguments are the shared filters (listFilters), limit and page.
+ */
+export function filteredListTool(
+	path: string,
+	what: string,
+	simplify: (record: IDataObject) => IDataObject,
+): OperationTool['execute'] {
+	return async function (client, itemIndex, args) {
+		return await listForTool(
+			client,
+			itemIndex,
+			args,
+			{ path, qs: listFilters(client, itemIndex, args), what },
+			simplify,
+		);
+	};
+}
+
+/**
  * The ad platform account ID (`act_<digits>`) that creating a report needs, from either ID a
  * model may pass: the platform ID as it is, the service's account `id` resolved with one read
  * of the accounts list.

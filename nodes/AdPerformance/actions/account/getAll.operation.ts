@@ -12,9 +12,8 @@ import { listRecords } from '../list';
 import { returnAllOrLimit } from '../common.descriptions';
 import { simplifyAccount } from '../../../shared/tool/toolResults';
 import {
+	filteredListTool,
 	LIMIT_ARGUMENT,
-	listFilters,
-	listForTool,
 	PAGE_ARGUMENT,
 	statusArgument,
 	withTool,
@@ -62,15 +61,7 @@ export const tool: OperationTool = {
 		LIMIT_ARGUMENT,
 		PAGE_ARGUMENT,
 	],
-	async execute(client, itemIndex, args) {
-		return await listForTool(
-			client,
-			itemIndex,
-			args,
-			{ path: '/accounts', qs: listFilters(client, itemIndex, args), what: 'accounts' },
-			simplifyAccount,
-		);
-	},
+	execute: filteredListTool('/accounts', 'accounts', simplifyAccount),
 };
 
 export const description = withTool('account', 'getAll', properties, tool);

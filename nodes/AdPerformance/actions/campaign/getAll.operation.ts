@@ -13,9 +13,8 @@ import { listRecords } from '../list';
 import { simplifyCampaign } from '../../../shared/tool/toolResults';
 import {
 	ACCOUNT_FILTER_ARGUMENT,
+	filteredListTool,
 	LIMIT_ARGUMENT,
-	listFilters,
-	listForTool,
 	PAGE_ARGUMENT,
 	statusArgument,
 	withTool,
@@ -64,15 +63,7 @@ export const tool: OperationTool = {
 		LIMIT_ARGUMENT,
 		PAGE_ARGUMENT,
 	],
-	async execute(client, itemIndex, args) {
-		return await listForTool(
-			client,
-			itemIndex,
-			args,
-			{ path: '/campaigns', qs: listFilters(client, itemIndex, args), what: 'campaigns' },
-			simplifyCampaign,
-		);
-	},
+	execute: filteredListTool('/campaigns', 'campaigns', simplifyCampaign),
 };
 
 export const description = withTool('campaign', 'getAll', properties, tool);
