@@ -15,7 +15,7 @@ import {
 } from '../shared/descriptions';
 import { reportFailedError } from '../shared/errors';
 import { everyItemFailed, ItemResults } from '../shared/items';
-import type { PollResult } from '../shared/polling';
+import type { WaitUntilFinishedResult } from '../shared/waitUntilFinished';
 import { downloadReportFile, maxFileBytesOf } from '../shared/reportFiles';
 import { reportNotFound, type ReportHint } from '../shared/reportLedger';
 import { createClient } from '../shared/createClient';
@@ -24,8 +24,8 @@ import type { ServiceReport } from '../shared/types';
 import { ANSWER_LIMITS, BYTES_PER_MB } from '../shared/limits';
 import { isToolVariant } from '../shared/tool/toolArguments';
 import { InputValidator } from '../shared/validation';
-import { waitForReports } from './waitForReports';
-import { waitAsTool, withWaitTool } from './waitTool';
+import { waitForReports } from '../shared/waitForReports';
+import { waitAsTool, withWaitTool } from '../shared/tool/waitTool';
 
 interface WaitSettings {
 	intervalSeconds: number;
@@ -155,7 +155,7 @@ export class AdPerformanceWaitForReport implements INodeType {
 			}
 		}
 
-		let found: PollResult<ServiceReport>;
+		let found: WaitUntilFinishedResult<ServiceReport>;
 		try {
 			const hints = new Map<string, ReportHint>();
 			for (const wait of waits) if (wait.hint) hints.set(wait.reportId, wait.hint);
@@ -249,7 +249,7 @@ async function settleReport(
 	client: AdPerformanceClient,
 	settings: WaitSettings,
 	wait: ItemWait,
-	found: PollResult<ServiceReport>,
+	found: WaitUntilFinishedResult<ServiceReport>,
 ): Promise<INodeExecutionData> {
 	const { itemIndex, reportId } = wait;
 	const report = found.states.get(reportId);

@@ -2,7 +2,7 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { ANSWER_LIMITS } from './limits';
 
-/** Request Options, the same on every node (read by requestOptions.ts). */
+/** Request Options, the same on every node (read by createClient.ts). */
 export const requestOptionsProperty: INodeProperties = {
 	displayName: 'Request Options',
 	name: 'requestOptions',
@@ -42,7 +42,7 @@ export const binaryPropertyNameProperty: INodeProperties = {
 		'Name of the binary field the report file is put in; the next node (Send Email, Slack, Google Drive) reads the file from this field',
 };
 
-/** Max File Size (an entry of an options collection), read by readMaxFileBytes in reports.ts. */
+/** Max File Size (an entry of an options collection), read by maxFileBytesOf in reportFiles.ts. */
 export const maxFileSizeOption: INodeProperties = {
 	displayName: 'Max File Size (MB)',
 	name: 'maxFileSizeMb',

@@ -121,7 +121,7 @@ export class ReportLedger {
 				if (existing) return existing;
 			}
 			const askedAt = Date.now();
-			// Items are settled one at a time (actions/router.ts), so the last answered exchange of
+			// Items are settled one at a time (actions/executeOperation.ts), so the last answered exchange of
 			// the client after this write is this write's own.
 			const outcome = await client.write({ path: '/reports', body, itemIndex, expect: 'record' });
 			// Pacing and waiting for a turn come before the send: the answered exchange says when.

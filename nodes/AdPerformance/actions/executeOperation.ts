@@ -6,7 +6,7 @@ import { createClient } from '../../shared/createClient';
 import { asToolError } from '../../shared/tool/toolErrors';
 import { isToolVariant, ToolArguments } from '../../shared/tool/toolArguments';
 import type { AdPerformanceClient } from '../../shared/transport';
-import type { OperationTool } from './tool';
+import type { OperationTool } from '../../shared/tool/operationTool';
 import * as account from './account/Account.resource';
 import * as campaign from './campaign/Campaign.resource';
 import * as diagnostic from './diagnostic/Diagnostic.resource';

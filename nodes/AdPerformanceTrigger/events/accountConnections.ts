@@ -2,7 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { AdPerformanceClient } from '../../shared/transport';
 import type { ServiceAccount } from '../../shared/types';
-import { eventKind, isEntryList } from './common';
+import { eventKind, isEntryList } from './eventKind';
 
 /*
  * Account Connection Changed.

@@ -5,8 +5,8 @@ import { createClient } from '../../shared/createClient';
 import { DeadlineReached, type AdPerformanceClient } from '../../shared/transport';
 import { InputValidator } from '../../shared/validation';
 import { accountConnections } from './accountConnections';
-import type { EventKind, TriggerEvent, TriggerSettings } from './common';
-import { TRIGGER_EVENTS } from './common';
+import type { EventKind, TriggerEvent, TriggerSettings } from './eventKind';
+import { TRIGGER_EVENTS } from './eventKind';
 import { reportCompletions } from './reportCompletions';
 import { TriggerStore } from './storedState';
 

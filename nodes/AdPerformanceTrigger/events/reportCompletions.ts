@@ -5,7 +5,7 @@ import { reportLedger } from '../../shared/reportLedger';
 import { CLOCK_SKEW_MARGIN_MS } from '../../shared/transport';
 import { serviceTime } from '../../shared/transport/serviceClock';
 import { isFinished, type ServiceReport } from '../../shared/types';
-import { eventKind, isEntryList } from './common';
+import { eventKind, isEntryList } from './eventKind';
 
 /*
  * Report Completed / Report Failed: how each final report is emitted exactly once.

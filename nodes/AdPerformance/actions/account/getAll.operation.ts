@@ -8,7 +8,7 @@ import type {
 import type { AdPerformanceClient } from '../../../shared/transport';
 import { CONNECTION_STATUSES } from '../../../shared/types';
 import { InputValidator } from '../../../shared/validation';
-import { listRecords } from '../list';
+import { listRecords } from '../listRecords';
 import { returnAllOrLimit } from '../common.descriptions';
 import { simplifyAccount } from '../../../shared/tool/toolResults';
 import {
@@ -18,7 +18,7 @@ import {
 	statusArgument,
 	withTool,
 	type OperationTool,
-} from '../tool';
+} from '../../../shared/tool/operationTool';
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit(),

@@ -5,7 +5,7 @@ import type { ServiceCampaign, SingleEnvelope } from '../../../shared/types';
 import { InputValidator } from '../../../shared/validation';
 import { campaignLocator } from '../common.descriptions';
 import { simplifyCampaign } from '../../../shared/tool/toolResults';
-import { CAMPAIGN_ID_ARGUMENT, singleRecordTool, withTool, type OperationTool } from '../tool';
+import { CAMPAIGN_ID_ARGUMENT, singleRecordTool, withTool, type OperationTool } from '../../../shared/tool/operationTool';
 
 const properties: INodeProperties[] = [campaignLocator];
 

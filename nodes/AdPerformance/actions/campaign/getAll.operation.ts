@@ -9,7 +9,7 @@ import type { AdPerformanceClient } from '../../../shared/transport';
 import { CAMPAIGN_STATUSES } from '../../../shared/types';
 import { InputValidator } from '../../../shared/validation';
 import { returnAllOrLimit } from '../common.descriptions';
-import { listRecords } from '../list';
+import { listRecords } from '../listRecords';
 import { simplifyCampaign } from '../../../shared/tool/toolResults';
 import {
 	ACCOUNT_FILTER_ARGUMENT,
@@ -19,7 +19,7 @@ import {
 	statusArgument,
 	withTool,
 	type OperationTool,
-} from '../tool';
+} from '../../../shared/tool/operationTool';
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit(),

@@ -4,7 +4,7 @@ import { pathId, type AdPerformanceClient } from '../../../shared/transport';
 import type { ServiceDiagnostic, SingleEnvelope } from '../../../shared/types';
 import { InputValidator } from '../../../shared/validation';
 import { simplifyDiagnostic } from '../../../shared/tool/toolResults';
-import { singleRecordTool, withTool, type OperationTool } from '../tool';
+import { singleRecordTool, withTool, type OperationTool } from '../../../shared/tool/operationTool';
 
 const properties: INodeProperties[] = [
 	{

@@ -7,13 +7,13 @@ import type {
 
 import { createDiagnostic } from '../../../shared/diagnostics';
 import { workFailedError } from '../../../shared/errors';
-import { pollUntilFinal } from '../../../shared/polling';
+import { waitUntilFinished } from '../../../shared/waitUntilFinished';
 import { pathId, type AdPerformanceClient } from '../../../shared/transport';
 import { isFinished, type ServiceDiagnostic, type SingleEnvelope } from '../../../shared/types';
 import { InputValidator } from '../../../shared/validation';
 import { campaignLocator } from '../common.descriptions';
 import { simplifyDiagnostic } from '../../../shared/tool/toolResults';
-import { CAMPAIGN_ID_ARGUMENT, singleRecordTool, withTool, type OperationTool } from '../tool';
+import { CAMPAIGN_ID_ARGUMENT, singleRecordTool, withTool, type OperationTool } from '../../../shared/tool/operationTool';
 
 const properties: INodeProperties[] = [
 	campaignLocator,
@@ -104,7 +104,7 @@ export async function execute(
 		return [{ json: diagnostic }];
 	}
 
-	const result = await pollUntilFinal<ServiceDiagnostic>(client, {
+	const result = await waitUntilFinished<ServiceDiagnostic>(client, {
 		ids: [diagnostic.id],
 		intervalMs: intervalSeconds * 1000,
 		timeoutMs: timeoutSeconds * 1000,

@@ -4,7 +4,7 @@ import { binaryPropertyNameProperty, maxFileSizeOption } from '../../../shared/d
 import { downloadReportFile, maxFileBytesOf } from '../../../shared/reportFiles';
 import type { AdPerformanceClient } from '../../../shared/transport';
 import { InputValidator } from '../../../shared/validation';
-import { REPORT_ID_ARGUMENT, withTool, type OperationTool } from '../tool';
+import { REPORT_ID_ARGUMENT, withTool, type OperationTool } from '../../../shared/tool/operationTool';
 import { reportAsText } from './get.operation';
 
 const properties: INodeProperties[] = [

@@ -10,7 +10,7 @@ import type { AdPerformanceClient } from '../../../shared/transport';
 import { REPORT_FORMAT_OPTIONS, REPORT_FORMATS, type ServiceReport } from '../../../shared/types';
 import { InputValidator } from '../../../shared/validation';
 import { accountLocator } from '../common.descriptions';
-import { platformAccountIdOf, withTool, type OperationTool } from '../tool';
+import { platformAccountIdOf, withTool, type OperationTool } from '../../../shared/tool/operationTool';
 
 const properties: INodeProperties[] = [
 	accountLocator,

@@ -9,7 +9,7 @@ import { findReport } from '../../../shared/reportLedger';
 import type { AdPerformanceClient } from '../../../shared/transport';
 import { InputValidator } from '../../../shared/validation';
 import { simplifyReport } from '../../../shared/tool/toolResults';
-import { REPORT_ID_ARGUMENT, withTool, type OperationTool } from '../tool';
+import { REPORT_ID_ARGUMENT, withTool, type OperationTool } from '../../../shared/tool/operationTool';
 
 const properties: INodeProperties[] = [
 	{

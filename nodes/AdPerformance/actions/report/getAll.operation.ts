@@ -14,7 +14,7 @@ import {
 } from '../../../shared/types';
 import { InputValidator } from '../../../shared/validation';
 import { returnAllOrLimit } from '../common.descriptions';
-import { listRecords } from '../list';
+import { listRecords } from '../listRecords';
 import { simplifyReport } from '../../../shared/tool/toolResults';
 import {
 	ACCOUNT_FILTER_ARGUMENT,
@@ -25,7 +25,7 @@ import {
 	statusArgument,
 	withTool,
 	type OperationTool,
-} from '../tool';
+} from '../../../shared/tool/operationTool';
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit(),

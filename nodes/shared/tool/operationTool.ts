@@ -6,11 +6,11 @@ import {
 	toolProperties,
 	ToolArguments,
 	type ToolArgument,
-} from '../../shared/tool/toolArguments';
-import { listResult, TOOL_DEFAULT_LIMIT, TOOL_MAX_LIMIT } from '../../shared/tool/toolResults';
-import type { AdPerformanceClient } from '../../shared/transport';
-import type { ServiceAccount } from '../../shared/types';
-import { InputValidator } from '../../shared/validation';
+} from './toolArguments';
+import { listResult, TOOL_DEFAULT_LIMIT, TOOL_MAX_LIMIT } from './toolResults';
+import type { AdPerformanceClient } from '../transport';
+import type { ServiceAccount } from '../types';
+import { InputValidator } from '../validation';
 
 /**
  * An operation's tool variant (docs/agent-tools.md): what the model reads, the arguments it

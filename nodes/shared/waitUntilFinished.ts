@@ -1,6 +1,6 @@
 import { DeadlineReached, type AdPerformanceClient } from './transport';
 
-export interface PollOptions<V> {
+export interface WaitUntilFinishedOptions<V> {
 	/** The ids of everything still awaited. */
 	ids: string[];
 	intervalMs: number;
@@ -14,7 +14,7 @@ export interface PollOptions<V> {
 	isFinal: (state: V) => boolean;
 }
 
-export interface PollResult<V> {
+export interface WaitUntilFinishedResult<V> {
 	/** The last known state of every id (undefined if never seen). */
 	states: Map<string, V | undefined>;
 	/** Ids that were not final when the deadline passed. */
@@ -28,10 +28,10 @@ export interface PollResult<V> {
  * the deadline is cut there: the timeout holds even when the service is slow. Waiting goes
  * through the client, i.e. n8n's sleep with the execution's cancel signal.
  */
-export async function pollUntilFinal<V>(
+export async function waitUntilFinished<V>(
 	client: AdPerformanceClient,
-	options: PollOptions<V>,
-): Promise<PollResult<V>> {
+	options: WaitUntilFinishedOptions<V>,
+): Promise<WaitUntilFinishedResult<V>> {
 	const started = Date.now();
 	const deadline = started + options.timeoutMs;
 	const states = new Map<string, V | undefined>(options.ids.map((id) => [id, undefined]));

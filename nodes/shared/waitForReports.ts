@@ -1,7 +1,7 @@
-import { pollUntilFinal, type PollResult } from '../shared/polling';
-import { ReportSweep, type ReportHint } from '../shared/reportLedger';
-import type { AdPerformanceClient } from '../shared/transport';
-import { isFinished, type ServiceReport } from '../shared/types';
+import { waitUntilFinished, type WaitUntilFinishedResult } from './waitUntilFinished';
+import { ReportSweep, type ReportHint } from './reportLedger';
+import type { AdPerformanceClient } from './transport';
+import { isFinished, type ServiceReport } from './types';
 
 /**
  * The wait of Wait for Ad Report and of its tool: one sweep per interval for every report
@@ -12,9 +12,9 @@ export async function waitForReports(
 	timing: { intervalSeconds: number; timeoutSeconds: number },
 	reportIds: string[],
 	hints: Map<string, ReportHint> = new Map(),
-): Promise<PollResult<ServiceReport>> {
+): Promise<WaitUntilFinishedResult<ServiceReport>> {
 	const sweep = new ReportSweep(client, hints);
-	return await pollUntilFinal<ServiceReport>(client, {
+	return await waitUntilFinished<ServiceReport>(client, {
 		ids: [...new Set(reportIds)],
 		intervalMs: timing.intervalSeconds * 1000,
 		timeoutMs: timing.timeoutSeconds * 1000,

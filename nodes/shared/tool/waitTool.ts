@@ -5,21 +5,21 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { createClient } from '../shared/createClient';
-import { reportFailedError } from '../shared/errors';
-import { reportTextContent } from '../shared/reportFiles';
-import { reportNotFound } from '../shared/reportLedger';
-import { asToolError } from '../shared/tool/toolErrors';
+import { createClient } from '../createClient';
+import { reportFailedError } from '../errors';
+import { reportTextContent } from '../reportFiles';
+import { reportNotFound } from '../reportLedger';
+import { asToolError } from './toolErrors';
 import {
 	hiddenInTool,
 	toolProperties,
 	ToolArguments,
 	type ToolArgument,
-} from '../shared/tool/toolArguments';
-import { MAX_TOOL_RESULT_CHARS, simplifyReport } from '../shared/tool/toolResults';
-import type { AdPerformanceClient } from '../shared/transport';
-import { InputValidator } from '../shared/validation';
-import { waitForReports } from './waitForReports';
+} from './toolArguments';
+import { MAX_TOOL_RESULT_CHARS, simplifyReport } from './toolResults';
+import type { AdPerformanceClient } from '../transport';
+import { InputValidator } from '../validation';
+import { waitForReports } from '../waitForReports';
 
 /**
  * Wait for Ad Report as a tool (docs/agent-tools.md). A model receives no binary data, so the
