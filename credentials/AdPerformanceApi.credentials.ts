@@ -8,10 +8,11 @@ import type {
 } from 'n8n-workflow';
 
 import {
+	apiKeyOf,
 	apiKeyProblem,
 	DEFAULT_API_VERSION,
+	isServiceOrigin,
 	normaliseBaseUrl,
-	originOf,
 } from '../nodes/shared/credentialRules';
 
 export class AdPerformanceApi implements ICredentialType {
@@ -75,7 +76,7 @@ export class AdPerformanceApi implements ICredentialType {
 		credentials: ICredentialDataDecryptedObject,
 		requestOptions: IHttpRequestOptions,
 	): Promise<IHttpRequestOptions> {
-		const apiKey = String(credentials.apiKey ?? '').trim();
+		const apiKey = apiKeyOf(credentials);
 		const keyProblem = apiKeyProblem(apiKey);
 		if (keyProblem) throw new Error(`${keyProblem.message}. ${keyProblem.description}`);
 		const baseUrl = normaliseBaseUrl(credentials.baseUrl);
@@ -85,12 +86,9 @@ export class AdPerformanceApi implements ICredentialType {
 				'The Base URL in the Ad Performance credential must not contain a user name or password. Enter only the service address, for example https://api.example.com.',
 			);
 		}
-		const serviceOrigin = originOf(baseUrl);
-		const target = requestOptions.baseURL
-			? originOf(String(requestOptions.baseURL))
-			: originOf(String(requestOptions.url));
+		const target = String(requestOptions.baseURL || requestOptions.url);
 		const headers = { ...(requestOptions.headers ?? {}) };
-		if (serviceOrigin !== undefined && target === serviceOrigin) {
+		if (isServiceOrigin(baseUrl, target)) {
 			headers['x-api-key'] = apiKey;
 			headers['service-version'] = String(credentials.apiVersion || DEFAULT_API_VERSION);
 		}

@@ -13,18 +13,17 @@ import {
 	maxFileSizeOption,
 	requestOptionsProperty,
 } from '../shared/descriptions';
-import { reportFailedError } from '../shared/errors';
 import { everyItemFailed, ItemResults } from '../shared/items';
 import type { WaitUntilFinishedResult } from '../shared/waitUntilFinished';
 import { downloadReportFile, maxFileBytesOf } from '../shared/reportFiles';
-import { reportNotFound, type ReportHint } from '../shared/reportLedger';
+import type { ReportHint } from '../shared/reportLedger';
 import { createClient } from '../shared/createClient';
 import type { AdPerformanceClient } from '../shared/transport';
 import type { ServiceReport } from '../shared/types';
 import { ANSWER_LIMITS, BYTES_PER_MB } from '../shared/limits';
 import { isToolVariant } from '../shared/tool/toolArguments';
 import { InputValidator } from '../shared/validation';
-import { waitForReports } from '../shared/waitForReports';
+import { unseenReportError, waitForReports } from '../shared/waitForReports';
 import { waitAsTool, withWaitTool } from '../shared/tool/waitTool';
 
 interface WaitSettings {
@@ -254,10 +253,10 @@ async function settleReport(
 	const { itemIndex, reportId } = wait;
 	const report = found.states.get(reportId);
 	if (!report) {
-		throw reportNotFound(
+		throw unseenReportError(
 			client,
-			reportId,
-			itemIndex,
+			found,
+			{ id: reportId, itemIndex, timeoutSeconds: settings.timeoutSeconds },
 			`No report with this ID was listed within the timeout (${settings.timeoutSeconds} seconds). Check the Report ID (by default it is taken from the id field of the input).`,
 		);
 	}
@@ -270,7 +269,7 @@ async function settleReport(
 		);
 	}
 	if (report.status === 'failed') {
-		throw reportFailedError(ctx.getNode(), { ...report, id: reportId }, itemIndex);
+		throw client.errors.reportFailed({ ...report, id: reportId }, itemIndex);
 	}
 	if (wait.binaryPropertyName === undefined) return { json: report };
 	return {

@@ -1,36 +1,18 @@
-import type {
-	ICredentialDataDecryptedObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	IPollFunctions,
-} from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
-import { NodeOperationError } from 'n8n-workflow';
-
+import { unexpectedError } from './errors';
 import { Redactor } from './redaction';
-import { CREDENTIAL_TYPE } from './transport';
+import { executionCredential } from './transport';
 
 type NodeOutput = INodeExecutionData[][] | null;
 
 /**
- * The secrets of the credential: the API key, and a user name or password that a Base URL
- * may hold (the client refuses such a URL, but says so in an error).
+ * The execution's scrubber: the one the client built from the credential's secrets
+ * (credentialRules.ts, secretsOf), from the credential fetched once per execution.
  */
-export function redactorOf(credentials: ICredentialDataDecryptedObject | undefined): Redactor {
-	const secrets = [String(credentials?.apiKey ?? '').trim()];
-	try {
-		const url = new URL(String(credentials?.baseUrl ?? '').trim());
-		secrets.push(decodeURIComponent(url.username), decodeURIComponent(url.password));
-		secrets.push(url.username, url.password);
-	} catch {
-		// Not an address: nothing in it can be a password of one.
-	}
-	return new Redactor(secrets);
-}
-
 async function redactorFor(ctx: IExecuteFunctions | IPollFunctions): Promise<Redactor> {
 	try {
-		return redactorOf(await ctx.getCredentials<ICredentialDataDecryptedObject>(CREDENTIAL_TYPE));
+		return (await executionCredential(ctx)).redactor;
 	} catch {
 		// No readable credential: no request was sent either, so only the shapes are cleaned.
 		return new Redactor([]);
@@ -55,7 +37,7 @@ export async function throughTheBoundary<
 		const redactor = await redactorFor(ctx);
 		if (error && typeof error === 'object') throw redactor.error(error);
 		// Something thrown that is no error object (a string) has nowhere to hold it scrubbed.
-		throw new NodeOperationError(ctx.getNode(), redactor.text(String(error)));
+		throw unexpectedError(ctx.getNode(), redactor.text(String(error)));
 	}
 	if (!output) return output;
 	const redactor = await redactorFor(ctx);

@@ -1,14 +1,58 @@
 /**
  * The rules for what the Ad Performance credential holds: the API key's form, the Base URL's
- * form, and the service version sent by default. The credential (its `authenticate`) and the
- * nodes (before any request) both apply them from here, so the two can never disagree.
+ * form, the service version sent by default, which secrets it holds (secretsOf) and which
+ * origin the key may go to (isServiceOrigin). The credential (its `authenticate`) and the nodes
+ * (before and during every request) both apply them from here, so the two can never disagree.
  */
+
+import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 
 /** The `service-version` header sent when the credential names none. */
 export const DEFAULT_API_VERSION = '2026-03-01';
 
 /** A key: service_live_ or service_test_ followed by at least 24 letters and digits. */
 const API_KEY_PATTERN = /^service_(live|test)_[A-Za-z0-9]{24,}$/;
+
+/** The part of a key that is the same for every key: it says what follows, and is no secret. */
+const API_KEY_HEAD = /^service_(live|test)_/;
+
+/** The credential's API key as every part uses it: the one place it is trimmed. */
+export function apiKeyOf(credentials: ICredentialDataDecryptedObject | undefined): string {
+	return String(credentials?.apiKey ?? '').trim();
+}
+
+/** A secret, and how much of its start is no secret (a key's `service_live_`). */
+export interface Secret {
+	value: string;
+	/** Characters at the start that every key shares; 0 for a password. */
+	publicHead: number;
+}
+
+/**
+ * The secrets of the credential, read once per execution: the API key, and a user name or
+ * password that a Base URL may hold (the nodes refuse such a URL, but say so in an error, and
+ * the address may be echoed by the service). Every scrubber is built from this list.
+ */
+export function secretsOf(credentials: ICredentialDataDecryptedObject | undefined): Secret[] {
+	const apiKey = apiKeyOf(credentials);
+	const secrets: Secret[] = [
+		{ value: apiKey, publicHead: API_KEY_HEAD.exec(apiKey)?.[0].length ?? 0 },
+	];
+	try {
+		const url = new URL(String(credentials?.baseUrl ?? '').trim());
+		for (const part of [url.username, url.password]) {
+			secrets.push({ value: part, publicHead: 0 });
+			try {
+				secrets.push({ value: decodeURIComponent(part), publicHead: 0 });
+			} catch {
+				// A malformed escape: the part as written is all there is to scrub.
+			}
+		}
+	} catch {
+		// Not an address: nothing in it can be a password of one.
+	}
+	return secrets.filter((secret) => secret.value !== '');
+}
 
 /** What is wrong with a key that does not look like one, and how to fix it; undefined if fine. */
 export function apiKeyProblem(
@@ -52,4 +96,13 @@ export function originOf(url: string): string | undefined {
 	} catch {
 		return undefined;
 	}
+}
+
+/**
+ * The rule for where the key goes: only to the Base URL's scheme, host and port. The credential
+ * (for requests n8n authenticates) and the exchange (per redirect hop) both ask this function.
+ */
+export function isServiceOrigin(baseUrl: string, url: string): boolean {
+	const service = originOf(baseUrl);
+	return service !== undefined && originOf(url) === service;
 }

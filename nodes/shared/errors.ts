@@ -1,97 +1,24 @@
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { ANSWER_LIMITS } from './limits';
+import { entryOf, ERROR_TYPE_KEY, errorTypeOf } from './errorTypes';
+import type { Redactor } from './redaction';
+
+export { errorTypeOf, retryAdviceOf } from './errorTypes';
 
 /**
- * A text the service wrote (an error message, a failed report's reason), cut to a length a
- * person reads: a hostile service can send megabytes, and every error is saved with the run.
+ * Every error the nodes raise is built here, and each records its type as data: in the error's
+ * `context.errorType`, which n8n keeps with the error wherever it goes (run data, Continue On
+ * Fail items, the execution log). Nothing reads a type back from a message: the model-facing
+ * message (tool/toolErrors.ts) and the person-facing description come from the type's entry in
+ * the one table of types (errorTypes.ts).
  */
-export function clipServiceText(text: string): string {
-	const max = ANSWER_LIMITS.serviceTextChars;
-	if (text.length <= max) return text;
-	// Never half of a character that takes two UTF-16 units.
-	return `${text.slice(0, max - 1).replace(/[\uD800-\uDBFF]$/, '')}…`;
+
+/** Records the type on an error (every builder ends here). */
+function typed<E extends NodeApiError | NodeOperationError>(error: E, type: string): E {
+	error.context[ERROR_TYPE_KEY] = type;
+	return error;
 }
-
-/**
- * What each error type of the service (docs/service-notes.md, Errors) means for the person building the workflow, and how to fix
- * it. The service's own message "may change between API versions and must not be parsed", so
- * it is kept only as a detail; the type is the contract.
- */
-const ERROR_GUIDE: Record<string, { message: string; description: string }> = {
-	invalid_request: {
-		message: 'The service rejected the request as invalid',
-		description: 'Check the fields named in the service message below and correct them.',
-	},
-	invalid_date_range: {
-		message: 'The date range is not valid',
-		description: 'The start date must be before the end date and the range at most 90 days.',
-	},
-	too_many_campaigns: {
-		message: 'Too many campaigns for one report',
-		description: 'A report covers at most 20 campaign IDs. Split them over several reports.',
-	},
-	authentication_error: {
-		message: 'The API key was not accepted',
-		description:
-			'Check the API key in the Ad Performance credential, or create a new key in the dashboard (Settings → API Keys) and paste it into the credential.',
-	},
-	key_revoked: {
-		message: 'The API key has been revoked',
-		description:
-			'Create a new key in the dashboard (Settings → API Keys → Create API Key) and update the Ad Performance credential.',
-	},
-	permission_error: {
-		message: 'This resource belongs to another workspace',
-		description:
-			'The API key reaches only the data of its own workspace. Use an ID from this workspace, or a credential with a key of the workspace that owns it.',
-	},
-	plan_insufficient: {
-		message: 'The workspace plan does not include API access',
-		description:
-			'API access needs the Agency plan. Upgrade the workspace in the dashboard, then retry.',
-	},
-	white_label_not_available: {
-		message: 'White-label reports are not available on this plan',
-		description:
-			'White-label options need the Agency plan. Remove the White Label fields or upgrade the workspace.',
-	},
-	not_found: {
-		message: 'The resource was not found',
-		description:
-			'Check the ID: it does not exist in this workspace (or a download link has expired; generate the report again).',
-	},
-	diagnostic_in_progress: {
-		message: 'A diagnostic is already running for this campaign',
-		description:
-			'Only one diagnostic can run per campaign at a time. Wait for it to finish (5–10 seconds) and get its result with Diagnostic → Get, or run again later.',
-	},
-	campaign_not_synced: {
-		message: "The campaign's data has not been synced yet",
-		description:
-			'A newly connected account syncs its campaigns in 30–60 seconds. Wait a minute and run again; if it persists, reconnect the account in the dashboard.',
-	},
-	rate_limit_error: {
-		message: 'The service rate limit was exceeded and retries ran out',
-		description:
-			'The key allows 120 reads, 10 writes, 10 diagnostic runs and 5 report generations a minute. Spread the work out, raise Max Attempts under Request Options, or ask the operator for higher limits.',
-	},
-	api_error: {
-		message: 'The service had an internal error and retries ran out',
-		description: 'The error is on the service side. Run the workflow again later.',
-	},
-	report_not_ready: {
-		message: 'The report is not ready to download yet',
-		description:
-			'Reports take 10–20 seconds to generate. Use the Wait for Ad Report node before downloading.',
-	},
-	generation_failed: {
-		message: 'The report generation failed',
-		description:
-			'The service could not generate the report. Generate it again; if it keeps failing, check the account connection in the dashboard.',
-	},
-};
 
 export interface ServiceErrorDetails {
 	status: number;
@@ -106,25 +33,24 @@ export interface ServiceErrorDetails {
 	message?: string;
 }
 
-function describeServiceError(type: string | undefined) {
-	// The type is the service's text: only the guide's own entries count, never `constructor`.
-	return type !== undefined && Object.prototype.hasOwnProperty.call(ERROR_GUIDE, type)
-		? ERROR_GUIDE[type]
-		: undefined;
-}
-
-/** Builds the NodeApiError for an error answer of the service. Never includes request headers. */
-export function serviceError(node: INode, fullDetails: ServiceErrorDetails): NodeApiError {
-	// The service's own texts; everything else here is ours.
+/**
+ * Builds the NodeApiError for an error answer of the service. Never includes request headers.
+ * The service's texts are scrubbed, then clipped (`scrub.clip`), before anything else is done
+ * with them.
+ */
+export function serviceError(
+	node: INode,
+	fullDetails: ServiceErrorDetails,
+	scrub: Pick<Redactor, 'clip' | 'value'>,
+): NodeApiError {
+	const scrubbed = scrub.value(fullDetails);
 	const details: ServiceErrorDetails = {
-		...fullDetails,
-		type: fullDetails.type === undefined ? undefined : clipServiceText(fullDetails.type),
+		...scrubbed,
+		type: scrubbed.type === undefined ? undefined : scrub.clip(scrubbed.type),
 		serviceMessage:
-			fullDetails.serviceMessage === undefined
-				? undefined
-				: clipServiceText(fullDetails.serviceMessage),
+			scrubbed.serviceMessage === undefined ? undefined : scrub.clip(scrubbed.serviceMessage),
 	};
-	const guide = describeServiceError(details.type);
+	const guide = entryOf(details.type);
 	const base =
 		details.message ??
 		guide?.message ??
@@ -133,7 +59,7 @@ export function serviceError(node: INode, fullDetails: ServiceErrorDetails): Nod
 	// A message written for the situation may already name what it is about.
 	const message =
 		details.subject && !base.includes(details.subject) ? `${base} (${details.subject})` : base;
-	const descriptionParts = [details.description ?? guide?.description];
+	const descriptionParts = [details.description ?? guide?.fix];
 	if (details.serviceMessage && details.serviceMessage !== base) {
 		descriptionParts.push(`Service message: ${details.serviceMessage}`);
 	}
@@ -142,53 +68,63 @@ export function serviceError(node: INode, fullDetails: ServiceErrorDetails): Nod
 		type: details.type ?? null,
 		message: details.serviceMessage ?? null,
 	};
-	return new NodeApiError(node, body, {
+	const error = new NodeApiError(node, body, {
 		message,
 		description: descriptionParts.filter(Boolean).join(' '),
 		httpCode: String(details.status),
 		itemIndex: details.itemIndex,
 	});
+	return typed(error, details.type || 'error');
 }
 
 /**
- * A report or diagnostic that the service accepted but could not finish. Every request
- * succeeded, so this is no HTTP error: it is the outcome of the work, with the service's reason.
+ * A field that holds a value we already know the service would refuse (InputValidator). A
+ * tool argument ("argument reportId") is the model's to correct; any other field is a setting
+ * of the node.
  */
-export function workFailedError(
+export function fieldError(
 	node: INode,
-	details: {
-		/** What failed, e.g. "Report rpt_123". */
-		what: string;
-		error?: { type?: string; message?: string };
-		itemIndex: number;
-		description: string;
-	},
-): NodeOperationError {
-	const reason =
-		typeof details.error?.message === 'string' ? clipServiceText(details.error.message) : undefined;
-	const type =
-		typeof details.error?.type === 'string' ? clipServiceText(details.error.type) : undefined;
-	return new NodeOperationError(node, `${details.what} failed${reason ? `: ${reason}` : ''}`, {
-		description: type
-			? `${details.description} (The service's error type: ${type}.)`
-			: details.description,
-		itemIndex: details.itemIndex,
-	});
-}
-
-/** A report the service accepted and could not generate (Wait for Ad Report and its tool). */
-export function reportFailedError(
-	node: INode,
-	report: { id: string; error?: { type?: string; message?: string } },
+	field: string,
+	problem: string,
+	fix: string,
 	itemIndex: number,
 ): NodeOperationError {
-	return workFailedError(node, {
-		what: `Report ${report.id}`,
-		error: report.error,
+	const error = new NodeOperationError(node, `${field}: ${problem}`, {
+		description: fix,
 		itemIndex,
-		description:
-			'The service could not generate this report. Generate it again; if it keeps failing, check the account connection in the dashboard.',
 	});
+	return typed(error, field.startsWith('argument ') ? 'invalid_argument' : 'invalid_input');
+}
+
+/** A node setting that names no operation of this node (an old or hand-edited workflow). */
+export function unsupportedOperationError(
+	node: INode,
+	resource: string,
+	operation: string,
+): NodeOperationError {
+	return typed(
+		new NodeOperationError(node, `The operation "${operation}" of "${resource}" is not supported`),
+		'invalid_input',
+	);
+}
+
+/** A credential the nodes cannot use, found before any request was sent. */
+export function credentialError(
+	node: INode,
+	message: string,
+	description: string,
+): NodeOperationError {
+	return typed(new NodeOperationError(node, message, { description }), 'invalid_credential');
+}
+
+/** The execution was cancelled while it waited or sent. */
+export function cancelledError(node: INode): NodeOperationError {
+	return typed(new NodeOperationError(node, 'The execution was cancelled'), 'cancelled');
+}
+
+/** Something thrown that we did not build (n8n's sleep failed, a value that is no error). */
+export function unexpectedError(node: INode, error: Error | string): NodeOperationError {
+	return typed(new NodeOperationError(node, error), 'error');
 }
 
 /** A downloaded file that passed the Max File Size: nothing of it is output. */
@@ -196,7 +132,7 @@ export function fileTooLargeError(
 	node: INode,
 	details: { reportId: string; maxFileSizeMb: number; itemIndex: number },
 ): NodeOperationError {
-	return new NodeOperationError(
+	const error = new NodeOperationError(
 		node,
 		`The file of report ${details.reportId} is larger than the Max File Size of ${details.maxFileSizeMb} MB`,
 		{
@@ -204,6 +140,7 @@ export function fileTooLargeError(
 			itemIndex: details.itemIndex,
 		},
 	);
+	return typed(error, 'file_too_large');
 }
 
 /** Thrown when a request or a walk reaches the deadline its caller set. */
@@ -226,17 +163,34 @@ export interface RateLimitWait {
 	serviceMessage?: string;
 }
 
+/** The last failed exchange of a client: no answer (a network error's code) or an error answer. */
+export interface LastFailure {
+	at: number;
+	kind: 'unanswered' | 'answered';
+	/** The network error's code (ECONNREFUSED…) or the answer's error type. */
+	code: string;
+	/** In prose, e.g. "the connection was refused". */
+	prose: string;
+}
+
+/** Network error codes that mean the request was sent and its answer did not come in time. */
+const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ERR_SOCKET_CONNECTION_TIMEOUT']);
+
 /**
- * The builders of every error the transport raises, each with the key scrubbed from every
- * text. One instance per client: it knows the node, the Base URL and the attempts allowed,
- * and remembers which errors are its own (our refusals are final; the HTTP library's are not).
+ * The builders of every error the transport and the operations raise about the service, each
+ * with the credential's secrets scrubbed from every text (the execution's Redactor, the same
+ * the boundary uses). One instance per client: it knows the node, the Base URL and the
+ * attempts allowed, remembers which errors are its own (our refusals are final; the HTTP
+ * library's are not) and what the last failure showed.
  */
 export class TransportErrors {
 	private readonly own = new WeakSet<Error>();
 
+	private last: LastFailure | undefined;
+
 	constructor(
 		private readonly node: () => INode,
-		private readonly redact: { text(value: string): string; value<T>(value: T): T },
+		private readonly redact: Redactor,
 		private readonly baseUrl: string,
 		private readonly maxAttempts: number,
 	) {}
@@ -246,13 +200,30 @@ export class TransportErrors {
 		return error instanceof Error && this.own.has(error);
 	}
 
+	/** The last failure since `since` (n8n time), if any. */
+	lastFailureSince(since: number): LastFailure | undefined {
+		return this.last && this.last.at >= since ? this.last : undefined;
+	}
+
 	/** The error of an error answer of the service. */
 	service(details: ServiceErrorDetails): NodeApiError {
-		return serviceError(this.node(), this.redact.value(details));
+		const error = serviceError(this.node(), details, this.redact);
+		this.last = {
+			at: Date.now(),
+			kind: 'answered',
+			code: errorTypeOf(error),
+			prose: `it answered with status ${details.status}`,
+		};
+		return error;
 	}
 
 	/** An error about the service's behaviour that is not one of its error answers. */
-	api(message: string, description: string, itemIndex?: number): NodeApiError {
+	api(
+		message: string,
+		description: string,
+		itemIndex?: number,
+		type = 'protocol_error',
+	): NodeApiError {
 		const text = (value: string) => this.redact.text(value);
 		const error = new NodeApiError(this.node(), { message: text(message) } as JsonObject, {
 			message: text(message),
@@ -260,7 +231,12 @@ export class TransportErrors {
 			itemIndex,
 		});
 		this.own.add(error);
-		return error;
+		return typed(error, type);
+	}
+
+	/** A redirect or link we will not follow (where it leads, or how often): final. */
+	refused(message: string, description: string, itemIndex?: number): NodeApiError {
+		return this.api(message, description, itemIndex, 'request_refused');
 	}
 
 	/** An answer that is not the documented envelope. */
@@ -268,6 +244,12 @@ export class TransportErrors {
 		problem: string,
 		request: { method: string; path: string; resendable?: boolean; itemIndex?: number },
 	): NodeApiError {
+		this.last = {
+			at: Date.now(),
+			kind: 'answered',
+			code: 'protocol_error',
+			prose: 'its answers were not in the documented format',
+		};
 		return this.api(
 			`The service sent an answer that is not in its documented format (${request.method} /v1${request.path}): ${problem}`,
 			`Nothing was read from it${request.resendable === false ? '' : ` (tried ${this.maxAttempts} time(s))`}. Check that the Base URL in the credential (${this.baseUrl}) is the service's API address and not a web page or proxy; if it is, the service is having trouble: run the workflow again later.`,
@@ -291,8 +273,9 @@ export class TransportErrors {
 		prose: string,
 		request: { itemIndex?: number; subject?: string },
 	): NodeApiError {
+		this.last = { at: Date.now(), kind: 'unanswered', code, prose };
 		const reason = this.redact.text(failure instanceof Error ? failure.message : String(failure));
-		return new NodeApiError(
+		const error = new NodeApiError(
 			this.node(),
 			// Not under `code`: NodeApiError would replace our message with its generic text for it.
 			{ networkError: code, detail: reason },
@@ -303,6 +286,7 @@ export class TransportErrors {
 				itemIndex: request.itemIndex,
 			},
 		);
+		return typed(error, 'service_unreachable');
 	}
 
 	/** A request that waited as long as Request Options allow, for its turn or for the service. */
@@ -336,9 +320,80 @@ export class TransportErrors {
 
 	/** One timeout error for every wait of an operation (a report, a diagnostic) that ran out. */
 	timedOut(message: string, description: string, itemIndex: number): NodeOperationError {
-		return new NodeOperationError(this.node(), this.redact.text(message), {
+		const error = new NodeOperationError(this.node(), this.redact.text(message), {
 			description: this.redact.text(description),
 			itemIndex,
+		});
+		return typed(error, 'timeout');
+	}
+
+	/**
+	 * A wait in which the service never gave a whole answer to look in: named for what was seen
+	 * since `since`. A failed connection is `service_unreachable`, no answer in time `timeout`,
+	 * error answers keep their own type.
+	 */
+	unanswered(
+		what: { subject: string; timeoutSeconds: number; since: number },
+		itemIndex: number,
+	): NodeOperationError {
+		const last = this.lastFailureSince(what.since);
+		const within = `within the timeout (${what.timeoutSeconds} seconds)`;
+		const check = `Nothing was listed because nothing usable was answered, so ${what.subject} may well exist. Check that the service is up and that the Base URL in the credential (${this.baseUrl}) is right, then run again (or raise the timeout).`;
+		let message: string;
+		let type: string;
+		if (last?.kind === 'answered') {
+			message = `The service did not list ${what.subject} ${within}: ${last.prose} (${last.code})`;
+			type = last.code;
+		} else if (last && !TIMEOUT_CODES.has(last.code)) {
+			message = `The service could not be reached ${within} to look for ${what.subject}: ${last.prose}`;
+			type = 'service_unreachable';
+		} else {
+			message = `The service did not answer ${within}, so ${what.subject} could not be looked for`;
+			type = 'timeout';
+		}
+		const error = new NodeOperationError(this.node(), this.redact.text(message), {
+			description: this.redact.text(check),
+			itemIndex,
+		});
+		return typed(error, type);
+	}
+
+	/**
+	 * A report or diagnostic that the service accepted but could not finish: no HTTP error but
+	 * the outcome of the work, with the service's reason, scrubbed and then clipped.
+	 */
+	workFailed(details: {
+		/** What failed, e.g. "Report rpt_123". */
+		what: string;
+		error?: { type?: unknown; message?: unknown };
+		itemIndex: number;
+		description: string;
+	}): NodeOperationError {
+		const reason =
+			typeof details.error?.message === 'string' ? this.redact.clip(details.error.message) : '';
+		const type =
+			typeof details.error?.type === 'string' ? this.redact.clip(details.error.type) : '';
+		const message = this.redact.text(`${details.what} failed${reason ? `: ${reason}` : ''}`);
+		const description = type
+			? `${details.description} (The service's error type: ${type}.)`
+			: details.description;
+		const { itemIndex } = details;
+		return typed(
+			new NodeOperationError(this.node(), message, { description, itemIndex }),
+			'generation_failed',
+		);
+	}
+
+	/** A report the service accepted and could not generate (Wait for Ad Report and its tool). */
+	reportFailed(
+		report: { id: string; error?: { type?: unknown; message?: unknown } },
+		itemIndex: number,
+	): NodeOperationError {
+		return this.workFailed({
+			what: `Report ${report.id}`,
+			error: report.error,
+			itemIndex,
+			description: entryOf('generation_failed')?.fix ?? '',
 		});
 	}
 }

@@ -1,11 +1,21 @@
 import type { IBinaryData, IDataObject, INodeExecutionData } from 'n8n-workflow';
 
+import type { Secret } from './credentialRules';
+import { ANSWER_LIMITS } from './limits';
+
 /**
  * The one scrubber. Everything a node hands to n8n passes through it at the boundary
  * (boundary.ts): output items with their binary metadata, and errors (message, description,
  * the details n8n saves with the execution). A service that echoes the API key, or an
  * address with a password in it, must put neither into run data, whatever the depth or
- * place: in a value, in a property name, in a file name.
+ * place: in a value, in a property name, in a file name. It is built once per execution from
+ * the credential's secrets (credentialRules.ts, secretsOf); the transport's errors and the
+ * boundary use the same instance.
+ *
+ * A start of a secret counts as the secret: its public head (a key's `service_live_`) and at
+ * least MIN_SECRET_CHARS of what follows, so a key cut short by anyone (the service, a log) is
+ * still recognised. And no text of the service is cut before it is scrubbed: `clip` is the one
+ * cut of such a text, and it scrubs first.
  *
  * Copies are built without recursion (an explicit stack), so no nesting makes it give up and
  * hand data on unscrubbed, and without assigning an untrusted name in a way that could set a
@@ -20,6 +30,15 @@ const URL_USERINFO = /(\b[a-z][a-z0-9+.-]*:\/\/)[^/\s@]*@/gi;
 const BINARY_CONTENT_FIELDS = new Set(['data', 'id']);
 
 type Container = IDataObject | unknown[];
+
+/** Characters of a secret, past its public head, that make a start of it count as the secret. */
+export const MIN_SECRET_CHARS = 8;
+
+/** One form of a secret and the shortest start of it that is scrubbed. */
+interface SecretForm {
+	whole: string;
+	shortest: string;
+}
 
 /**
  * Objects a walk copies before it suspects a cycle: a 50,000-record listing is about 150,000;
@@ -52,30 +71,73 @@ function isOpaque(value: object): boolean {
 	return value instanceof Date || ArrayBuffer.isView(value) || value instanceof ArrayBuffer;
 }
 
-export class Redactor {
-	private readonly secrets: string[];
+/** Replaces every start of `form.whole` at least `form.shortest` long, each as far as it goes. */
+function scrubStarts(text: string, form: SecretForm): string {
+	let out = '';
+	let from = 0;
+	for (let at = text.indexOf(form.shortest); at !== -1; at = text.indexOf(form.shortest, from)) {
+		let end = at + form.shortest.length;
+		while (end - at < form.whole.length && text[end] === form.whole[end - at]) end++;
+		out += text.slice(from, at) + REDACTED;
+		from = end;
+	}
+	return out + text.slice(from);
+}
 
-	constructor(secrets: Array<string | undefined>) {
-		const forms = new Set<string>();
-		for (const secret of secrets) {
+/** `text` cut to `max` characters with an ellipsis, never inside a two-unit character. */
+function cut(text: string, max: number): string {
+	if (text.length <= max) return text;
+	return `${text.slice(0, max - 1).replace(/[\uD800-\uDBFF]$/, '')}…`;
+}
+
+export class Redactor {
+	private readonly secrets: SecretForm[];
+
+	/** Plain strings have no public head: any MIN_SECRET_CHARS of their start count. */
+	constructor(secrets: Array<Secret | string | undefined>) {
+		const forms = new Map<string, SecretForm>();
+		for (const entry of secrets) {
+			const secret = typeof entry === 'string' ? { value: entry, publicHead: 0 } : entry;
 			// Shorter strings would scrub ordinary words; a key is at least 37 characters.
-			if (!secret || secret.length < 8) continue;
-			forms.add(secret);
-			forms.add(encodeURIComponent(secret));
+			if (!secret || secret.value.length < MIN_SECRET_CHARS) continue;
+			const shortestLength = Math.min(secret.value.length, secret.publicHead + MIN_SECRET_CHARS);
+			const start = secret.value.slice(0, shortestLength);
+			const add = (whole: string, shortest: string) => {
+				const known = forms.get(whole);
+				if (!known || shortest.length < known.shortest.length)
+					forms.set(whole, { whole, shortest });
+			};
+			add(secret.value, start);
+			try {
+				// Encoding works character by character: the encoded start begins the encoded whole.
+				add(encodeURIComponent(secret.value), encodeURIComponent(start));
+			} catch {
+				// A lone surrogate cannot be encoded, so it cannot appear encoded either.
+			}
 		}
 		// Longest first, so an encoded form is replaced whole.
-		this.secrets = [...forms].sort((a, b) => b.length - a.length);
+		this.secrets = [...forms.values()].sort((a, b) => b.whole.length - a.whole.length);
 	}
 
 	text(value: string): string {
 		// Almost every text holds neither a secret nor an address with a user name (which needs
 		// an @): those are returned as they are, without the regular expression and the copies.
-		if (!value.includes('@') && !this.secrets.some((secret) => value.includes(secret))) {
+		if (!value.includes('@') && !this.secrets.some((form) => value.includes(form.shortest))) {
 			return value;
 		}
 		let text = value.replace(URL_USERINFO, `$1${REDACTED}@`);
-		for (const secret of this.secrets) text = text.split(secret).join(REDACTED);
+		for (const form of this.secrets) text = scrubStarts(text, form);
 		return text;
+	}
+
+	/**
+	 * A text of the service as a person or a model reads it: scrubbed, then cut to `max`
+	 * characters (a hostile service can send megabytes, and every error is saved with the run).
+	 * The one cut of a service text: scrubbing first means a secret is never cut into a start
+	 * too short to recognise.
+	 */
+	clip(value: string, max: number = ANSWER_LIMITS.serviceTextChars): string {
+		return cut(this.text(value), max);
 	}
 
 	/**

@@ -1,5 +1,6 @@
 import type { INode } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+
+import { fieldError } from './errors';
 
 /**
  * Input checks that run before any request: what we already know the service would refuse
@@ -12,10 +13,7 @@ export class InputValidator {
 	) {}
 
 	fail(field: string, problem: string, fix: string): never {
-		throw new NodeOperationError(this.node, `${field}: ${problem}`, {
-			description: fix,
-			itemIndex: this.itemIndex,
-		});
+		throw fieldError(this.node, field, problem, fix, this.itemIndex);
 	}
 
 	/** A non-empty string (numbers are accepted as their text); nothing else. */

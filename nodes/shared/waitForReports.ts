@@ -1,5 +1,5 @@
 import { waitUntilFinished, type WaitUntilFinishedResult } from './waitUntilFinished';
-import { ReportSweep, type ReportHint } from './reportLedger';
+import { reportNotFound, ReportSweep, type ReportHint } from './reportLedger';
 import type { AdPerformanceClient } from './transport';
 import { isFinished, type ServiceReport } from './types';
 
@@ -21,4 +21,29 @@ export async function waitForReports(
 		isFinal: isFinished,
 		sweep: async (pending, deadline) => await sweep.sweep(pending, deadline),
 	});
+}
+
+/**
+ * The error for a report the wait never saw, named for what was observed: "not found" only
+ * when the service answered with a list that did not hold it; when no sweep got a whole
+ * answer, that the service could not be reached or did not answer in time (saying which, from
+ * the client's last failure), since nothing was listed because nothing answered.
+ */
+export function unseenReportError(
+	client: AdPerformanceClient,
+	found: WaitUntilFinishedResult<ServiceReport>,
+	report: { id: string; itemIndex: number; timeoutSeconds: number },
+	notFoundDescription: string,
+) {
+	if (found.answered) {
+		return reportNotFound(client, report.id, report.itemIndex, notFoundDescription);
+	}
+	return client.errors.unanswered(
+		{
+			subject: `report ${report.id}`,
+			timeoutSeconds: report.timeoutSeconds,
+			since: found.startedAt,
+		},
+		report.itemIndex,
+	);
 }

@@ -19,6 +19,13 @@ export interface WaitUntilFinishedResult<V> {
 	states: Map<string, V | undefined>;
 	/** Ids that were not final when the deadline passed. */
 	timedOut: string[];
+	/**
+	 * Whether some sweep got a whole answer. Without one, an id never seen was never looked
+	 * for either: not "not found", but what the failed requests showed (see waitForReports.ts).
+	 */
+	answered: boolean;
+	/** When the wait began (n8n time). */
+	startedAt: number;
 }
 
 /**
@@ -36,6 +43,7 @@ export async function waitUntilFinished<V>(
 	const deadline = started + options.timeoutMs;
 	const states = new Map<string, V | undefined>(options.ids.map((id) => [id, undefined]));
 	let pending = [...options.ids];
+	let answered = false;
 	for (let beat = 1; pending.length > 0; beat++) {
 		let seen: Map<string, V> | undefined;
 		let failure: unknown;
@@ -47,6 +55,7 @@ export async function waitUntilFinished<V>(
 		// A sweep cut at the deadline leaves what is still pending timed out.
 		if (failure instanceof DeadlineReached) break;
 		if (seen === undefined) throw failure;
+		answered = true;
 		for (const [id, state] of seen) states.set(id, state);
 		pending = pending.filter((id) => {
 			const state = states.get(id);
@@ -58,5 +67,5 @@ export async function waitUntilFinished<V>(
 		const nextBeat = started + beat * options.intervalMs;
 		await client.wait(Math.max(0, Math.min(nextBeat, deadline) - now));
 	}
-	return { states, timedOut: pending };
+	return { states, timedOut: pending, answered, startedAt: started };
 }

@@ -9,7 +9,7 @@ import { createGunzip, gzipSync } from 'node:zlib';
 
 import { ANSWER_LIMITS } from '../../nodes/shared/limits';
 import { maxFileSizeOption } from '../../nodes/shared/descriptions';
-import { clipServiceText } from '../../nodes/shared/errors';
+import { Redactor } from '../../nodes/shared/redaction';
 import {
 	AnswerCancelled,
 	AnswerTimedOut,
@@ -188,6 +188,7 @@ describe('bounded reader', () => {
 });
 
 describe('texts from the service', () => {
+	const clipServiceText = (text: string) => new Redactor([]).clip(text);
 	test('are cut to the documented length with an ellipsis, never inside a character', () => {
 		const max = ANSWER_LIMITS.serviceTextChars;
 		expect(clipServiceText('short')).toBe('short');

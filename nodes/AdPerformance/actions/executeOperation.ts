@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
+import { unsupportedOperationError } from '../../shared/errors';
 import { everyItemFailed, ItemResults } from '../../shared/items';
 import { createClient } from '../../shared/createClient';
 import { asToolError } from '../../shared/tool/toolErrors';
@@ -47,10 +47,7 @@ export async function executeOperation(this: IExecuteFunctions): Promise<INodeEx
 	const operation = this.getNodeParameter('operation', 0) as string;
 	const handler = operations[resource]?.[operation];
 	if (!handler) {
-		throw new NodeOperationError(
-			this.getNode(),
-			`The operation "${operation}" of "${resource}" is not supported`,
-		);
+		throw unsupportedOperationError(this.getNode(), resource, operation);
 	}
 
 	const asTool = isToolVariant(this) && handler.tool !== undefined;

@@ -7,7 +7,7 @@ import {
 	ToolArguments,
 	type ToolArgument,
 } from './toolArguments';
-import { listResult, TOOL_DEFAULT_LIMIT, TOOL_MAX_LIMIT } from './toolResults';
+import { listResult, TOOL_DEFAULT_LIMIT, TOOL_MAX_LIMIT, type Simplifier } from './toolResults';
 import type { AdPerformanceClient } from '../transport';
 import type { ServiceAccount } from '../types';
 import { InputValidator } from '../validation';
@@ -158,7 +158,7 @@ export function singleRecordTool(
 		client: AdPerformanceClient,
 		itemIndex: number,
 	) => Promise<Array<{ json: IDataObject }>>,
-	simplify: (record: IDataObject) => IDataObject,
+	simplify: Simplifier,
 ): OperationTool['execute'] {
 	return async function (client, itemIndex, args) {
 		new InputValidator(client.node, itemIndex)[idKind](
@@ -166,7 +166,7 @@ export function singleRecordTool(
 			args.text(idKind, { required: true }),
 		);
 		const [item] = await regular.call(this, client, itemIndex);
-		return simplify(item.json);
+		return simplify(item.json, client.redactor);
 	};
 }
 
@@ -179,7 +179,7 @@ export async function listForTool(
 	itemIndex: number,
 	args: ToolArguments,
 	request: { path: string; qs: IDataObject; what: string },
-	simplify: (record: IDataObject) => IDataObject,
+	simplify: Simplifier,
 ): Promise<IDataObject> {
 	const limit = args.integer('limit', 1, TOOL_MAX_LIMIT);
 	const page = args.integer('page', 1, 100_000);
@@ -194,7 +194,7 @@ export async function listForTool(
 			: typeof pagination.total === 'number'
 				? page * limit < pagination.total
 				: envelope.data.length >= limit;
-	return listResult(records.map(simplify), { what: request.what, page, limit, hasMore });
+	return listResult(records.map((record) => simplify(record, client.redactor)), { what: request.what, page, limit, hasMore });
 }
 
 /**
@@ -203,7 +203,7 @@ export async function listForTool(
 export function filteredListTool(
 	path: string,
 	what: string,
-	simplify: (record: IDataObject) => IDataObject,
+	simplify: Simplifier,
 ): OperationTool['execute'] {
 	return async function (client, itemIndex, args) {
 		return await listForTool(

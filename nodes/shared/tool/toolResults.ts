@@ -1,5 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import type { Redactor } from '../redaction';
+
 /**
  * What a model receives from a tool call. Agent 3.x sends the model every output item's JSON,
  * with no limit and without binary data, so the tool variants answer with one small item:
@@ -11,7 +13,12 @@ export const MAX_TOOL_RESULT_CHARS = 12_000;
 export const TOOL_DEFAULT_LIMIT = 10;
 export const TOOL_MAX_LIMIT = 50;
 
-type Simplifier = (record: IDataObject) => IDataObject;
+/**
+ * Reduces a record for a model. A text of the service is only ever cut by `scrub.clip`, which
+ * scrubs the credential's secrets first (redaction.ts): a key is never cut into a start that a
+ * scrubber could not recognise.
+ */
+export type Simplifier = (record: IDataObject, scrub: Pick<Redactor, 'clip'>) => IDataObject;
 
 /** Copies the fields that are present, in this order. */
 function pick(record: IDataObject, fields: readonly string[]): IDataObject {
@@ -24,10 +31,12 @@ function pick(record: IDataObject, fields: readonly string[]): IDataObject {
 	return out;
 }
 
-function clipText(value: unknown, max: number): IDataObject[string] {
-	return typeof value === 'string' && value.length > max
-		? `${value.slice(0, max - 1)}…`
-		: (value as IDataObject[string]);
+function clipText(
+	scrub: Pick<Redactor, 'clip'>,
+	value: unknown,
+	max: number,
+): IDataObject[string] {
+	return typeof value === 'string' ? scrub.clip(value, max) : (value as IDataObject[string]);
 }
 
 export const simplifyAccount: Simplifier = (record) =>
@@ -57,7 +66,7 @@ export const simplifyCampaign: Simplifier = (record) =>
 	]);
 
 /** A report as a model reads it: its state, the headline figures and where the file is. */
-export const simplifyReport: Simplifier = (record) => {
+export const simplifyReport: Simplifier = (record, scrub) => {
 	const summary = (record.summary ?? {}) as IDataObject;
 	const dateRange = (record.dateRange ?? {}) as IDataObject;
 	const out = pick(record, ['id', 'title', 'status', 'format', 'accountId']);
@@ -79,17 +88,17 @@ export const simplifyReport: Simplifier = (record) => {
 	);
 	const error = record.error as IDataObject | undefined;
 	if (error && typeof error === 'object') {
-		out.error = { type: error.type, message: clipText(error.message, 300) } as IDataObject;
+		out.error = { type: error.type, message: clipText(scrub, error.message, 300) } as IDataObject;
 	}
 	return out;
 };
 
-export const simplifyDiagnostic: Simplifier = (record) => {
+export const simplifyDiagnostic: Simplifier = (record, scrub) => {
 	const out = pick(record, ['id', 'campaignId', 'status', 'riskScore', 'createdAt']);
-	if (record.summary !== undefined) out.summary = clipText(record.summary, 1_000);
+	if (record.summary !== undefined) out.summary = clipText(scrub, record.summary, 1_000);
 	if (Array.isArray(record.issues)) {
 		out.issues = (record.issues as IDataObject[]).slice(0, 5).map((issue) => ({
-			title: clipText(issue?.title, 200),
+			title: clipText(scrub, issue?.title, 200),
 			severity: issue?.severity,
 			riskScore: issue?.riskScore,
 		}));
@@ -97,13 +106,13 @@ export const simplifyDiagnostic: Simplifier = (record) => {
 	if (Array.isArray(record.recommendations)) {
 		out.recommendations = (record.recommendations as IDataObject[]).slice(0, 3).map((item) => ({
 			priority: item?.priority,
-			title: clipText(item?.title, 200),
-			description: clipText(item?.description, 400),
+			title: clipText(scrub, item?.title, 200),
+			description: clipText(scrub, item?.description, 400),
 		}));
 	}
 	const error = record.error as IDataObject | undefined;
 	if (error && typeof error === 'object') {
-		out.error = { type: error.type, message: clipText(error.message, 300) } as IDataObject;
+		out.error = { type: error.type, message: clipText(scrub, error.message, 300) } as IDataObject;
 	}
 	return out;
 };

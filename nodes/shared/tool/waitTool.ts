@@ -6,9 +6,7 @@ import type {
 } from 'n8n-workflow';
 
 import { createClient } from '../createClient';
-import { reportFailedError } from '../errors';
 import { reportTextContent } from '../reportFiles';
-import { reportNotFound } from '../reportLedger';
 import { asToolError } from './toolErrors';
 import {
 	hiddenInTool,
@@ -19,7 +17,7 @@ import {
 import { MAX_TOOL_RESULT_CHARS, simplifyReport } from './toolResults';
 import type { AdPerformanceClient } from '../transport';
 import { InputValidator } from '../validation';
-import { waitForReports } from '../waitForReports';
+import { unseenReportError, waitForReports } from '../waitForReports';
 
 /**
  * Wait for Ad Report as a tool (docs/agent-tools.md). A model receives no binary data, so the
@@ -121,10 +119,10 @@ async function waitForOneReport(
 	const found = await waitForReports(client, { intervalSeconds, timeoutSeconds }, [reportId]);
 	const report = found.states.get(reportId);
 	if (!report) {
-		throw reportNotFound(
+		throw unseenReportError(
 			client,
-			reportId,
-			itemIndex,
+			found,
+			{ id: reportId, itemIndex, timeoutSeconds },
 			`No report with this id was listed within ${timeoutSeconds} seconds. Pass the id exactly as the generate tool returned it.`,
 		);
 	}
@@ -138,9 +136,9 @@ async function waitForOneReport(
 		};
 	}
 	if (report.status === 'failed') {
-		throw reportFailedError(client.node, { ...report, id: reportId }, itemIndex);
+		throw client.errors.reportFailed({ ...report, id: reportId }, itemIndex);
 	}
-	const result = simplifyReport(report);
+	const result = simplifyReport(report, client.redactor);
 	if (report.format === 'markdown' || report.format === 'json') {
 		const content = await reportTextContent(client, report, itemIndex, MAX_INLINE_CONTENT_BYTES);
 		const withContent = { ...result, content };

@@ -1,8 +1,7 @@
 import * as n8nWorkflow from 'n8n-workflow';
 import type { IExecuteFunctions, INode } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
-import { DeadlineReached } from '../errors';
+import { cancelledError, DeadlineReached, unexpectedError } from '../errors';
 import type { RequestContext } from './exchange';
 
 /**
@@ -27,7 +26,7 @@ export class CancellableWait {
 
 	throwIfCancelled() {
 		if (this.signal?.aborted) {
-			throw new NodeOperationError(this.node, 'The execution was cancelled');
+			throw cancelledError(this.node);
 		}
 	}
 
@@ -48,7 +47,7 @@ export class CancellableWait {
 				await sleepWithAbort(ms, signal);
 			} catch (error) {
 				this.throwIfCancelled();
-				throw new NodeOperationError(this.node, error as Error);
+				throw unexpectedError(this.node, error as Error);
 			}
 			return;
 		}

@@ -4,10 +4,15 @@ import type {
 	INode,
 	NodeApiError,
 } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
-import { apiKeyProblem, baseUrlProblem, normaliseBaseUrl } from '../credentialRules';
-import { TransportErrors, type ServiceErrorDetails } from '../errors';
+import {
+	apiKeyOf,
+	apiKeyProblem,
+	baseUrlProblem,
+	normaliseBaseUrl,
+	secretsOf,
+} from '../credentialRules';
+import { credentialError, TransportErrors, type ServiceErrorDetails } from '../errors';
 import { ANSWER_LIMITS } from '../limits';
 import { Redactor } from '../redaction';
 import type { ListEnvelope } from '../types';
@@ -28,6 +33,31 @@ export interface ClientOptions {
 	maxAttempts?: number;
 	/** Service minutes a request may wait while the service answers 429 with a retry time. */
 	rateLimitWaitMinutes?: number;
+}
+
+/** The credential of one execution and the scrubber built from its secrets. */
+export interface ExecutionCredential {
+	credentials: ICredentialDataDecryptedObject;
+	redactor: Redactor;
+}
+
+const credentialOfContext = new WeakMap<object, Promise<ExecutionCredential>>();
+
+/**
+ * The credential of the execution `ctx` runs, fetched (decrypted) once however many parts ask:
+ * the client, and the boundary that scrubs what the node outputs or throws. Its secrets
+ * (credentialRules.ts, secretsOf) are read once, into the one Redactor of the execution.
+ */
+export async function executionCredential(ctx: RequestContext): Promise<ExecutionCredential> {
+	let pending = credentialOfContext.get(ctx);
+	if (!pending) {
+		pending = ctx.getCredentials(CREDENTIAL_TYPE).then((credentials) => ({
+			credentials,
+			redactor: new Redactor(secretsOf(credentials)),
+		}));
+		credentialOfContext.set(ctx, pending);
+	}
+	return await pending;
 }
 
 /** Encodes one id for use as a path segment, so `/`, `?` or `..` can never change the path. */
@@ -58,15 +88,15 @@ export class AdPerformanceClient {
 
 	private constructor(
 		private readonly ctx: RequestContext,
-		credentials: ICredentialDataDecryptedObject,
+		{ credentials, redactor }: ExecutionCredential,
 		readonly baseUrl: string,
 		/** Service durations in real time (sped up only for a local sandbox). */
 		readonly clock: ServiceClock,
 		readonly maxAttempts: number,
 		rateLimitWaitMs: number,
 	) {
-		const apiKey = String(credentials.apiKey ?? '').trim();
-		this.redactor = new Redactor([apiKey]);
+		const apiKey = apiKeyOf(credentials);
+		this.redactor = redactor;
 		this.errors = new TransportErrors(() => ctx.getNode(), this.redactor, baseUrl, maxAttempts);
 		this.waiting = new CancellableWait(ctx);
 		this.pipeline = new RequestPipeline({
@@ -97,27 +127,19 @@ export class AdPerformanceClient {
 		options: ClientOptions = {},
 	): Promise<AdPerformanceClient> {
 		const node = ctx.getNode();
-		const credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
+		const credential = await executionCredential(ctx);
+		const { credentials } = credential;
 		const baseUrl = normaliseBaseUrl(credentials.baseUrl);
 		const problem = baseUrlProblem(baseUrl);
 		if (problem) {
-			const redactor = new Redactor([String(credentials.apiKey ?? '')]);
-			throw new NodeOperationError(
+			throw credentialError(
 				node,
 				`The Base URL in the Ad Performance credential ${problem}`,
-				{
-					description: redactor.text(
-						'Open the credential and enter only the service address, for example https://api.example.com (without /v1, a user name, a password or a query).',
-					),
-				},
+				'Open the credential and enter only the service address, for example https://api.example.com (without /v1, a user name, a password or a query).',
 			);
 		}
-		const keyProblem = apiKeyProblem(String(credentials.apiKey ?? '').trim());
-		if (keyProblem) {
-			throw new NodeOperationError(node, keyProblem.message, {
-				description: keyProblem.description,
-			});
-		}
+		const keyProblem = apiKeyProblem(apiKeyOf(credentials));
+		if (keyProblem) throw credentialError(node, keyProblem.message, keyProblem.description);
 		const clock = new ServiceClock(baseUrl, credentials.timeScale);
 		const clamp = (value: number | undefined, fallback: number, min: number, max: number) =>
 			Number.isFinite(value) ? Math.max(min, Math.min(max, value as number)) : fallback;
@@ -130,7 +152,7 @@ export class AdPerformanceClient {
 		);
 		return new AdPerformanceClient(
 			ctx,
-			credentials,
+			credential,
 			baseUrl,
 			clock,
 			maxAttempts,
@@ -245,7 +267,7 @@ export class AdPerformanceClient {
 		const target = new URL(url, this.baseUrl).toString();
 		const problem = hopProblem(this.baseUrl, undefined, target);
 		if (problem) {
-			throw this.apiError(
+			throw this.errors.refused(
 				`The download link of ${options.subject ?? 'the file'} ${problem}`,
 				'The link was not opened, and the API key was not sent. If the service really serves files from such an address, contact its support.',
 				options.itemIndex,
@@ -272,8 +294,13 @@ export class AdPerformanceClient {
 	}
 
 	/** An error about the service's behaviour that is not one of its error answers. */
-	apiError(message: string, description: string, itemIndex?: number): NodeApiError {
-		return this.errors.api(message, description, itemIndex);
+	apiError(
+		message: string,
+		description: string,
+		itemIndex?: number,
+		type?: 'protocol_error' | 'ambiguous_outcome',
+	): NodeApiError {
+		return this.errors.api(message, description, itemIndex, type);
 	}
 
 	private observeServiceClock(headers: RawResponse['headers'], sentAt: number) {

@@ -165,7 +165,7 @@ export class RequestPipeline {
 						credentials: this.parts.credentials,
 						baseUrl: this.parts.baseUrl,
 						cancelSignal: waiting.signal,
-						refuse: (message, description) => errors.api(message, description, spec.itemIndex),
+						refuse: (message, description) => errors.refused(message, description, spec.itemIndex),
 					},
 					{
 						method: spec.method,

@@ -4,7 +4,9 @@
  * code may not resolve names), so each rule is unit-tested without a network.
  */
 
-import { originOf } from '../credentialRules';
+import { isServiceOrigin } from '../credentialRules';
+
+export { isServiceOrigin };
 
 /** Redirects followed for one request at most (the service itself needs none or one). */
 export const MAX_REDIRECTS = 5;
@@ -13,11 +15,6 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 export function isRedirect(statusCode: number): boolean {
 	return REDIRECT_STATUSES.has(statusCode);
-}
-
-/** Whether the key may be sent to `url`: only to the Base URL's scheme, host and port. */
-export function isServiceOrigin(baseUrl: string, url: string): boolean {
-	return originOf(url) === originOf(baseUrl);
 }
 
 /**

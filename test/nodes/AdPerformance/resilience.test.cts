@@ -205,11 +205,12 @@ describe('every error type of the service becomes a NodeApiError with its own me
 
 	test('an unknown error type falls back to the service’s own message', async () => {
 		const { serviceError } = await import('../../../nodes/shared/errors');
-		const error = serviceError({ name: 'Ad Performance' } as never, {
-			status: 418,
-			type: 'teapot_error',
-			serviceMessage: 'I am a teapot',
-		});
+		const { Redactor } = await import('../../../nodes/shared/redaction');
+		const error = serviceError(
+			{ name: 'Ad Performance' } as never,
+			{ status: 418, type: 'teapot_error', serviceMessage: 'I am a teapot' },
+			new Redactor([]),
+		);
 		expect(error.message).toBe('I am a teapot');
 	});
 });

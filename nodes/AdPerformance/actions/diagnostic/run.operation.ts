@@ -6,7 +6,6 @@ import type {
 } from 'n8n-workflow';
 
 import { createDiagnostic } from '../../../shared/diagnostics';
-import { workFailedError } from '../../../shared/errors';
 import { waitUntilFinished } from '../../../shared/waitUntilFinished';
 import { pathId, type AdPerformanceClient } from '../../../shared/transport';
 import { isFinished, type ServiceDiagnostic, type SingleEnvelope } from '../../../shared/types';
@@ -130,7 +129,7 @@ export async function execute(
 		);
 	}
 	if (final.status === 'failed') {
-		throw workFailedError(client.node, {
+		throw client.errors.workFailed({
 			what: `Diagnostic ${diagnostic.id} of campaign ${campaignId}`,
 			error: final.error,
 			itemIndex,

@@ -52,7 +52,7 @@ const properties: INodeProperties[] = [
 export const reportAsText: OperationTool['execute'] = async function (client, itemIndex, args) {
 	const check = new InputValidator(client.node, itemIndex);
 	const reportId = check.reportId('argument reportId', args.text('reportId', { required: true }));
-	return simplifyReport(await findReport(client, reportId, itemIndex, {}));
+	return simplifyReport(await findReport(client, reportId, itemIndex, {}), client.redactor);
 };
 
 export const tool: OperationTool = {
