@@ -25,20 +25,34 @@ function sentence(text: string): string {
 	return trimmed === '' || /[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`;
 }
 
-/** The message a model reads, at most MAX_TOOL_ERROR_CHARS: what, type, fix, retry. */
+/** Room kept for the fix when what went wrong is long: a model needs the type, fix and retry. */
+const MIN_FIX_CHARS = 80;
+
+function shortened(text: string, max: number): string {
+	if (text.length <= max) return text;
+	return max > 1 ? `${text.slice(0, max - 1).replace(/[\uD800-\uDBFF]$/, '')}…` : '';
+}
+
+/**
+ * The message a model reads, at most MAX_TOOL_ERROR_CHARS: what, type, fix, retry. The type and
+ * the retry advice are always whole; a long "what" and then the fix are shortened. The texts
+ * were scrubbed when the error was built (errors.ts), so no cut here can split a secret.
+ */
 export function toolErrorMessage(error: ErrorLike): string {
 	const type = toolErrorType(error);
-	const what = sentence(String(error.message ?? 'The tool failed')).replace(/\.$/, '');
 	const fix = typeof error.description === 'string' ? sentence(error.description) : '';
-	const retry = `Retry: ${retryAdviceOf(type)}.`;
-	const head = `${what} (${type}).`;
-	let fixPart = fix ? ` Fix: ${fix}` : '';
-	const room = MAX_TOOL_ERROR_CHARS - head.length - retry.length - 1;
-	if (fixPart.length > room) fixPart = room > 10 ? `${fixPart.slice(0, room - 1)}…` : '';
-	const message = `${head}${fixPart} ${retry}`;
-	return message.length > MAX_TOOL_ERROR_CHARS
-		? `${message.slice(0, MAX_TOOL_ERROR_CHARS - 1)}…`
-		: message;
+	const retry = ` Retry: ${retryAdviceOf(type)}.`;
+	const typePart = ` (${type}).`;
+	const whatRoom =
+		MAX_TOOL_ERROR_CHARS - typePart.length - retry.length - (fix ? MIN_FIX_CHARS : 0);
+	const what = shortened(
+		sentence(String(error.message ?? 'The tool failed')).replace(/\.$/, ''),
+		whatRoom,
+	);
+	const head = `${what}${typePart}`;
+	const room = MAX_TOOL_ERROR_CHARS - head.length - retry.length;
+	const fixPart = fix && room > 10 ? shortened(` Fix: ${fix}`, room) : '';
+	return shortened(`${head}${fixPart}${retry}`, MAX_TOOL_ERROR_CHARS);
 }
 
 /** Rewrites an error's message for a model, in place; keeps everything else. */

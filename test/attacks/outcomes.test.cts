@@ -1,0 +1,121 @@
+/**
+ * Attack: a service that never answers while Wait for Ad Report waits (#26, "outcomes named for
+ * what was not seen"). Nothing was listed because nothing answered, so the report was never
+ * seen missing: the error says the service timed out or could not be reached, saying which,
+ * never "Report rpt_… was not found" (not_found). The same holds for the type a model reads
+ * from the tool variant. And the type is data recorded by the error's builder: a service
+ * reason that reads like another type's message does not change it.
+ */
+import { createServer } from 'node:net';
+
+import type { RunWorkflowResult } from '../harness/run-workflow.cjs';
+import { WAIT_NODE, WAIT_TOOL_NODE } from '../nodes/helpers.cjs';
+import { errorText, runAttack, useHostileService } from './helpers.cjs';
+
+const service = useHostileService();
+
+const waitNode = (parameters: Record<string, unknown> = {}) => ({
+	name: 'Wait for Ad Report',
+	type: WAIT_NODE,
+	parameters: { pollIntervalSeconds: 0.1, timeoutSeconds: 2, download: false, ...parameters },
+});
+const waitTool = (parameters: Record<string, unknown> = {}) => ({
+	name: 'Wait for Ad Report Tool',
+	type: WAIT_TOOL_NODE,
+	parameters: { pollIntervalSeconds: 0.1, toolTimeoutSeconds: 2, ...parameters },
+});
+
+/** The list of reports hangs for 20 s: no answer within any Timeout here. */
+function listNeverAnswers() {
+	service.fake.intercept({
+		method: 'GET',
+		pathPrefix: '/v1/reports',
+		respond: (_request, real) => ({ reply: real(), delayMs: 20_000 }),
+	});
+}
+
+/** An address on this machine where nothing listens: every connection is refused. */
+async function refusingAddress(): Promise<string> {
+	const server = createServer();
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const { port } = server.address() as { port: number };
+	await new Promise<void>((resolve) => server.close(() => resolve()));
+	return `http://127.0.0.1:${port}`;
+}
+
+/**
+ * Credentials whose Base URL refuses every connection, on a real-time clock: the backoff
+ * between attempts (1 s, 2 s, 4 s…) outlasts the Timeout, so the wait ends at its deadline.
+ */
+async function refusedCredentials() {
+	return { baseUrl: await refusingAddress(), timeScale: 1 };
+}
+
+function expectNamed(result: RunWorkflowResult, type: string) {
+	expect(result.error).toBeDefined();
+	expect(result.error?.context?.errorType).toBe(type);
+	expect(errorText(result)).not.toMatch(/not found|Check the Report ID/i);
+}
+
+describe('Wait for Ad Report when the service never answers', () => {
+	test('no answer within the Timeout: timed out (timeout), not "not found"', async () => {
+		const [report] = service.fake.addReports(1, { status: 'completed' });
+		listNeverAnswers();
+		const result = await runAttack(service, [waitNode()], { items: [{ id: report.id }] });
+		expectNamed(result, 'timeout');
+		expect(result.error?.message).toMatch(/did not answer within the timeout \(2 seconds\)/);
+		expect(result.error?.message).toContain(report.id);
+		expect(result.durationMs).toBeLessThan(10_000);
+	});
+
+	test('connections refused: unreachable (service_unreachable), not "not found"', async () => {
+		const result = await runAttack(service, [waitNode({ requestOptions: { maxAttempts: 10 } })], {
+			items: [{ id: 'rpt_neveranswered01' }],
+			credentials: await refusedCredentials(),
+		});
+		expectNamed(result, 'service_unreachable');
+		expect(result.error?.message).toMatch(/could not be reached .*: the connection was refused/);
+		expect(result.durationMs).toBeLessThan(10_000);
+	});
+
+	test('the tool: the model reads timeout, not not_found', async () => {
+		const [report] = service.fake.addReports(1, { status: 'completed' });
+		listNeverAnswers();
+		const result = await runAttack(service, [waitTool()], { items: [{ reportId: report.id }] });
+		expectNamed(result, 'timeout');
+		expect(result.error?.message).toMatch(/\(timeout\)\. Fix: .* Retry: yes/);
+	});
+
+	test('the tool, connections refused: the model reads service_unreachable', async () => {
+		const result = await runAttack(service, [waitTool({ requestOptions: { maxAttempts: 10 } })], {
+			items: [{ reportId: 'rpt_neveranswered01' }],
+			credentials: await refusedCredentials(),
+		});
+		expectNamed(result, 'service_unreachable');
+		expect(result.error?.message).toMatch(/\(service_unreachable\)\. Fix: .* Retry: yes/);
+	});
+
+	test('an answer that does not hold the report is still "not found"', async () => {
+		const result = await runAttack(service, [waitNode()], {
+			items: [{ id: 'rpt_doesnotexist00' }],
+		});
+		expect(result.error?.message).toBe('Report rpt_doesnotexist00 was not found');
+		expect(result.error?.context?.errorType).toBe('not_found');
+	});
+});
+
+describe('the error type is data, not read back from the message', () => {
+	test('a failed report whose reason ends like a timeout is generation_failed for a model', async () => {
+		// "… after 30 seconds" was once taken for a timeout by a pattern over the message.
+		const [report] = service.fake.addReports(1, {
+			status: 'failed',
+			error: { type: 'generation_failed', message: 'The renderer gave up after 30 seconds' },
+		});
+		const result = await runAttack(service, [waitTool()], { items: [{ reportId: report.id }] });
+		expect(result.error?.context?.errorType).toBe('generation_failed');
+		expect(result.error?.message).toMatch(
+			/^Report rpt_\w+ failed: The renderer gave up after 30 seconds \(generation_failed\)\./,
+		);
+		expect(result.error?.message).toMatch(/Retry: yes, generating the report again may work/);
+	});
+});
