@@ -53,8 +53,8 @@ async function refusedCredentials() {
 
 function expectNamed(result: RunWorkflowResult, type: string) {
 	expect(result.error).toBeDefined();
-	expect(result.error?.context?.errorType).toBe(type);
 	expect(errorText(result)).not.toMatch(/not found|Check the Report ID/i);
+	expect(result.error?.context?.errorType).toBe(type);
 }
 
 describe('Wait for Ad Report when the service never answers', () => {

@@ -64,10 +64,10 @@ describe('a key straddling the cut of a service text', () => {
 			],
 			{ items: [{ id: report.id }] },
 		);
+		expectNoStartOfKey(visible(result));
 		expect(result.error?.message).toMatch(
 			new RegExp(`^Report ${report.id} failed: a+\\[redacted\\]`),
 		);
-		expectNoStartOfKey(visible(result));
 	});
 
 	test('Wait for Ad Report tool: the model’s error message holds no start of the key', async () => {
@@ -77,8 +77,8 @@ describe('a key straddling the cut of a service text', () => {
 			[{ name: 'Wait for Ad Report Tool', type: WAIT_TOOL_NODE, parameters: {} }],
 			{ items: [{ reportId: report.id }] },
 		);
-		expect(result.error?.message).toMatch(/\(generation_failed\)/);
 		expectNoStartOfKey(visible(result));
+		expect(result.error?.message).toMatch(/\(generation_failed\)/);
 	});
 
 	test('Report → Get tool: the result’s error.message is scrubbed before it is clipped', async () => {
@@ -98,7 +98,7 @@ describe('a key straddling the cut of a service text', () => {
 		expect(result.error).toBeUndefined();
 		const answer = result.items[0].json as IDataObject & { error: { message: string } };
 		expect(answer).toMatchObject({ id: report.id, status: 'failed' });
-		expect(answer.error.message).toMatch(/^a+\[redacted\]/);
 		expectNoStartOfKey(visible(result));
+		expect(answer.error.message).toMatch(/^a+\[redacted\]/);
 	});
 });
