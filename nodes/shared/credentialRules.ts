@@ -21,6 +21,11 @@ export function apiKeyOf(credentials: ICredentialDataDecryptedObject | undefined
 	return String(credentials?.apiKey ?? '').trim();
 }
 
+/** How much of a secret's start every key shares (`service_live_`): 0 for anything else. */
+export function publicHeadOf(secret: string): number {
+	return API_KEY_HEAD.exec(secret)?.[0].length ?? 0;
+}
+
 /** A secret, and how much of its start is no secret (a key's `service_live_`). */
 export interface Secret {
 	value: string;
@@ -35,9 +40,7 @@ export interface Secret {
  */
 export function secretsOf(credentials: ICredentialDataDecryptedObject | undefined): Secret[] {
 	const apiKey = apiKeyOf(credentials);
-	const secrets: Secret[] = [
-		{ value: apiKey, publicHead: API_KEY_HEAD.exec(apiKey)?.[0].length ?? 0 },
-	];
+	const secrets: Secret[] = [{ value: apiKey, publicHead: publicHeadOf(apiKey) }];
 	try {
 		const url = new URL(String(credentials?.baseUrl ?? '').trim());
 		for (const part of [url.username, url.password]) {

@@ -1,6 +1,6 @@
 import type { IBinaryData, IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import type { Secret } from './credentialRules';
+import { publicHeadOf, type Secret } from './credentialRules';
 import { ANSWER_LIMITS } from './limits';
 
 /**
@@ -14,8 +14,8 @@ import { ANSWER_LIMITS } from './limits';
  *
  * A start of a secret counts as the secret: its public head (a key's `service_live_`) and at
  * least MIN_SECRET_CHARS of what follows, so a key cut short by anyone (the service, a log) is
- * still recognised. And no text of the service is cut before it is scrubbed: `clip` is the one
- * cut of such a text, and it scrubs first.
+ * still recognised. And no text of the service is cut before it is scrubbed: `clip` scrubs, then
+ * cuts, and it is how errors.ts and the tool results (tool/toolResults.ts) cut such a text.
  *
  * Copies are built without recursion (an explicit stack), so no nesting makes it give up and
  * hand data on unscrubbed, and without assigning an untrusted name in a way that could set a
@@ -93,11 +93,12 @@ function cut(text: string, max: number): string {
 export class Redactor {
 	private readonly secrets: SecretForm[];
 
-	/** Plain strings have no public head: any MIN_SECRET_CHARS of their start count. */
+	/** A plain string's public head is a key's (`service_live_`), or none. */
 	constructor(secrets: Array<Secret | string | undefined>) {
 		const forms = new Map<string, SecretForm>();
 		for (const entry of secrets) {
-			const secret = typeof entry === 'string' ? { value: entry, publicHead: 0 } : entry;
+			const secret =
+				typeof entry === 'string' ? { value: entry, publicHead: publicHeadOf(entry) } : entry;
 			// Shorter strings would scrub ordinary words; a key is at least 37 characters.
 			if (!secret || secret.value.length < MIN_SECRET_CHARS) continue;
 			const shortestLength = Math.min(secret.value.length, secret.publicHead + MIN_SECRET_CHARS);

@@ -74,7 +74,8 @@ export function pathId(id: string): string {
  *   - exchange.ts / urlPolicy.ts: where the key goes, per redirect hop;
  *   - envelope.ts: what counts as an answer;
  *   - pageWalker.ts: pagination that always ends;
- *   - errors.ts (TransportErrors): every error, scrubbed of the key (redaction.ts);
+ *   - errors.ts (TransportErrors): every error, scrubbed of the credential's secrets
+ *     (redaction.ts, the execution's one Redactor);
  *   - cancellableWait.ts: every wait stops when the execution is cancelled.
  */
 export class AdPerformanceClient {
