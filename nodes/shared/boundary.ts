@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, IPollFunctions } from 'n8n-
 
 import { unexpectedError } from './errors';
 import { Redactor } from './redaction';
-import { executionCredential } from './transport';
+import { executionCredential, releaseExecutionCredential } from './transport';
 
 type NodeOutput = INodeExecutionData[][] | null;
 
@@ -30,6 +30,18 @@ export async function throughTheBoundary<
 	T extends NodeOutput,
 	C extends IExecuteFunctions | IPollFunctions,
 >(ctx: C, produce: (this: C) => Promise<T>): Promise<T> {
+	try {
+		return await scrubbed(ctx, produce);
+	} finally {
+		releaseExecutionCredential(ctx);
+	}
+}
+
+/** What `produce` outputs or throws, scrubbed with the execution's Redactor. */
+async function scrubbed<T extends NodeOutput, C extends IExecuteFunctions | IPollFunctions>(
+	ctx: C,
+	produce: (this: C) => Promise<T>,
+): Promise<T> {
 	let output: T;
 	try {
 		output = await produce.call(ctx);

@@ -134,8 +134,7 @@ export class Redactor {
 	/**
 	 * A text of the service as a person or a model reads it: scrubbed, then cut to `max`
 	 * characters (a hostile service can send megabytes, and every error is saved with the run).
-	 * The one cut of a service text: scrubbing first means a secret is never cut into a start
-	 * too short to recognise.
+	 * Scrubbing first means a secret is never cut into a start too short to recognise.
 	 */
 	clip(value: string, max: number = ANSWER_LIMITS.serviceTextChars): string {
 		return cut(this.text(value), max);

@@ -7,7 +7,11 @@ import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 
 import { isServiceOrigin, secretsOf } from '../../nodes/shared/credentialRules';
 import { MIN_SECRET_CHARS, Redactor } from '../../nodes/shared/redaction';
-import { executionCredential, type RequestContext } from '../../nodes/shared/transport';
+import {
+	executionCredential,
+	releaseExecutionCredential,
+	type RequestContext,
+} from '../../nodes/shared/transport';
 
 const KEY = 'service_live_abcdefghijklmnopqrstuvwxyz012345';
 const HEAD = 'service_live_'.length;
@@ -83,6 +87,10 @@ describe('the credential of an execution', () => {
 		expect(second.redactor).toBe(first.redactor);
 		expect(third.redactor).toBe(first.redactor);
 		expect(first.redactor.text(`x ${KEY}`)).toBe('x [redacted]');
+		// The next execution on the same context (a trigger's next poll) reads it as it is then.
+		releaseExecutionCredential(ctx);
+		await executionCredential(ctx);
+		expect(fetched).toBe(2);
 	});
 });
 

@@ -46,7 +46,10 @@ const credentialOfContext = new WeakMap<object, Promise<ExecutionCredential>>();
 /**
  * The credential of the execution `ctx` runs, fetched (decrypted) once however many parts ask:
  * the client, and the boundary that scrubs what the node outputs or throws. Its secrets
- * (credentialRules.ts, secretsOf) are read once, into the one Redactor of the execution.
+ * (credentialRules.ts, secretsOf) are read once, into the one Redactor of the execution. The
+ * boundary lets go of it when the execution ends (releaseExecutionCredential): n8n keeps one
+ * context for every poll of an active trigger, and each poll must read the credential as it is
+ * then (a key replaced in the credential is used from the next poll on).
  */
 export async function executionCredential(ctx: RequestContext): Promise<ExecutionCredential> {
 	let pending = credentialOfContext.get(ctx);
@@ -58,6 +61,11 @@ export async function executionCredential(ctx: RequestContext): Promise<Executio
 		credentialOfContext.set(ctx, pending);
 	}
 	return await pending;
+}
+
+/** Forgets the credential of `ctx`: the next execution on the same context fetches it again. */
+export function releaseExecutionCredential(ctx: RequestContext): void {
+	credentialOfContext.delete(ctx);
 }
 
 /** Encodes one id for use as a path segment, so `/`, `?` or `..` can never change the path. */

@@ -8,7 +8,13 @@
  * body, within its byte limit, total deadline and the cancel signal), cancellableWait.ts (waits
  * that stop on cancel), serviceClock.ts (service durations in real time).
  */
-export { AdPerformanceClient, executionCredential, pathId, type ClientOptions } from './client';
+export {
+	AdPerformanceClient,
+	executionCredential,
+	pathId,
+	releaseExecutionCredential,
+	type ClientOptions,
+} from './client';
 export { DeadlineReached } from '../errors';
 export { MAX_PAGE_SIZE } from './pageWalker';
 export { type RequestSpec, type SendOutcome } from './pipeline';
