@@ -1,0 +1,142 @@
+/**
+ * Errors as data (#25): every builder of errors.ts records the error's type in its context, and
+ * the model-facing message reads that type, whatever the message says.
+ */
+import {
+	cancelledError,
+	credentialError,
+	errorTypeOf,
+	fieldError,
+	fileTooLargeError,
+	retryAdviceOf,
+	TransportErrors,
+	unexpectedError,
+	unsupportedOperationError,
+} from '../../nodes/shared/errors';
+import { Redactor } from '../../nodes/shared/redaction';
+import { toolErrorMessage } from '../../nodes/shared/tool/toolErrors';
+
+const NODE = {
+	id: '1',
+	name: 'Ad Performance',
+	type: 't',
+	typeVersion: 1,
+	position: [0, 0],
+	parameters: {},
+} as never;
+const KEY = 'service_live_abcdefghijklmnopqrstuvwxyz012345';
+
+const errors = () =>
+	new TransportErrors(() => NODE, new Redactor([KEY]), 'https://api.example.com', 3);
+
+describe('every builder records the type as data', () => {
+	test.each([
+		[
+			'a tool argument',
+			() => fieldError(NODE, 'argument reportId', 'is empty', 'Enter it.', 0),
+			'invalid_argument',
+		],
+		[
+			'a node field',
+			() => fieldError(NODE, 'Report ID', 'is empty', 'Enter it.', 0),
+			'invalid_input',
+		],
+		[
+			'an operation the node lacks',
+			() => unsupportedOperationError(NODE, 'report', 'x'),
+			'invalid_input',
+		],
+		[
+			'a credential',
+			() => credentialError(NODE, 'The key is odd', 'Fix it.'),
+			'invalid_credential',
+		],
+		['a cancel', () => cancelledError(NODE), 'cancelled'],
+		['something else', () => unexpectedError(NODE, 'boom'), 'error'],
+		[
+			'a file too large',
+			() => fileTooLargeError(NODE, { reportId: 'rpt_1', maxFileSizeMb: 1, itemIndex: 0 }),
+			'file_too_large',
+		],
+		[
+			'an error answer',
+			() => errors().service({ status: 401, type: 'key_revoked' }),
+			'key_revoked',
+		],
+		['an error answer without a type', () => errors().service({ status: 418 }), 'error'],
+		[
+			'a garbled answer',
+			() => errors().protocol('not JSON', { method: 'GET', path: '/x' }),
+			'protocol_error',
+		],
+		['a pagination loop', () => errors().pagination('/x', 'same page twice'), 'protocol_error'],
+		[
+			'a refused redirect',
+			() => errors().refused('Redirected away', 'Not followed.'),
+			'request_refused',
+		],
+		[
+			'no connection',
+			() => errors().network(new Error('x'), 'ECONNREFUSED', 'the connection was refused', {}),
+			'service_unreachable',
+		],
+		[
+			'a wait that ran out',
+			() => errors().timedOut('Still going after 3 seconds', 'Wait longer.', 0),
+			'timeout',
+		],
+		[
+			'a failed report',
+			() =>
+				errors().reportFailed({ id: 'rpt_1', error: { message: 'gave up after 3 seconds' } }, 0),
+			'generation_failed',
+		],
+	])('%s', (_what, build, type) => {
+		const error = build();
+		expect(error.context.errorType).toBe(type);
+		expect(errorTypeOf(error)).toBe(type);
+		expect(toolErrorMessage(error)).toContain(`(${type}).`);
+		expect(toolErrorMessage(error)).toContain(`Retry: ${retryAdviceOf(type)}.`);
+	});
+});
+
+describe('the type is never read back from the message', () => {
+	test('a message reworded to look like another type keeps its own', () => {
+		const error = fieldError(NODE, 'Report ID', 'is empty', 'Enter it.', 0);
+		error.message = 'argument reportId: Report rpt_1 failed: gave up after 30 seconds';
+		expect(toolErrorMessage(error)).toMatch(/\(invalid_input\)\./);
+	});
+
+	test('an error we did not build is "error", whatever it says', () => {
+		expect(toolErrorMessage(new Error('Report rpt_1 failed: after 3 seconds'))).toMatch(
+			/\(error\)\. Retry: only once the cause above has changed\.$/,
+		);
+	});
+});
+
+describe('a wait that never got an answer is named for what was seen', () => {
+	const since = Date.now() - 1;
+	const subject = { subject: 'report rpt_1', timeoutSeconds: 2, since };
+
+	test('nothing failed, nothing answered: timeout', () => {
+		const error = errors().unanswered(subject, 0);
+		expect(error.context.errorType).toBe('timeout');
+		expect(error.message).toBe(
+			'The service did not answer within the timeout (2 seconds), so report rpt_1 could not be looked for',
+		);
+	});
+
+	test('connections refused: service_unreachable, saying how', () => {
+		const transport = errors();
+		transport.network(new Error('x'), 'ECONNREFUSED', 'the connection was refused', {});
+		const error = transport.unanswered(subject, 0);
+		expect(error.context.errorType).toBe('service_unreachable');
+		expect(error.message).toMatch(/could not be reached .*: the connection was refused$/);
+	});
+
+	test('error answers: their own type', () => {
+		const transport = errors();
+		transport.service({ status: 503, type: 'api_error' });
+		expect(transport.unanswered(subject, 0).context.errorType).toBe('api_error');
+	});
+});
