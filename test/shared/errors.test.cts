@@ -16,14 +16,7 @@ import {
 import { Redactor } from '../../nodes/shared/redaction';
 import { toolErrorMessage } from '../../nodes/shared/tool/toolErrors';
 
-const NODE = {
-	id: '1',
-	name: 'Ad Performance',
-	type: 't',
-	typeVersion: 1,
-	position: [0, 0],
-	parameters: {},
-} as never;
+const NODE = { name: 'Ad Performance' } as never;
 const KEY = 'service_live_abcdefghijklmnopqrstuvwxyz012345';
 
 const errors = () =>

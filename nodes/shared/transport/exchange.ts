@@ -22,9 +22,10 @@ export { discardBody } from './boundedReader';
 /**
  * One request and its redirect hops: the one place that sends a hop, with the API key only
  * where the one rule of where it goes allows (credentialRules.ts, isServiceOrigin, which the
- * credential's `authenticate` applies too). n8n's helpers would follow redirects themselves and keep `x-api-key` on every
- * hop (they strip only Authorization and Cookie), so redirects are never left to them. Every
- * answer is taken as a stream and read by boundedReader.ts, never buffered by n8n's helper.
+ * credential's `authenticate` applies too). n8n's helpers would follow redirects themselves and
+ * keep `x-api-key` on every hop (they strip only Authorization and Cookie), so redirects are
+ * never left to them. Every answer is taken as a stream and read by boundedReader.ts, never
+ * buffered by n8n's helper.
  */
 
 /** Every context our nodes run requests from: node execution, polling trigger, list search. */
