@@ -159,6 +159,17 @@ export class InputValidator {
 		}
 	}
 
+	/** Two ISO 8601 moments of a filter (timestamp): the first not after the second. */
+	timestampOrder(fromField: string, from: string, toField: string, to: string) {
+		if (Date.parse(from) > Date.parse(to)) {
+			this.fail(
+				fromField,
+				`${from} is after ${toField} ${to}`,
+				`Set ${fromField} to a moment before ${toField}.`,
+			);
+		}
+	}
+
 	/** An ISO 8601 date or timestamp for a list filter. */
 	timestamp(field: string, value: unknown): string {
 		const text = this.text(field, value, { maxLength: 64 });
@@ -172,6 +183,8 @@ export class InputValidator {
 				`Enter ${field} as YYYY-MM-DD or a full timestamp such as 2026-03-01T00:00:00Z.`,
 			);
 		}
+		// Date.parse rolls 2026-02-30 over into March: the day itself must exist.
+		this.date(field, text.slice(0, 10));
 		return text;
 	}
 
@@ -201,15 +214,20 @@ export class InputValidator {
 		);
 	}
 
+	/** One of `allowed`, in any letter case (a model may write `active` for `ACTIVE`); the listed spelling comes back. */
 	oneOf<T extends string>(field: string, value: unknown, allowed: readonly T[]): T {
-		if (typeof value !== 'string' || !allowed.includes(value as T)) {
+		const match =
+			typeof value === 'string'
+				? allowed.find((option) => option.toLowerCase() === value.trim().toLowerCase())
+				: undefined;
+		if (match === undefined) {
 			this.fail(
 				field,
 				`"${clip(String(value))}" is not allowed`,
 				`Use one of: ${allowed.join(', ')}.`,
 			);
 		}
-		return value as T;
+		return match;
 	}
 
 	/** A whole number within bounds (page limits, attempts, seconds). */

@@ -1,5 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import type { InputField } from '../../shared/inputSource';
+
 export function returnAllOrLimit(): INodeProperties[] {
 	return [
 		{
@@ -84,4 +86,19 @@ export const accountLocator: INodeProperties = {
 			],
 		},
 	],
+};
+
+/** The campaign of Campaign → Get and Diagnostic → Run (campaignLocator; argument campaignId). */
+export const CAMPAIGN_FIELD: InputField = {
+	parameter: 'campaignId',
+	label: 'Campaign',
+	argument: 'campaignId',
+	locator: true,
+};
+
+/** The report of Report → Get and Download (argument reportId). */
+export const REPORT_ID_FIELD: InputField = {
+	parameter: 'reportId',
+	label: 'Report ID',
+	argument: 'reportId',
 };

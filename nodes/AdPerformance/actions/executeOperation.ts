@@ -4,6 +4,7 @@ import { unsupportedOperationError } from '../../shared/errors';
 import { everyItemFailed, ItemResults } from '../../shared/items';
 import { createClient } from '../../shared/createClient';
 import { asToolError } from '../../shared/tool/toolErrors';
+import { NodeParameters, type InputSource } from '../../shared/inputSource';
 import { isToolVariant, ToolArguments } from '../../shared/tool/toolArguments';
 import type { AdPerformanceClient } from '../../shared/transport';
 import type { OperationTool } from '../../shared/tool/operationTool';
@@ -13,20 +14,20 @@ import * as diagnostic from './diagnostic/Diagnostic.resource';
 import * as report from './report/Report.resource';
 
 /**
- * One operation. `prepare`, where an operation has it (the writes), reads and checks one
- * item's input; executeOperation runs it for EVERY item before the first request, so a bad 3rd
- * item creates nothing for the first two. `execute` then gets what `prepare` returned.
+ * One operation (one `*.operation.ts`): `readInput` reads and checks one item's input from a
+ * source, the node's parameters or the tool's arguments; `execute` runs it. In the tool
+ * variant `tool.execute` runs it and shapes what a model receives.
  */
-interface Operation {
-	prepare?: (ctx: IExecuteFunctions, itemIndex: number) => unknown;
-	execute: (
+interface Operation<Input = unknown> {
+	readInput(source: InputSource): Input;
+	execute(
 		this: IExecuteFunctions,
 		client: AdPerformanceClient,
 		itemIndex: number,
-		prepared?: never,
-	) => Promise<INodeExecutionData[]>;
-	/** The operation's tool variant (tool.ts): used when the node runs as `adPerformanceTool`. */
-	tool?: OperationTool;
+		input: Input,
+	): Promise<INodeExecutionData[]>;
+	/** The operation's tool variant: used when the node runs as `adPerformanceTool`. */
+	tool?: OperationTool<Input>;
 }
 
 const operations: Record<string, Record<string, Operation>> = {
@@ -50,60 +51,43 @@ export async function executeOperation(this: IExecuteFunctions): Promise<INodeEx
 		throw unsupportedOperationError(this.getNode(), resource, operation);
 	}
 
-	const asTool = isToolVariant(this) && handler.tool !== undefined;
+	// The tool variant (docs/agent-tools.md): one small result item per call, and errors whose
+	// message a model can act on. The boundary (boundary.ts) scrubs what this returns or throws,
+	// after the message is shaped.
+	const tool = isToolVariant(this) ? handler.tool : undefined;
+	const shaped = (error: unknown) => (tool ? asToolError(error) : error);
 	let client: AdPerformanceClient;
 	try {
 		client = await createClient(this, this.getNodeParameter('requestOptions', 0, {}));
 	} catch (error) {
-		return [everyItemFailed(this, items.length, asTool ? asToolError(error) : error)];
+		return [everyItemFailed(this, items.length, shaped(error))];
 	}
-	if (asTool) return [await runTool.call(this, client, handler.tool as OperationTool)];
 	const results = new ItemResults(this);
 
 	// Input of every item first: no request is spent, nothing is created, before all are valid.
-	const prepared = new Map<number, unknown>();
-	if (handler.prepare) {
-		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-			try {
-				prepared.set(itemIndex, handler.prepare(this, itemIndex));
-			} catch (error) {
-				results.fail(itemIndex, error);
-			}
+	const inputs = new Map<number, unknown>();
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		try {
+			const source = tool
+				? new ToolArguments(this, itemIndex, tool.args, tool.settings)
+				: new NodeParameters(this, itemIndex);
+			inputs.set(itemIndex, handler.readInput(source));
+		} catch (error) {
+			results.fail(itemIndex, shaped(error));
 		}
 	}
 
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		if (results.has(itemIndex)) continue;
-		await results.settle(
-			itemIndex,
-			async () =>
-				await handler.execute.call(this, client, itemIndex, prepared.get(itemIndex) as never),
-		);
-	}
-	return [results.list()];
-}
-
-/**
- * The tool variant: one small result item per call (docs/agent-tools.md), its arguments
- * checked before any request, and errors whose message a model can act on.
- */
-async function runTool(
-	this: IExecuteFunctions,
-	client: AdPerformanceClient,
-	tool: OperationTool,
-): Promise<INodeExecutionData[]> {
-	// The boundary (boundary.ts) scrubs what this returns or throws, after the message is shaped.
-	const results = new ItemResults(this);
-	const items = this.getInputData();
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		const input = inputs.get(itemIndex);
 		await results.settle(itemIndex, async () => {
 			try {
-				const args = new ToolArguments(this, itemIndex, tool.args);
-				return [{ json: await tool.execute.call(this, client, itemIndex, args) }];
+				if (!tool) return await handler.execute.call(this, client, itemIndex, input);
+				return [{ json: await tool.execute.call(this, client, itemIndex, input) }];
 			} catch (error) {
-				throw asToolError(error);
+				throw shaped(error);
 			}
 		});
 	}
-	return results.list();
+	return [results.list()];
 }

@@ -1,45 +1,84 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
+import { defined, read, type InputField, type InputSource } from '../../shared/inputSource';
+import type { OperationTool } from '../../shared/tool/operationTool';
+import { listResult, TOOL_MAX_LIMIT, type Simplifier } from '../../shared/tool/toolResults';
 import type { AdPerformanceClient } from '../../shared/transport';
-import { InputValidator } from '../../shared/validation';
 
-/** Return All / Limit of a "Get Many" operation, checked before any request. */
-function readListOptions(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-): { returnAll: boolean; limit?: number } {
-	const returnAll = ctx.getNodeParameter('returnAll', itemIndex, false);
+/** The input of a Get Many: the checked filters as the query, and how many records. */
+export interface ListInput {
+	qs: IDataObject;
+	returnAll: boolean;
+	limit: number;
+	/** The page a tool call asks for (a tool returns one page). */
+	page: number;
+}
+
+const RETURN_ALL: InputField = { parameter: 'returnAll', label: 'Return All', default: false };
+const LIMIT: InputField = { parameter: 'limit', label: 'Limit', argument: 'limit', default: 50 };
+const PAGE: InputField = { parameter: 'toolPage', label: 'Page', argument: 'page' };
+
+/**
+ * A Get Many's input: `qs` (its filters, read and checked by the operation) and Return All /
+ * Limit, or in a tool call Limit and Page: a tool answers with one bounded page
+ * (toolResults.ts), so Return All has no place there.
+ */
+export function readListInput(source: InputSource, qs: IDataObject): ListInput {
+	const { check } = source;
+	const filters = defined(qs);
+	const integer = (min: number, max: number) => (name: string, value: unknown) =>
+		check.integer(name, value, min, max);
+	if (source.isTool) {
+		return {
+			qs: filters,
+			returnAll: false,
+			limit: read(source, LIMIT, integer(1, TOOL_MAX_LIMIT)),
+			page: read(source, PAGE, integer(1, 100_000)),
+		};
+	}
+	const returnAll = source.value(RETURN_ALL) ?? false;
 	if (typeof returnAll !== 'boolean') {
-		new InputValidator(ctx.getNode(), itemIndex).fail(
+		return check.fail(
 			'Return All',
 			'must be true or false',
 			'Switch Return All on or off (or make its expression return a boolean).',
 		);
 	}
-	if (returnAll) return { returnAll };
-	const limit = new InputValidator(ctx.getNode(), itemIndex).integer(
-		'Limit',
-		ctx.getNodeParameter('limit', itemIndex, 50),
-		1,
-		1_000_000,
-	);
-	return { returnAll, limit };
+	if (returnAll) return { qs: filters, returnAll, limit: 0, page: 1 };
+	const limit = check.integer(source.name(LIMIT), source.value(LIMIT), 1, 1_000_000);
+	return { qs: filters, returnAll, limit, page: 1 };
 }
 
-/**
- * A Get Many: the records of `path` matching `qs` (the operation's checked filters), all or up
- * to Limit, one output item per record.
- */
-export async function listRecords(
-	ctx: IExecuteFunctions,
-	client: AdPerformanceClient,
-	itemIndex: number,
+/** A Get Many of `path`: the records matching the filters, all or up to Limit, one item each. */
+export function listRecords(path: string) {
+	return async function (
+		this: IExecuteFunctions,
+		client: AdPerformanceClient,
+		itemIndex: number,
+		{ qs, returnAll, limit }: ListInput,
+	): Promise<INodeExecutionData[]> {
+		const records = await client.list<IDataObject>(path, qs, { returnAll, limit, itemIndex });
+		return records.map((record) => ({ json: record }));
+	};
+}
+
+/** The tool of a Get Many: page `page` of `limit` records, simplified and bounded. */
+export function listTool(
 	path: string,
-	qs: IDataObject,
-): Promise<INodeExecutionData[]> {
-	const records = await client.list<IDataObject>(path, qs, {
-		...readListOptions(ctx, itemIndex),
-		itemIndex,
-	});
-	return records.map((record) => ({ json: record }));
+	what: string,
+	simplify: Simplifier,
+): OperationTool<ListInput>['execute'] {
+	return async function (client, itemIndex, { qs, limit, page }) {
+		const envelope = await client.listPage<IDataObject>(path, qs, page, limit, { itemIndex });
+		const records = envelope.data.slice(0, limit);
+		const pagination = (envelope.pagination ?? {}) as IDataObject;
+		const hasMore =
+			typeof pagination.hasMore === 'boolean'
+				? pagination.hasMore
+				: typeof pagination.total === 'number'
+					? page * limit < pagination.total
+					: envelope.data.length >= limit;
+		const simplified = records.map((record) => simplify(record, client.redactor));
+		return listResult(simplified, { what, page, limit, hasMore });
+	};
 }

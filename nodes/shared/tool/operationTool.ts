@@ -1,13 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import {
-	hiddenInTool,
-	toolProperties,
-	ToolArguments,
-	type ToolArgument,
-} from './toolArguments';
-import { listResult, TOOL_DEFAULT_LIMIT, TOOL_MAX_LIMIT, type Simplifier } from './toolResults';
+import { hiddenInTool, toolProperties, type ToolArgument } from './toolArguments';
+import { TOOL_DEFAULT_LIMIT, TOOL_MAX_LIMIT, type Simplifier } from './toolResults';
 import type { AdPerformanceClient } from '../transport';
 import type { ServiceAccount } from '../types';
 import { InputValidator } from '../validation';
@@ -15,9 +10,11 @@ import { InputValidator } from '../validation';
 /**
  * An operation's tool variant (docs/agent-tools.md): what the model reads, the arguments it
  * passes, and what it gets back. Each operation file exports one beside its regular
- * `description` and `execute`.
+ * `description`, `readInput` and `execute`. The input is read and checked by the operation's
+ * `readInput` from the tool's arguments (ToolArguments), as from the node's parameters; the
+ * tool only shapes what a model receives (toolResults.ts).
  */
-export interface OperationTool {
+export interface OperationTool<Input = unknown> {
 	/** What the model reads about the tool: what comes back, what to pass, the limits. */
 	description: string;
 	args: readonly ToolArgument[];
@@ -30,7 +27,7 @@ export interface OperationTool {
 		this: IExecuteFunctions,
 		client: AdPerformanceClient,
 		itemIndex: number,
-		args: ToolArguments,
+		input: Input,
 	): Promise<IDataObject>;
 }
 
@@ -94,7 +91,7 @@ export const ACCOUNT_FILTER_ARGUMENT: ToolArgument = {
 	default: '',
 };
 
-/** The status filter of a list, one of `allowed` (checked in code, the error lists them). */
+/** The status filter of a list, one of `allowed` (the operation's readInput checks it). */
 export function statusArgument(what: string, allowed: readonly string[]): ToolArgument {
 	return {
 		key: 'status',
@@ -103,29 +100,7 @@ export function statusArgument(what: string, allowed: readonly string[]): ToolAr
 		type: 'string',
 		description: `Only ${what} in this state: ${allowed.slice(0, -1).join(', ')} or ${allowed[allowed.length - 1]}. Leave empty for all`,
 		default: '',
-		allowed,
 	};
-}
-
-/** The query of the filters lists share: `account` (either ID) and `status`, where offered. */
-export function listFilters(
-	client: AdPerformanceClient,
-	itemIndex: number,
-	args: ToolArguments,
-): IDataObject {
-	const qs: IDataObject = {};
-	if (args.has('account')) {
-		const account = args.text('account');
-		if (account) {
-			qs.accountId = new InputValidator(client.node, itemIndex).accountId(
-				'argument account',
-				account,
-			);
-		}
-	}
-	const status = args.has('status') ? args.text('status') : undefined;
-	if (status) qs.status = status;
-	return qs;
 }
 
 export const CAMPAIGN_ID_ARGUMENT: ToolArgument = {
@@ -146,95 +121,39 @@ export const REPORT_ID_ARGUMENT: ToolArgument = {
 		'The report id, rpt_ followed by letters and digits, as generate or the reports list returned it',
 };
 
-/**
- * The tool of a single-record operation: the id argument is checked (named in the error)
- * before any request, the regular operation runs (it reads the same parameter), and its record
- * comes back simplified.
- */
-export function singleRecordTool(
-	idKind: 'campaignId' | 'diagnosticId',
+/** The tool of a single-record operation: the regular operation's record, simplified. */
+export function singleRecordTool<Input>(
 	regular: (
 		this: IExecuteFunctions,
 		client: AdPerformanceClient,
 		itemIndex: number,
+		input: Input,
 	) => Promise<Array<{ json: IDataObject }>>,
 	simplify: Simplifier,
-): OperationTool['execute'] {
-	return async function (client, itemIndex, args) {
-		new InputValidator(client.node, itemIndex)[idKind](
-			`argument ${idKind}`,
-			args.text(idKind, { required: true }),
-		);
-		const [item] = await regular.call(this, client, itemIndex);
+): OperationTool<Input>['execute'] {
+	return async function (client, itemIndex, input) {
+		const [item] = await regular.call(this, client, itemIndex, input);
 		return simplify(item.json, client.redactor);
 	};
 }
 
 /**
- * One page of a list for a model: `limit` records (10 by default, at most 50) of page `page`,
- * simplified and bounded (toolResults.ts).
- */
-export async function listForTool(
-	client: AdPerformanceClient,
-	itemIndex: number,
-	args: ToolArguments,
-	request: { path: string; qs: IDataObject; what: string },
-	simplify: Simplifier,
-): Promise<IDataObject> {
-	const limit = args.integer('limit', 1, TOOL_MAX_LIMIT);
-	const page = args.integer('page', 1, 100_000);
-	const envelope = await client.listPage<IDataObject>(request.path, request.qs, page, limit, {
-		itemIndex,
-	});
-	const records = envelope.data.slice(0, limit);
-	const pagination = (envelope.pagination ?? {}) as IDataObject;
-	const hasMore =
-		typeof pagination.hasMore === 'boolean'
-			? pagination.hasMore
-			: typeof pagination.total === 'number'
-				? page * limit < pagination.total
-				: envelope.data.length >= limit;
-	return listResult(records.map((record) => simplify(record, client.redactor)), { what: request.what, page, limit, hasMore });
-}
-
-/**
- * The tool of a list whose only arguments are the shared filters (listFilters), limit and page.
- */
-export function filteredListTool(
-	path: string,
-	what: string,
-	simplify: Simplifier,
-): OperationTool['execute'] {
-	return async function (client, itemIndex, args) {
-		return await listForTool(
-			client,
-			itemIndex,
-			args,
-			{ path, qs: listFilters(client, itemIndex, args), what },
-			simplify,
-		);
-	};
-}
-
-/**
  * The ad platform account ID (`act_<digits>`) that creating a report needs, from either ID a
- * model may pass: the platform ID as it is, the service's account `id` resolved with one read
- * of the accounts list.
+ * model may pass (checked by the reader): the platform ID as it is, the service's account
+ * `id` resolved with one read of the accounts list.
  */
 export async function platformAccountIdOf(
 	client: AdPerformanceClient,
-	value: string,
+	id: string,
 	itemIndex: number,
-	argument = 'account',
+	field: string,
 ): Promise<string> {
-	const check = new InputValidator(client.node, itemIndex);
-	if (/^act_\d+$/.test(value)) return value;
-	const id = check.accountId(`argument ${argument}`, value);
+	if (/^act_\d+$/.test(id)) return id;
 	const envelope = await client.listPage<ServiceAccount>('/accounts', {}, 1, 100, { itemIndex });
 	const account = envelope.data.find((record) => record?.id === id);
 	if (typeof account?.platformAccountId === 'string') return account.platformAccountId;
-	return check.fail(
-		`argument ${argument}`,
+	return new InputValidator(client.node, itemIndex).fail(
+		field,
 		`no connected ad account has the id "${id.slice(0, 60)}"`,
 		'Pass an account id or platformAccountId (act_ followed by digits) exactly as the accounts tool returned it.',
 	);

@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import { given, type InputField, type InputSource } from '../inputSource';
 import { InputValidator } from '../validation';
 
 /**
@@ -28,8 +29,10 @@ export interface ToolArgument {
 	default?: string | number;
 	/** The regular node's parameter is a resource locator of this name: keep that shape. */
 	locator?: boolean;
-	/** Allowed values, checked in code (the error lists them). */
-	allowed?: readonly string[];
+	/** What an empty argument means, when the regular node's default is an expression. */
+	whenEmpty?: () => string;
+	/** How a given value reads as the regular parameter's value (e.g. a day as a moment). */
+	given?: (value: unknown) => unknown;
 }
 
 /** The `$fromAI` expression of an argument. */
@@ -116,77 +119,57 @@ export function isToolVariant(ctx: Pick<IExecuteFunctions, 'getNode'>): boolean 
 }
 
 /**
- * Reads the arguments of a tool call, checked before any request. Empty optional arguments come
- * back as undefined; a value outside `allowed` is an error that names the argument and lists
- * the allowed values.
+ * The input source of a tool call (inputSource.ts). A field with an argument reads the
+ * argument, and an empty optional argument means what the tool documents (`whenEmpty`, its
+ * `default`); any other field reads the tool node's parameter (the tool's own setting where it
+ * has one, with that setting's default), as the regular node does. Checks are the operation's.
  */
-export class ToolArguments {
-	private readonly check: InputValidator;
+export class ToolArguments implements InputSource {
+	readonly check: InputValidator;
+	readonly isTool: boolean = true;
 
 	constructor(
 		private readonly ctx: IExecuteFunctions,
-		private readonly itemIndex: number,
+		readonly itemIndex: number,
 		private readonly args: readonly ToolArgument[],
+		private readonly settings: readonly INodeProperties[] = [],
 	) {
 		this.check = new InputValidator(ctx.getNode(), itemIndex);
 	}
 
-	private spec(key: string): ToolArgument {
-		const spec = this.args.find((argument) => argument.key === key);
-		if (!spec) throw new Error(`No tool argument ${key}`);
-		return spec;
+	private argumentOf(field: InputField): ToolArgument | undefined {
+		return field.argument === undefined
+			? undefined
+			: this.args.find((argument) => argument.key === field.argument);
 	}
 
-	/** Whether this operation offers the argument. */
-	has(key: string): boolean {
-		return this.args.some((argument) => argument.key === key);
-	}
-
-	/** The raw value, or undefined when an optional argument was not given. */
-	raw(key: string): unknown {
-		const spec = this.spec(key);
-		const value = this.ctx.getNodeParameter(spec.parameter, this.itemIndex, undefined, {
-			extractValue: spec.locator === true,
-		});
-		if (value === undefined || value === null) return undefined;
-		if (typeof value === 'string' && value.trim() === '') return undefined;
-		return value;
-	}
-
-	/** A text argument; a required one that is missing is an error naming it. */
-	text(key: string, options: { required?: boolean } = {}): string | undefined {
-		const value = this.raw(key);
-		if (value === undefined) {
-			if (options.required) this.missing(key);
-			return undefined;
+	value(field: InputField): unknown {
+		const argument = this.argumentOf(field);
+		if (!argument) {
+			const parameter = field.setting ?? field.parameter;
+			const setting = this.settings.find((property) => property.name === parameter);
+			return given(
+				this.ctx.getNodeParameter(
+					parameter,
+					this.itemIndex,
+					setting ? setting.default : (field.default ?? null),
+					{
+						extractValue: field.locator === true,
+					},
+				),
+			);
 		}
-		const text = this.check.text(`argument ${key}`, value, { maxLength: 500 });
-		const allowed = this.spec(key).allowed;
-		if (allowed) {
-			const match = allowed.find((option) => option.toLowerCase() === text.toLowerCase());
-			if (!match) {
-				this.check.fail(
-					`argument ${key}`,
-					`"${text.slice(0, 40)}" is not one of the allowed values`,
-					`Pass one of: ${allowed.join(', ')}${this.spec(key).default !== undefined ? ', or leave it out' : ''}.`,
-				);
-			}
-			return match;
-		}
-		return text;
-	}
-
-	/** A whole number within bounds, the argument's default when not given. */
-	integer(key: string, min: number, max: number): number {
-		const value = this.raw(key) ?? this.spec(key).default;
-		return this.check.integer(`argument ${key}`, value, min, max);
-	}
-
-	private missing(key: string): never {
-		return this.check.fail(
-			`argument ${key}`,
-			'is missing',
-			`Pass ${key}: ${this.spec(key).description}.`,
+		const value = given(
+			this.ctx.getNodeParameter(argument.parameter, this.itemIndex, null, {
+				extractValue: argument.locator === true,
+			}),
 		);
+		if (value !== undefined) return argument.given ? argument.given(value) : value;
+		if (argument.whenEmpty) return argument.whenEmpty();
+		return argument.default === '' ? undefined : argument.default;
+	}
+
+	name(field: InputField): string {
+		return this.argumentOf(field) ? `argument ${field.argument}` : field.label;
 	}
 }

@@ -8,14 +8,10 @@ import type {
 import { createClient } from '../createClient';
 import { reportTextContent } from '../reportFiles';
 import { asToolError } from './toolErrors';
-import {
-	hiddenInTool,
-	toolProperties,
-	ToolArguments,
-	type ToolArgument,
-} from './toolArguments';
+import { hiddenInTool, toolProperties, ToolArguments, type ToolArgument } from './toolArguments';
 import { MAX_TOOL_RESULT_CHARS, simplifyReport } from './toolResults';
 import type { AdPerformanceClient } from '../transport';
+import { read, type InputField } from '../inputSource';
 import { InputValidator } from '../validation';
 import { unseenReportError, waitForReports } from '../waitForReports';
 
@@ -34,6 +30,8 @@ const REPORT_ID_ARGUMENT: ToolArgument = {
 	description:
 		'The report id, rpt_ followed by letters and digits, as the generate tool returned it',
 };
+
+const REPORT_ID: InputField = { parameter: 'reportId', label: 'Report ID', argument: 'reportId' };
 
 /** Default of the tool's own timeout: short enough for a conversation, long enough for most reports. */
 const TOOL_TIMEOUT_SECONDS = 45;
@@ -103,7 +101,7 @@ async function waitForOneReport(
 ): Promise<IDataObject> {
 	const check = new InputValidator(ctx.getNode(), itemIndex);
 	const args = new ToolArguments(ctx, itemIndex, [REPORT_ID_ARGUMENT]);
-	const reportId = check.reportId('argument reportId', args.text('reportId', { required: true }));
+	const reportId = read(args, REPORT_ID, (name, value) => check.reportId(name, value));
 	const timeoutSeconds = check.seconds(
 		'Tool Timeout (Seconds)',
 		ctx.getNodeParameter('toolTimeoutSeconds', itemIndex, TOOL_TIMEOUT_SECONDS),

@@ -1,18 +1,11 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
-import type { AdPerformanceClient } from '../../../shared/transport';
+import { readOptional, type InputField, type InputSource } from '../../../shared/inputSource';
 import { CONNECTION_STATUSES } from '../../../shared/types';
-import { InputValidator } from '../../../shared/validation';
-import { listRecords } from '../listRecords';
+import { listRecords, listTool, readListInput, type ListInput } from '../listRecords';
 import { returnAllOrLimit } from '../common.descriptions';
 import { simplifyAccount } from '../../../shared/tool/toolResults';
 import {
-	filteredListTool,
 	LIMIT_ARGUMENT,
 	PAGE_ARGUMENT,
 	statusArgument,
@@ -53,7 +46,13 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const tool: OperationTool = {
+const STATUS: InputField = {
+	parameter: 'filters.connectionStatus',
+	label: 'Connection Status',
+	argument: 'status',
+};
+
+export const tool: OperationTool<ListInput> = {
 	description:
 		'Lists the ad accounts connected to the agency workspace, 10 per call by default (at most 50). Returns { results, returned, hasMore, page, hint }; each result has id, platformAccountId (act_ followed by digits), name, connectionStatus, currency, campaignCount and totalSpendLast30d. Pass either id or platformAccountId as the account to the other tools. Filter with status: active, disconnected or token_expired. When hasMore is true, call again with the next page.',
 	args: [
@@ -61,20 +60,16 @@ export const tool: OperationTool = {
 		LIMIT_ARGUMENT,
 		PAGE_ARGUMENT,
 	],
-	execute: filteredListTool('/accounts', 'accounts', simplifyAccount),
+	execute: listTool('/accounts', 'accounts', simplifyAccount),
 };
 
 export const description = withTool('account', 'getAll', properties, tool);
 
-export async function execute(
-	this: IExecuteFunctions,
-	client: AdPerformanceClient,
-	itemIndex: number,
-): Promise<INodeExecutionData[]> {
-	const check = new InputValidator(this.getNode(), itemIndex);
-	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
-	const qs: IDataObject = {};
-	if (filters.connectionStatus)
-		qs.status = check.oneOf('Connection Status', filters.connectionStatus, CONNECTION_STATUSES);
-	return await listRecords(this, client, itemIndex, '/accounts', qs);
+export function readInput(source: InputSource): ListInput {
+	const status = readOptional(source, STATUS, (name, value) =>
+		source.check.oneOf(name, value, CONNECTION_STATUSES),
+	);
+	return readListInput(source, { status });
 }
+
+export const execute = listRecords('/accounts');

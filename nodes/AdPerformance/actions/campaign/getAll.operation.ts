@@ -1,19 +1,12 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
-import type { AdPerformanceClient } from '../../../shared/transport';
+import { readOptional, type InputField, type InputSource } from '../../../shared/inputSource';
 import { CAMPAIGN_STATUSES } from '../../../shared/types';
-import { InputValidator } from '../../../shared/validation';
 import { returnAllOrLimit } from '../common.descriptions';
-import { listRecords } from '../listRecords';
+import { listRecords, listTool, readListInput, type ListInput } from '../listRecords';
 import { simplifyCampaign } from '../../../shared/tool/toolResults';
 import {
 	ACCOUNT_FILTER_ARGUMENT,
-	filteredListTool,
 	LIMIT_ARGUMENT,
 	PAGE_ARGUMENT,
 	statusArgument,
@@ -54,7 +47,18 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const tool: OperationTool = {
+const ACCOUNT: InputField = {
+	parameter: 'filters.accountId',
+	label: 'Filters → Account ID',
+	argument: 'account',
+};
+const STATUS: InputField = {
+	parameter: 'filters.status',
+	label: 'Filters → Status',
+	argument: 'status',
+};
+
+export const tool: OperationTool<ListInput> = {
 	description:
 		'Lists campaigns of the connected ad accounts, 10 per call by default (at most 50). Returns { results, returned, hasMore, page, hint }; each result has id (camp_...), name, status, objective, dailyBudget and currency. Narrow with account (an account id or platformAccountId from the accounts tool) and status (ACTIVE, PAUSED, ARCHIVED or DELETED). Pass a result id as campaignId to get a campaign or run a diagnostic. When hasMore is true, call again with the next page.',
 	args: [
@@ -63,21 +67,19 @@ export const tool: OperationTool = {
 		LIMIT_ARGUMENT,
 		PAGE_ARGUMENT,
 	],
-	execute: filteredListTool('/campaigns', 'campaigns', simplifyCampaign),
+	execute: listTool('/campaigns', 'campaigns', simplifyCampaign),
 };
 
 export const description = withTool('campaign', 'getAll', properties, tool);
 
-export async function execute(
-	this: IExecuteFunctions,
-	client: AdPerformanceClient,
-	itemIndex: number,
-): Promise<INodeExecutionData[]> {
-	const check = new InputValidator(this.getNode(), itemIndex);
-	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
-	const qs: IDataObject = {};
-	if (filters.accountId) qs.accountId = check.accountId('Filters → Account ID', filters.accountId);
-	if (filters.status)
-		qs.status = check.oneOf('Filters → Status', filters.status, CAMPAIGN_STATUSES);
-	return await listRecords(this, client, itemIndex, '/campaigns', qs);
+export function readInput(source: InputSource): ListInput {
+	const { check } = source;
+	return readListInput(source, {
+		accountId: readOptional(source, ACCOUNT, (name, value) => check.accountId(name, value)),
+		status: readOptional(source, STATUS, (name, value) =>
+			check.oneOf(name, value, CAMPAIGN_STATUSES),
+		),
+	});
 }
+
+export const execute = listRecords('/campaigns');

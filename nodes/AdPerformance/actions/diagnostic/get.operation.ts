@@ -1,8 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
+import { read, type InputField, type InputSource } from '../../../shared/inputSource';
 import { pathId, type AdPerformanceClient } from '../../../shared/transport';
 import type { ServiceDiagnostic, SingleEnvelope } from '../../../shared/types';
-import { InputValidator } from '../../../shared/validation';
 import { simplifyDiagnostic } from '../../../shared/tool/toolResults';
 import { singleRecordTool, withTool, type OperationTool } from '../../../shared/tool/operationTool';
 
@@ -18,7 +18,33 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const tool: OperationTool = {
+const DIAGNOSTIC_ID: InputField = {
+	parameter: 'diagnosticId',
+	label: 'Diagnostic ID',
+	argument: 'diagnosticId',
+};
+
+export function readInput(source: InputSource): string {
+	return read(source, DIAGNOSTIC_ID, (name, value) => source.check.diagnosticId(name, value));
+}
+
+export async function execute(
+	this: IExecuteFunctions,
+	client: AdPerformanceClient,
+	itemIndex: number,
+	diagnosticId: string,
+): Promise<INodeExecutionData[]> {
+	const envelope = await client.request<SingleEnvelope<ServiceDiagnostic>>({
+		method: 'GET',
+		path: `/diagnostics/${pathId(diagnosticId)}`,
+		itemIndex,
+		subject: `diagnostic ${diagnosticId}`,
+		expect: 'record',
+	});
+	return [{ json: envelope.data }];
+}
+
+export const tool: OperationTool<string> = {
 	description:
 		'Gets a campaign diagnostic by its diagnosticId (diag_..., as the run-diagnostic tool returned it). Returns id, campaignId, status (running, completed, failed) and, once completed, summary (plain language), riskScore, up to 5 issues (title, severity) and up to 3 recommendations (priority, title, description). A diagnostic takes about 5 to 10 seconds; read-only, safe to call again.',
 	args: [
@@ -30,27 +56,7 @@ export const tool: OperationTool = {
 			description: 'The diagnostic id, diag_ followed by letters and digits',
 		},
 	],
-	execute: singleRecordTool('diagnosticId', execute, simplifyDiagnostic),
+	execute: singleRecordTool(execute, simplifyDiagnostic),
 };
 
 export const description = withTool('diagnostic', 'get', properties, tool);
-
-export async function execute(
-	this: IExecuteFunctions,
-	client: AdPerformanceClient,
-	itemIndex: number,
-): Promise<INodeExecutionData[]> {
-	const check = new InputValidator(this.getNode(), itemIndex);
-	const diagnosticId = check.diagnosticId(
-		'Diagnostic ID',
-		this.getNodeParameter('diagnosticId', itemIndex, ''),
-	);
-	const envelope = await client.request<SingleEnvelope<ServiceDiagnostic>>({
-		method: 'GET',
-		path: `/diagnostics/${pathId(diagnosticId)}`,
-		itemIndex,
-		subject: `diagnostic ${diagnosticId}`,
-		expect: 'record',
-	});
-	return [{ json: envelope.data }];
-}

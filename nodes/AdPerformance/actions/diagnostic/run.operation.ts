@@ -1,18 +1,18 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { createDiagnostic } from '../../../shared/diagnostics';
 import { waitUntilFinished } from '../../../shared/waitUntilFinished';
 import { pathId, type AdPerformanceClient } from '../../../shared/transport';
 import { isFinished, type ServiceDiagnostic, type SingleEnvelope } from '../../../shared/types';
-import { InputValidator } from '../../../shared/validation';
-import { campaignLocator } from '../common.descriptions';
+import { read, type InputField, type InputSource } from '../../../shared/inputSource';
+import { CAMPAIGN_FIELD, campaignLocator } from '../common.descriptions';
 import { simplifyDiagnostic } from '../../../shared/tool/toolResults';
-import { CAMPAIGN_ID_ARGUMENT, singleRecordTool, withTool, type OperationTool } from '../../../shared/tool/operationTool';
+import {
+	CAMPAIGN_ID_ARGUMENT,
+	singleRecordTool,
+	withTool,
+	type OperationTool,
+} from '../../../shared/tool/operationTool';
 
 const properties: INodeProperties[] = [
 	campaignLocator,
@@ -51,11 +51,11 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const tool: OperationTool = {
+export const tool: OperationTool<DiagnosticRun> = {
 	description:
 		'Runs an AI diagnostic of one campaign and waits for it (about 5 to 10 seconds). Pass campaignId (camp_..., from the campaigns tool). Returns id (diag_...), campaignId, status and, when completed, summary, riskScore, up to 5 issues (title, severity) and up to 3 recommendations. Write limits: 10 diagnostic runs a minute per key, one at a time per campaign; if one is already running, get it with the get-diagnostic tool instead of running again.',
 	args: [CAMPAIGN_ID_ARGUMENT],
-	execute: singleRecordTool('campaignId', execute, simplifyDiagnostic),
+	execute: singleRecordTool(execute, simplifyDiagnostic),
 };
 
 export const description = withTool('diagnostic', 'run', properties, tool);
@@ -67,35 +67,39 @@ interface DiagnosticRun {
 	timeoutSeconds: number;
 }
 
-/** Run for every item before the first diagnostic is started, so bad input starts nothing. */
-export function prepare(ctx: IExecuteFunctions, itemIndex: number): DiagnosticRun {
-	const check = new InputValidator(ctx.getNode(), itemIndex);
-	const campaignId = check.campaignId(
-		'Campaign',
-		ctx.getNodeParameter('campaignId', itemIndex, '', { extractValue: true }),
-	);
-	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const waitForCompletion = options.waitForCompletion !== false;
-	const intervalSeconds = check.seconds(
-		'Options → Poll Interval (Seconds)',
-		options.pollIntervalSeconds ?? 2.5,
-		0.1,
-		3600,
-	);
-	const timeoutSeconds = check.seconds(
-		'Options → Timeout (Seconds)',
-		options.timeoutSeconds ?? 120,
-		1,
-		86_400,
-	);
-	return { campaignId, waitForCompletion, intervalSeconds, timeoutSeconds };
+const WAIT_FOR_COMPLETION: InputField = {
+	parameter: 'options.waitForCompletion',
+	label: 'Options → Wait for Completion',
+	default: true,
+};
+const POLL_INTERVAL: InputField = {
+	parameter: 'options.pollIntervalSeconds',
+	label: 'Options → Poll Interval (Seconds)',
+	default: 2.5,
+};
+const TIMEOUT: InputField = {
+	parameter: 'options.timeoutSeconds',
+	label: 'Options → Timeout (Seconds)',
+	default: 120,
+};
+
+export function readInput(source: InputSource): DiagnosticRun {
+	const { check } = source;
+	const seconds = (min: number, max: number) => (name: string, value: unknown) =>
+		check.seconds(name, value, min, max);
+	return {
+		campaignId: read(source, CAMPAIGN_FIELD, (name, value) => check.campaignId(name, value)),
+		waitForCompletion: source.value(WAIT_FOR_COMPLETION) !== false,
+		intervalSeconds: read(source, POLL_INTERVAL, seconds(0.1, 3600)),
+		timeoutSeconds: read(source, TIMEOUT, seconds(1, 86_400)),
+	};
 }
 
 export async function execute(
 	this: IExecuteFunctions,
 	client: AdPerformanceClient,
 	itemIndex: number,
-	run: DiagnosticRun = prepare(this, itemIndex),
+	run: DiagnosticRun,
 ): Promise<INodeExecutionData[]> {
 	const { campaignId, waitForCompletion, intervalSeconds, timeoutSeconds } = run;
 	const diagnostic = await createDiagnostic(client, campaignId, itemIndex);

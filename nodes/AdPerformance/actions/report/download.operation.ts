@@ -3,8 +3,13 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { binaryPropertyNameProperty, maxFileSizeOption } from '../../../shared/descriptions';
 import { downloadReportFile, maxFileBytesOf } from '../../../shared/reportFiles';
 import type { AdPerformanceClient } from '../../../shared/transport';
-import { InputValidator } from '../../../shared/validation';
-import { REPORT_ID_ARGUMENT, withTool, type OperationTool } from '../../../shared/tool/operationTool';
+import { read, type InputField, type InputSource } from '../../../shared/inputSource';
+import {
+	REPORT_ID_ARGUMENT,
+	withTool,
+	type OperationTool,
+} from '../../../shared/tool/operationTool';
+import { REPORT_ID_FIELD } from '../common.descriptions';
 import { reportAsText } from './get.operation';
 
 const properties: INodeProperties[] = [
@@ -28,28 +33,36 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const tool: OperationTool = {
-	description:
-		'Gets a completed report for reading: pass reportId (rpt_...). A model cannot receive files, so this returns the report as text: id, title, status, format, riskLevel, totalSpend, avgRoas, totalConversions, avgCpa, downloadUrl (a signed link valid 7 days, to share with people) and expiresAt. A report that is not completed yet returns its status; wait for it with the wait-for-report tool (reports take 10 to 20 seconds).',
-	args: [REPORT_ID_ARGUMENT],
-	execute: reportAsText,
+const BINARY_PROPERTY: InputField = {
+	parameter: 'binaryPropertyName',
+	label: 'Put Output File in Field',
+	default: 'data',
 };
+const OPTIONS: InputField = { parameter: 'options', label: 'Options', default: {} };
 
-export const description = withTool('report', 'download', properties, tool);
+interface ReportDownload {
+	reportId: string;
+	binaryPropertyName: string;
+	maxFileBytes: number;
+}
+
+export function readInput(source: InputSource): ReportDownload {
+	const { check } = source;
+	return {
+		reportId: read(source, REPORT_ID_FIELD, (name, value) => check.reportId(name, value)),
+		binaryPropertyName: read(source, BINARY_PROPERTY, (name, value) =>
+			check.text(name, value, { maxLength: 200 }),
+		),
+		maxFileBytes: maxFileBytesOf(check, source.value(OPTIONS)),
+	};
+}
 
 export async function execute(
 	this: IExecuteFunctions,
 	client: AdPerformanceClient,
 	itemIndex: number,
+	{ reportId, binaryPropertyName, maxFileBytes }: ReportDownload,
 ): Promise<INodeExecutionData[]> {
-	const check = new InputValidator(this.getNode(), itemIndex);
-	const reportId = check.reportId('Report ID', this.getNodeParameter('reportId', itemIndex, ''));
-	const binaryPropertyName = check.text(
-		'Put Output File in Field',
-		this.getNodeParameter('binaryPropertyName', itemIndex, 'data'),
-		{ maxLength: 200 },
-	);
-	const maxFileBytes = maxFileBytesOf(check, this.getNodeParameter('options', itemIndex, {}));
 	const binary = await downloadReportFile(this, client, { id: reportId }, itemIndex, maxFileBytes);
 	return [
 		{
@@ -63,3 +76,15 @@ export async function execute(
 		},
 	];
 }
+
+export const tool: OperationTool<ReportDownload> = {
+	description:
+		'Gets a completed report for reading: pass reportId (rpt_...). A model cannot receive files, so this returns the report as text: id, title, status, format, riskLevel, totalSpend, avgRoas, totalConversions, avgCpa, downloadUrl (a signed link valid 7 days, to share with people) and expiresAt. A report that is not completed yet returns its status; wait for it with the wait-for-report tool (reports take 10 to 20 seconds).',
+	args: [REPORT_ID_ARGUMENT],
+	// A model receives no files: the report as text, as the Get tool gives it.
+	async execute(client, itemIndex, { reportId }) {
+		return await reportAsText.call(this, client, itemIndex, { reportId, narrow: {} });
+	},
+};
+
+export const description = withTool('report', 'download', properties, tool);

@@ -5,12 +5,22 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
+import {
+	defined,
+	read,
+	readOptional,
+	type InputField,
+	type InputSource,
+} from '../../../shared/inputSource';
 import { createReport, reuseOrCreateReport } from '../../../shared/reportLedger';
 import type { AdPerformanceClient } from '../../../shared/transport';
 import { REPORT_FORMAT_OPTIONS, REPORT_FORMATS, type ServiceReport } from '../../../shared/types';
-import { InputValidator } from '../../../shared/validation';
 import { accountLocator } from '../common.descriptions';
-import { platformAccountIdOf, withTool, type OperationTool } from '../../../shared/tool/operationTool';
+import {
+	platformAccountIdOf,
+	withTool,
+	type OperationTool,
+} from '../../../shared/tool/operationTool';
 
 const properties: INodeProperties[] = [
 	accountLocator,
@@ -118,7 +128,119 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const tool: OperationTool = {
+const ACCOUNT: InputField = {
+	parameter: 'accountId',
+	label: 'Ad Account',
+	argument: 'account',
+	locator: true,
+};
+const TITLE: InputField = { parameter: 'title', label: 'Title', argument: 'title' };
+const DATE_START: InputField = {
+	parameter: 'dateStart',
+	label: 'Start Date',
+	argument: 'dateStart',
+};
+const DATE_END: InputField = { parameter: 'dateEnd', label: 'End Date', argument: 'dateEnd' };
+const CAMPAIGN_IDS: InputField = {
+	parameter: 'additionalFields.campaignIds',
+	label: 'Campaign IDs',
+	argument: 'campaignIds',
+};
+const FORMAT: InputField = {
+	parameter: 'additionalFields.format',
+	label: 'Format',
+	argument: 'format',
+};
+const REUSE: InputField = {
+	parameter: 'additionalFields.reuseRecentReport',
+	label: 'Reuse a Recent Identical Report',
+	setting: 'toolReuseRecentReport',
+};
+const BRANDING = 'additionalFields.whiteLabel.branding';
+const COMPANY_NAME: InputField = {
+	parameter: `${BRANDING}.companyName`,
+	label: 'White Label → Company Name',
+};
+const LOGO_URL: InputField = { parameter: `${BRANDING}.logoUrl`, label: 'White Label → Logo URL' };
+const PRIMARY_COLOR: InputField = {
+	parameter: `${BRANDING}.primaryColor`,
+	label: 'White Label → Primary Color',
+};
+
+/** The day `days` before today (UTC), as YYYY-MM-DD. */
+function daysAgo(days: number): string {
+	return new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** A checked Generate: the POST /v1/reports body but its account, and whether to reuse. */
+interface ReportRequest {
+	/** An ad platform account ID, or in a tool call also the service's account `id`. */
+	account: string;
+	/** How errors name the account (platformAccountIdOf). */
+	accountName: string;
+	body: IDataObject;
+	reuse: boolean;
+}
+
+/** Reads and checks a Generate; optional fields go into the body only when set. */
+export function readInput(source: InputSource): ReportRequest {
+	const { check } = source;
+	let account = read(source, ACCOUNT, (name, value) => check.accountId(name, value));
+	// The tool also takes the service's account id, resolved with one read before the POST
+	// (platformAccountIdOf); the node's list and By ID mode give the ad platform ID.
+	if (!source.isTool) account = check.platformAccountId(source.name(ACCOUNT), account);
+	const title = read(source, TITLE, (name, value) => check.text(name, value, { maxLength: 500 }));
+	const dateStart = read(source, DATE_START, (name, value) => check.date(name, value));
+	const dateEnd = read(source, DATE_END, (name, value) => check.date(name, value));
+	check.dateRange(source.name(DATE_START), dateStart, source.name(DATE_END), dateEnd);
+	const campaignIds = readOptional(source, CAMPAIGN_IDS, (name, value) =>
+		check.campaignIds(name, value),
+	);
+	const whiteLabel = defined({
+		companyName: readOptional(source, COMPANY_NAME, (name, value) =>
+			check.text(name, value, { maxLength: 200 }),
+		),
+		logoUrl: readOptional(source, LOGO_URL, (name, value) => check.url(name, value)),
+		primaryColor: readOptional(source, PRIMARY_COLOR, (name, value) => check.color(name, value)),
+	});
+	const body = defined({
+		title,
+		date_start: dateStart,
+		date_end: dateEnd,
+		campaign_ids: campaignIds?.length ? campaignIds : undefined,
+		format: readOptional(source, FORMAT, (name, value) => check.oneOf(name, value, REPORT_FORMATS)),
+		whiteLabel: Object.keys(whiteLabel).length > 0 ? whiteLabel : undefined,
+	});
+	return { account, accountName: source.name(ACCOUNT), body, reuse: source.value(REUSE) === true };
+}
+
+/** Creates the report, or with reuse on returns a recent identical one (reportLedger.ts). */
+async function generateReport(
+	client: AdPerformanceClient,
+	itemIndex: number,
+	{ account, accountName, body, reuse }: ReportRequest,
+): Promise<{ report: ServiceReport; reused: boolean }> {
+	// Every field is checked before the one read an account id may need.
+	const request = {
+		account_id: await platformAccountIdOf(client, account, itemIndex, accountName),
+		...body,
+	};
+	if (!reuse) return { report: await createReport(client, request, itemIndex), reused: false };
+	return await reuseOrCreateReport(client, request, itemIndex);
+}
+
+export async function execute(
+	this: IExecuteFunctions,
+	client: AdPerformanceClient,
+	itemIndex: number,
+	input: ReportRequest,
+): Promise<INodeExecutionData[]> {
+	const { report, reused } = await generateReport(client, itemIndex, input);
+	// Reuse off (the default): exactly the output of before the option existed.
+	return [{ json: input.reuse ? { ...report, reused } : report }];
+}
+
+export const tool: OperationTool<ReportRequest> = {
 	description:
 		'Starts an AI performance report of one ad account. Pass account (the account id or platformAccountId from the accounts tool), title, and optionally dateStart and dateEnd (YYYY-MM-DD, at most 90 days; default the last 7 days), campaignIds (comma-separated camp_ ids, at most 20) and format (pdf, markdown or json). Returns { id, status, estimatedCompletionSeconds, reused, next }: then wait for it with the wait-for-report tool. Write limits: 5 report generations a minute per key; a report takes 10 to 20 seconds. An identical call within 10 minutes returns the same report with reused true.',
 	args: [
@@ -146,6 +268,7 @@ export const tool: OperationTool = {
 			type: 'string',
 			description: 'First day of the period, YYYY-MM-DD. Leave empty for 7 days ago',
 			default: '',
+			whenEmpty: () => daysAgo(7),
 		},
 		{
 			key: 'dateEnd',
@@ -155,6 +278,7 @@ export const tool: OperationTool = {
 			description:
 				'Last day of the period, YYYY-MM-DD, at most 90 days after the start. Leave empty for yesterday',
 			default: '',
+			whenEmpty: () => daysAgo(1),
 		},
 		{
 			key: 'campaignIds',
@@ -172,7 +296,6 @@ export const tool: OperationTool = {
 			type: 'string',
 			description: 'File format: pdf, markdown or json. Leave empty for pdf',
 			default: '',
-			allowed: REPORT_FORMATS,
 		},
 	],
 	settings: [
@@ -185,30 +308,8 @@ export const tool: OperationTool = {
 				'Whether a call identical to one made within the last 10 minutes (same account, title, dates, format and campaigns) returns that report, marked reused, instead of generating another. Keeps an agent that repeats a call from creating duplicate reports. A failed report is not reused.',
 		},
 	],
-	async execute(client, itemIndex, args) {
-		const check = new InputValidator(client.node, itemIndex);
-		const account = args.text('account', { required: true }) as string;
-		const title = check.text('argument title', args.text('title', { required: true }), {
-			maxLength: 500,
-		});
-		const daysAgo = (days: number) =>
-			new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
-		const dateStart = check.date('argument dateStart', args.text('dateStart') ?? daysAgo(7));
-		const dateEnd = check.date('argument dateEnd', args.text('dateEnd') ?? daysAgo(1));
-		check.dateRange('argument dateStart', dateStart, 'argument dateEnd', dateEnd);
-		const body: IDataObject = { title, date_start: dateStart, date_end: dateEnd };
-		const campaignIds = args.text('campaignIds');
-		if (campaignIds) {
-			const ids = check.campaignIds('argument campaignIds', campaignIds);
-			if (ids.length > 0) body.campaign_ids = ids;
-		}
-		const format = args.text('format');
-		if (format) body.format = format;
-		// Every argument is checked before the one read an account id may need.
-		body.account_id = await platformAccountIdOf(client, account, itemIndex);
-		const reuse = this.getNodeParameter('toolReuseRecentReport', itemIndex, true) !== false;
-		if (!reuse) return toolAnswer(await createReport(client, body, itemIndex), false);
-		const { report, reused } = await reuseOrCreateReport(client, body, itemIndex);
+	async execute(client, itemIndex, input) {
+		const { report, reused } = await generateReport(client, itemIndex, input);
 		return toolAnswer(report, reused);
 	},
 };
@@ -239,64 +340,3 @@ function toolAnswer(report: ServiceReport, reused: boolean): IDataObject {
 }
 
 export const description = withTool('report', 'generate', properties, tool);
-
-/** Builds the POST /v1/reports body, sending optional fields only when the user set them. */
-function buildReportRequest(ctx: IExecuteFunctions, itemIndex: number): IDataObject {
-	const check = new InputValidator(ctx.getNode(), itemIndex);
-	const accountId = check.platformAccountId(
-		'Ad Account',
-		ctx.getNodeParameter('accountId', itemIndex, '', { extractValue: true }),
-	);
-	const title = check.text('Title', ctx.getNodeParameter('title', itemIndex, ''), {
-		maxLength: 500,
-	});
-	const dateStart = check.date('Start Date', ctx.getNodeParameter('dateStart', itemIndex, ''));
-	const dateEnd = check.date('End Date', ctx.getNodeParameter('dateEnd', itemIndex, ''));
-	check.dateRange('Start Date', dateStart, 'End Date', dateEnd);
-	const body: IDataObject = {
-		account_id: accountId,
-		title,
-		date_start: dateStart,
-		date_end: dateEnd,
-	};
-
-	const additional = ctx.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
-	if (additional.campaignIds !== undefined && additional.campaignIds !== '') {
-		const ids = check.campaignIds('Campaign IDs', additional.campaignIds);
-		if (ids.length > 0) body.campaign_ids = ids;
-	}
-	if (additional.format) body.format = check.oneOf('Format', additional.format, REPORT_FORMATS);
-	const branding = (additional.whiteLabel as IDataObject | undefined)?.branding as
-		| IDataObject
-		| undefined;
-	if (branding) {
-		const whiteLabel: IDataObject = {};
-		if (branding.companyName)
-			whiteLabel.companyName = check.text('White Label → Company Name', branding.companyName, {
-				maxLength: 200,
-			});
-		if (branding.logoUrl)
-			whiteLabel.logoUrl = check.url('White Label → Logo URL', branding.logoUrl);
-		if (branding.primaryColor)
-			whiteLabel.primaryColor = check.color('White Label → Primary Color', branding.primaryColor);
-		if (Object.keys(whiteLabel).length > 0) body.whiteLabel = whiteLabel;
-	}
-	return body;
-}
-
-/** Run for every item before the first report is created, so bad input creates nothing. */
-export const prepare = buildReportRequest;
-
-export async function execute(
-	this: IExecuteFunctions,
-	client: AdPerformanceClient,
-	itemIndex: number,
-	body: IDataObject = buildReportRequest(this, itemIndex),
-): Promise<INodeExecutionData[]> {
-	const additional = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
-	// Off (the default): exactly the output of before the option existed.
-	if (additional.reuseRecentReport !== true)
-		return [{ json: await createReport(client, body, itemIndex) }];
-	const { report, reused } = await reuseOrCreateReport(client, body, itemIndex);
-	return [{ json: { ...report, reused } }];
-}

@@ -1,15 +1,22 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
+import {
+	defined,
+	read,
+	readOptional,
+	type InputField,
+	type InputSource,
+} from '../../../shared/inputSource';
 import { findReport } from '../../../shared/reportLedger';
 import type { AdPerformanceClient } from '../../../shared/transport';
-import { InputValidator } from '../../../shared/validation';
 import { simplifyReport } from '../../../shared/tool/toolResults';
-import { REPORT_ID_ARGUMENT, withTool, type OperationTool } from '../../../shared/tool/operationTool';
+import {
+	REPORT_ID_ARGUMENT,
+	singleRecordTool,
+	withTool,
+	type OperationTool,
+} from '../../../shared/tool/operationTool';
+import { REPORT_ID_FIELD } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
 	{
@@ -48,14 +55,44 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-/** A report as text for a model: shared by the Get and Download tools. */
-export const reportAsText: OperationTool['execute'] = async function (client, itemIndex, args) {
-	const check = new InputValidator(client.node, itemIndex);
-	const reportId = check.reportId('argument reportId', args.text('reportId', { required: true }));
-	return simplifyReport(await findReport(client, reportId, itemIndex, {}), client.redactor);
+const ACCOUNT: InputField = { parameter: 'options.accountId', label: 'Options → Account ID' };
+const CREATED_AFTER: InputField = {
+	parameter: 'options.createdAfter',
+	label: 'Options → Created After',
 };
 
-export const tool: OperationTool = {
+export interface ReportLookup {
+	reportId: string;
+	/** Narrows the listing that finds the report (reportLedger.ts). */
+	narrow: { accountId?: string; createdAfter?: string };
+}
+
+export function readInput(source: InputSource): ReportLookup {
+	const { check } = source;
+	return {
+		reportId: read(source, REPORT_ID_FIELD, (name, value) => check.reportId(name, value)),
+		narrow: defined({
+			accountId: readOptional(source, ACCOUNT, (name, value) => check.accountId(name, value)),
+			createdAfter: readOptional(source, CREATED_AFTER, (name, value) =>
+				check.timestamp(name, value),
+			),
+		}),
+	};
+}
+
+export async function execute(
+	this: IExecuteFunctions,
+	client: AdPerformanceClient,
+	itemIndex: number,
+	{ reportId, narrow }: ReportLookup,
+): Promise<INodeExecutionData[]> {
+	return [{ json: await findReport(client, reportId, itemIndex, narrow) }];
+}
+
+/** A report as text for a model: the Get and Download tools. */
+export const reportAsText = singleRecordTool(execute, simplifyReport);
+
+export const tool: OperationTool<ReportLookup> = {
 	description:
 		'Gets one report by its reportId (rpt_...). Returns id, title, status (pending, generating, completed, failed), format, accountId, dateRange, riskLevel, totalSpend, avgRoas, totalConversions, avgCpa and, once completed, downloadUrl and expiresAt; a failed report has error. A report takes 10 to 20 seconds to generate: to wait for one, use the wait-for-report tool rather than calling this repeatedly.',
 	args: [REPORT_ID_ARGUMENT],
@@ -63,20 +100,3 @@ export const tool: OperationTool = {
 };
 
 export const description = withTool('report', 'get', properties, tool);
-
-export async function execute(
-	this: IExecuteFunctions,
-	client: AdPerformanceClient,
-	itemIndex: number,
-): Promise<INodeExecutionData[]> {
-	const check = new InputValidator(this.getNode(), itemIndex);
-	const reportId = check.reportId('Report ID', this.getNodeParameter('reportId', itemIndex, ''));
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const narrow: { accountId?: string; createdAfter?: string } = {};
-	if (options.accountId)
-		narrow.accountId = check.accountId('Options → Account ID', options.accountId);
-	if (options.createdAfter)
-		narrow.createdAfter = check.timestamp('Options → Created After', options.createdAfter);
-	const report = await findReport(client, reportId, itemIndex, narrow);
-	return [{ json: report }];
-}

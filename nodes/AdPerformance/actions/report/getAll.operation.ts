@@ -1,26 +1,18 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
-import type { AdPerformanceClient } from '../../../shared/transport';
+import { readOptional, type InputField, type InputSource } from '../../../shared/inputSource';
 import {
 	REPORT_FORMAT_OPTIONS,
 	REPORT_FORMATS,
 	REPORT_STATUS_OPTIONS,
 	REPORT_STATUSES,
 } from '../../../shared/types';
-import { InputValidator } from '../../../shared/validation';
 import { returnAllOrLimit } from '../common.descriptions';
-import { listRecords } from '../listRecords';
+import { listRecords, listTool, readListInput, type ListInput } from '../listRecords';
 import { simplifyReport } from '../../../shared/tool/toolResults';
 import {
 	ACCOUNT_FILTER_ARGUMENT,
 	LIMIT_ARGUMENT,
-	listFilters,
-	listForTool,
 	PAGE_ARGUMENT,
 	statusArgument,
 	withTool,
@@ -86,7 +78,45 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const tool: OperationTool = {
+const ACCOUNT: InputField = {
+	parameter: 'filters.accountId',
+	label: 'Filters → Account ID',
+	argument: 'account',
+};
+const CAMPAIGN: InputField = {
+	parameter: 'filters.campaignId',
+	label: 'Filters → Campaign ID',
+	argument: 'campaignId',
+};
+const STATUS: InputField = {
+	parameter: 'filters.status',
+	label: 'Filters → Status',
+	argument: 'status',
+};
+const FORMAT: InputField = {
+	parameter: 'filters.format',
+	label: 'Filters → Format',
+	argument: 'format',
+};
+const FROM: InputField = {
+	parameter: 'filters.from',
+	label: 'Filters → Created After',
+	argument: 'from',
+};
+const TO: InputField = {
+	parameter: 'filters.to',
+	label: 'Filters → Created Before',
+	argument: 'to',
+};
+
+/** A tool's from/to is a day (YYYY-MM-DD): the moment it starts or ends, as the node's filter takes it. */
+function dayBound(value: unknown, time: string): unknown {
+	return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value.trim())
+		? `${value.trim()}${time}`
+		: value;
+}
+
+export const tool: OperationTool<ListInput> = {
 	description:
 		'Lists performance reports, newest first, 10 per call by default (at most 50). Returns { results, returned, hasMore, page, hint }; each result has id (rpt_...), title, status (pending, generating, completed, failed), format, accountId, dateRange, riskLevel, totalSpend, avgRoas, createdAt and, once completed, downloadUrl and expiresAt. Narrow with account, campaignId, status, format, and from/to (creation dates, YYYY-MM-DD). When hasMore is true, call again with the next page.',
 	args: [
@@ -107,7 +137,6 @@ export const tool: OperationTool = {
 			type: 'string',
 			description: 'Only reports of this format: pdf, markdown or json. Leave empty for all',
 			default: '',
-			allowed: REPORT_FORMATS,
 		},
 		{
 			key: 'from',
@@ -117,6 +146,7 @@ export const tool: OperationTool = {
 			description:
 				'Only reports created on or after this date, YYYY-MM-DD. Leave empty for no bound',
 			default: '',
+			given: (value) => dayBound(value, 'T00:00:00.000Z'),
 		},
 		{
 			key: 'to',
@@ -126,61 +156,33 @@ export const tool: OperationTool = {
 			description:
 				'Only reports created on or before this date, YYYY-MM-DD. Leave empty for no bound',
 			default: '',
+			given: (value) => dayBound(value, 'T23:59:59.999Z'),
 		},
 		LIMIT_ARGUMENT,
 		PAGE_ARGUMENT,
 	],
-	async execute(client, itemIndex, args) {
-		const check = new InputValidator(client.node, itemIndex);
-		const qs = listFilters(client, itemIndex, args);
-		const campaignId = args.text('campaignId');
-		if (campaignId) qs.campaignId = check.campaignId('argument campaignId', campaignId);
-		const format = args.text('format');
-		if (format) qs.format = format;
-		const from = args.text('from');
-		if (from) qs.from = `${check.date('argument from', from)}T00:00:00.000Z`;
-		const to = args.text('to');
-		if (to) qs.to = `${check.date('argument to', to)}T23:59:59.999Z`;
-		if (qs.from && qs.to && String(qs.from) > String(qs.to)) {
-			check.fail(
-				'argument from',
-				`${from} is after to ${to}`,
-				'Pass a from date before the to date.',
-			);
-		}
-		return await listForTool(
-			client,
-			itemIndex,
-			args,
-			{ path: '/reports', qs, what: 'reports' },
-			simplifyReport,
-		);
-	},
+	execute: listTool('/reports', 'reports', simplifyReport),
 };
 
 export const description = withTool('report', 'getAll', properties, tool);
 
-export async function execute(
-	this: IExecuteFunctions,
-	client: AdPerformanceClient,
-	itemIndex: number,
-): Promise<INodeExecutionData[]> {
-	const check = new InputValidator(this.getNode(), itemIndex);
-	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
-	const qs: IDataObject = {};
-	if (filters.accountId) qs.accountId = check.accountId('Filters → Account ID', filters.accountId);
-	if (filters.campaignId)
-		qs.campaignId = check.campaignId('Filters → Campaign ID', filters.campaignId);
-	if (filters.status) qs.status = check.oneOf('Filters → Status', filters.status, REPORT_STATUSES);
-	if (filters.format) qs.format = check.oneOf('Filters → Format', filters.format, REPORT_FORMATS);
-	if (filters.from) qs.from = check.timestamp('Filters → Created After', filters.from);
-	if (filters.to) qs.to = check.timestamp('Filters → Created Before', filters.to);
-	if (qs.from && qs.to && Date.parse(qs.from as string) > Date.parse(qs.to as string)) {
-		check.fail(
-			'Filters → Created After',
-			`${qs.from} is after Created Before ${qs.to}`,
-			'Set Created After to a moment before Created Before.',
-		);
+export function readInput(source: InputSource): ListInput {
+	const { check } = source;
+	const timestamp = (name: string, value: unknown) => check.timestamp(name, value);
+	const qs = {
+		accountId: readOptional(source, ACCOUNT, (name, value) => check.accountId(name, value)),
+		campaignId: readOptional(source, CAMPAIGN, (name, value) => check.campaignId(name, value)),
+		status: readOptional(source, STATUS, (name, value) =>
+			check.oneOf(name, value, REPORT_STATUSES),
+		),
+		format: readOptional(source, FORMAT, (name, value) => check.oneOf(name, value, REPORT_FORMATS)),
+		from: readOptional(source, FROM, timestamp),
+		to: readOptional(source, TO, timestamp),
+	};
+	if (qs.from !== undefined && qs.to !== undefined) {
+		check.timestampOrder(source.name(FROM), qs.from, source.name(TO), qs.to);
 	}
-	return await listRecords(this, client, itemIndex, '/reports', qs);
+	return readListInput(source, qs);
 }
+
+export const execute = listRecords('/reports');
