@@ -1,0 +1,314 @@
+/**
+ * One input reader per operation (issue 25, item 1): the same invalid value gets the same field
+ * error through the regular node (its parameters) and through the tool variant (a model's
+ * arguments), both run through n8n's engine against the fake, and no request is sent.
+ *
+ * The two paths name a field as each has always named it, the node by its display name
+ * ("Filters → Status") and the tool by its argument ("argument status"), so a saved workflow's
+ * error and a model's error read as before; everything else is one error: its class, its
+ * problem, its fix (the description) and its context. The model's message is the same error
+ * rewritten for a model (toolErrors.ts): problem, type, fix.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { AdPerformanceWaitForReport } from '../../../nodes/AdPerformanceWaitForReport/AdPerformanceWaitForReport.node';
+import { registerNodeType } from '../../harness/run-workflow.cjs';
+
+import {
+	AD_TOOL_NODE,
+	adNode,
+	apiRequests,
+	rl,
+	run,
+	useFakeService,
+	WAIT_NODE,
+	WAIT_TOOL_NODE,
+} from '../helpers.cjs';
+
+registerNodeType(WAIT_NODE, () => new AdPerformanceWaitForReport());
+
+const service = useFakeService();
+
+type RunResult = Awaited<ReturnType<typeof run>>;
+
+interface Case {
+	/** The node under test (the Wait node's cases say so). */
+	node?: 'wait';
+	/** Parameters of the regular node; the value under test is `={{ $json.value }}`. */
+	parameters: IDataObject;
+	/** The tool call's arguments but the one under test. */
+	args?: IDataObject;
+	/** The field under test: how the node names it, the argument key the tool names. */
+	label: string;
+	key: string;
+	value: unknown;
+	/** Other fields the message names, as [label, key]. */
+	also?: Array<[string, string]>;
+}
+
+const VALUE = '={{ $json.value }}';
+const list = (resource: string, filters: IDataObject) => ({
+	resource,
+	operation: 'getAll',
+	returnAll: false,
+	limit: 10,
+	filters,
+});
+const generate = (overrides: IDataObject, additionalFields: IDataObject = {}) => ({
+	resource: 'report',
+	operation: 'generate',
+	accountId: rl('act_123456789012345'),
+	title: 'Weekly',
+	dateStart: '2026-10-01',
+	dateEnd: '2026-10-07',
+	additionalFields,
+	...overrides,
+});
+const generateArgs = {
+	account: 'act_123456789012345',
+	title: 'Weekly',
+	dateStart: '2026-10-01',
+	dateEnd: '2026-10-07',
+};
+
+const cases: Array<[string, Case]> = [
+	[
+		'Account → Get Many: a status that does not exist',
+		{
+			parameters: list('account', { connectionStatus: VALUE }),
+			label: 'Connection Status',
+			key: 'status',
+			value: 'broken',
+		},
+	],
+	[
+		'Campaign → Get: a campaign id with a path in it',
+		{
+			parameters: { resource: 'campaign', operation: 'get', campaignId: rl(VALUE) },
+			label: 'Campaign',
+			key: 'campaignId',
+			value: 'camp_../accounts',
+		},
+	],
+	[
+		'Campaign → Get Many: an account id with a space',
+		{
+			parameters: list('campaign', { accountId: VALUE }),
+			label: 'Filters → Account ID',
+			key: 'account',
+			value: 'acct 1',
+		},
+	],
+	[
+		'Campaign → Get Many: a status that does not exist',
+		{
+			parameters: list('campaign', { status: VALUE }),
+			label: 'Filters → Status',
+			key: 'status',
+			value: 'RUNNING',
+		},
+	],
+	[
+		'Report → Generate: a start date with slashes',
+		{
+			parameters: generate({ dateStart: VALUE }),
+			args: generateArgs,
+			label: 'Start Date',
+			key: 'dateStart',
+			value: '2026/10/01',
+		},
+	],
+	[
+		'Report → Generate: a start date after the end date',
+		{
+			parameters: generate({ dateStart: VALUE }),
+			args: generateArgs,
+			label: 'Start Date',
+			key: 'dateStart',
+			value: '2026-10-08',
+			also: [['End Date', 'dateEnd']],
+		},
+	],
+	[
+		'Report → Generate: a title that is only spaces',
+		{
+			parameters: generate({ title: VALUE }),
+			args: generateArgs,
+			label: 'Title',
+			key: 'title',
+			value: '   ',
+		},
+	],
+	[
+		'Report → Generate: 21 campaign ids',
+		{
+			parameters: generate({}, { campaignIds: VALUE }),
+			args: generateArgs,
+			label: 'Campaign IDs',
+			key: 'campaignIds',
+			value: Array.from({ length: 21 }, (_, i) => `camp_${i}`).join(','),
+		},
+	],
+	[
+		'Report → Generate: a format that does not exist',
+		{
+			parameters: generate({}, { format: VALUE }),
+			args: generateArgs,
+			label: 'Format',
+			key: 'format',
+			value: 'docx',
+		},
+	],
+	[
+		'Report → Get: a report id of another type',
+		{
+			parameters: { resource: 'report', operation: 'get', reportId: VALUE },
+			label: 'Report ID',
+			key: 'reportId',
+			value: 'camp_abc',
+		},
+	],
+	[
+		'Report → Get Many: a creation date in words',
+		{
+			parameters: list('report', { from: VALUE }),
+			label: 'Filters → Created After',
+			key: 'from',
+			value: 'last week',
+		},
+	],
+	[
+		'Report → Get Many: a day that does not exist',
+		{
+			parameters: list('report', { to: VALUE }),
+			label: 'Filters → Created Before',
+			key: 'to',
+			value: '2026-02-30',
+		},
+	],
+	[
+		'Report → Get Many: created after later than created before',
+		{
+			parameters: list('report', { from: VALUE, to: '2026-10-01T00:00:00Z' }),
+			args: { to: '2026-10-01T00:00:00Z' },
+			label: 'Filters → Created After',
+			key: 'from',
+			value: '2026-10-10T00:00:00Z',
+			also: [['Filters → Created Before', 'to']],
+		},
+	],
+	[
+		'Report → Download: a report id with a slash',
+		{
+			parameters: {
+				resource: 'report',
+				operation: 'download',
+				reportId: VALUE,
+				binaryPropertyName: 'data',
+			},
+			label: 'Report ID',
+			key: 'reportId',
+			value: 'rpt_abc/def',
+		},
+	],
+	[
+		'Diagnostic → Run: a campaign id of another type',
+		{
+			parameters: { resource: 'diagnostic', operation: 'run', campaignId: rl(VALUE), options: {} },
+			label: 'Campaign',
+			key: 'campaignId',
+			value: 'rpt_abc123',
+		},
+	],
+	[
+		'Diagnostic → Get: a diagnostic id with a space',
+		{
+			parameters: { resource: 'diagnostic', operation: 'get', diagnosticId: VALUE },
+			label: 'Diagnostic ID',
+			key: 'diagnosticId',
+			value: 'diag_a b',
+		},
+	],
+	[
+		'Wait for Ad Report: a report id that is no id',
+		{
+			node: 'wait',
+			parameters: { reportId: VALUE },
+			label: 'Report ID',
+			key: 'reportId',
+			value: 'not-a-report',
+		},
+	],
+	[
+		'Wait for Ad Report: a report id of another type',
+		{
+			node: 'wait',
+			parameters: { reportId: VALUE },
+			label: 'Report ID',
+			key: 'reportId',
+			value: 'diag_abc123',
+		},
+	],
+];
+
+async function throughTheNode(test: Case): Promise<RunResult> {
+	const node =
+		test.node === 'wait'
+			? { name: 'Wait for Ad Report', type: WAIT_NODE, parameters: test.parameters }
+			: adNode(test.parameters);
+	return await run(service, [node], { items: [{ value: test.value }] });
+}
+
+async function throughTheTool(test: Case): Promise<RunResult> {
+	const { resource, operation } = test.parameters;
+	const node =
+		test.node === 'wait'
+			? { name: 'Wait for Ad Report Tool', type: WAIT_TOOL_NODE, parameters: {} }
+			: { name: 'Ad Performance Tool', type: AD_TOOL_NODE, parameters: { resource, operation } };
+	return await run(service, [node], { items: [{ ...test.args, [test.key]: test.value }] });
+}
+
+/** A text with every field it names replaced by its place: what both paths must say alike. */
+function unnamed(text: string, names: string[]): string {
+	let out = text;
+	for (const name of names) out = out.split(name).join('<field>');
+	return out;
+}
+
+describe('the same invalid input gets the same field error through the node and the tool', () => {
+	test.each(cases)('%s', async (_name, test) => {
+		const node = await throughTheNode(test);
+		expect(apiRequests(service)).toHaveLength(0);
+		const tool = await throughTheTool(test);
+		expect(apiRequests(service)).toHaveLength(0);
+
+		const nodeError = node.error;
+		const toolError = tool.error;
+		expect(node.issues).toBeUndefined();
+		expect(nodeError?.name).toBe('NodeOperationError');
+		expect(toolError?.name).toBe(nodeError?.name);
+
+		// Each path names the field as it always has.
+		const nodeNames = [test.label, ...(test.also ?? []).map(([label]) => label)];
+		const toolNames = [
+			`argument ${test.key}`,
+			...(test.also ?? []).map(([, key]) => `argument ${key}`),
+		];
+		expect(nodeError?.message.startsWith(`${test.label}: `)).toBe(true);
+		expect(toolError?.message.startsWith(`argument ${test.key}: `)).toBe(true);
+
+		// One problem: the node's message, and the model's before its type and fix.
+		const problem = unnamed(nodeError?.message ?? '', nodeNames);
+		expect(problem).toMatch(/^<field>: ./);
+		const toolMessage = unnamed(toolError?.message ?? '', toolNames);
+		expect(toolMessage.startsWith(`${problem.replace(/\.$/, '')} (invalid_argument). Fix: `)).toBe(
+			true,
+		);
+
+		// One fix, the same context (item, and whatever else the error carries as data).
+		const fix = unnamed(String(nodeError?.description ?? ''), nodeNames);
+		expect(fix).not.toBe('');
+		expect(unnamed(String(toolError?.description ?? ''), toolNames)).toBe(fix);
+		expect(toolError?.context).toEqual(nodeError?.context);
+	});
+});
