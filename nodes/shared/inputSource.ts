@@ -104,3 +104,13 @@ export function readOptional<T>(
 export function defined<T extends object>(record: T): T {
 	return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as T;
 }
+
+/** A field: the node's parameter, how the node names it, and the tool argument for it if any. */
+export function inputField(
+	parameter: string,
+	label: string,
+	argument?: string,
+	more: Omit<InputField, 'parameter' | 'label' | 'argument'> = {},
+): InputField {
+	return { parameter, label, argument, ...more };
+}

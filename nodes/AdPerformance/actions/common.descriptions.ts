@@ -1,6 +1,38 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
-import type { InputField } from '../../shared/inputSource';
+import { inputField } from '../../shared/inputSource';
+
+/** The Operation selector of a resource, shown for that resource. */
+export function operationSelector(
+	resource: string,
+	operations: INodePropertyOptions[],
+	defaultOperation: string,
+): INodeProperties {
+	return {
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: [resource] } },
+		options: operations,
+		default: defaultOperation,
+	};
+}
+
+/** The properties of a Get Many: Return All, Limit and a Filters collection of `filters`. */
+export function listProperties(filters: INodeProperties[]): INodeProperties[] {
+	return [
+		...returnAllOrLimit(),
+		{
+			displayName: 'Filters',
+			name: 'filters',
+			type: 'collection',
+			placeholder: 'Add Filter',
+			default: {},
+			options: filters,
+		},
+	];
+}
 
 export function returnAllOrLimit(): INodeProperties[] {
 	return [
@@ -89,16 +121,7 @@ export const accountLocator: INodeProperties = {
 };
 
 /** The campaign of Campaign → Get and Diagnostic → Run (campaignLocator; argument campaignId). */
-export const CAMPAIGN_FIELD: InputField = {
-	parameter: 'campaignId',
-	label: 'Campaign',
-	argument: 'campaignId',
-	locator: true,
-};
+export const CAMPAIGN_FIELD = inputField('campaignId', 'Campaign', 'campaignId', { locator: true });
 
 /** The report of Report → Get and Download (argument reportId). */
-export const REPORT_ID_FIELD: InputField = {
-	parameter: 'reportId',
-	label: 'Report ID',
-	argument: 'reportId',
-};
+export const REPORT_ID_FIELD = inputField('reportId', 'Report ID', 'reportId');

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { defined, read, type InputField, type InputSource } from '../../shared/inputSource';
+import { defined, read, inputField, type InputSource } from '../../shared/inputSource';
 import type { OperationTool } from '../../shared/tool/operationTool';
 import { listResult, TOOL_MAX_LIMIT, type Simplifier } from '../../shared/tool/toolResults';
 import type { AdPerformanceClient } from '../../shared/transport';
@@ -14,9 +14,9 @@ export interface ListInput {
 	page: number;
 }
 
-const RETURN_ALL: InputField = { parameter: 'returnAll', label: 'Return All', default: false };
-const LIMIT: InputField = { parameter: 'limit', label: 'Limit', argument: 'limit', default: 50 };
-const PAGE: InputField = { parameter: 'toolPage', label: 'Page', argument: 'page' };
+const RETURN_ALL = inputField('returnAll', 'Return All', undefined, { default: false });
+const LIMIT = inputField('limit', 'Limit', 'limit', { default: 50 });
+const PAGE = inputField('toolPage', 'Page', 'page');
 
 /**
  * A Get Many's input: `qs` (its filters, read and checked by the operation) and Return All /

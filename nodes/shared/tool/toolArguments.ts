@@ -35,6 +35,20 @@ export interface ToolArgument {
 	given?: (value: unknown) => unknown;
 }
 
+/**
+ * An optional text argument (empty: not given). Its parameter is the tool-only `tool<Key>`,
+ * unless `more.parameter` names the regular parameter it stands in for.
+ */
+export function optionalArgument(
+	key: string,
+	displayName: string,
+	description: string,
+	more: Partial<ToolArgument> = {},
+): ToolArgument {
+	const parameter = `tool${key.charAt(0).toUpperCase()}${key.slice(1)}`;
+	return { key, parameter, displayName, type: 'string', description, default: '', ...more };
+}
+
 /** The `$fromAI` expression of an argument. */
 export function fromAiExpression(argument: ToolArgument): string {
 	const quote = (text: string) => `'${text.replace(/[\\']/g, '')}'`;

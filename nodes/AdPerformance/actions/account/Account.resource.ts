@@ -1,17 +1,14 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { operationSelector } from '../common.descriptions';
 import * as getAll from './getAll.operation';
 
 export { getAll };
 
 export const description: INodeProperties[] = [
-	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show: { resource: ['account'] } },
-		options: [
+	operationSelector(
+		'account',
+		[
 			{
 				name: 'Get Many',
 				value: 'getAll',
@@ -19,7 +16,7 @@ export const description: INodeProperties[] = [
 				action: 'Get many accounts',
 			},
 		],
-		default: 'getAll',
-	},
+		'getAll',
+	),
 	...getAll.description,
 ];

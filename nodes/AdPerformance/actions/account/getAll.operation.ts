@@ -1,9 +1,7 @@
-import type { INodeProperties } from 'n8n-workflow';
-
-import { readOptional, type InputField, type InputSource } from '../../../shared/inputSource';
+import { readOptional, inputField, type InputSource } from '../../../shared/inputSource';
 import { CONNECTION_STATUSES } from '../../../shared/types';
 import { listRecords, listTool, readListInput, type ListInput } from '../listRecords';
-import { returnAllOrLimit } from '../common.descriptions';
+import { listProperties } from '../common.descriptions';
 import { simplifyAccount } from '../../../shared/tool/toolResults';
 import {
 	LIMIT_ARGUMENT,
@@ -13,44 +11,30 @@ import {
 	type OperationTool,
 } from '../../../shared/tool/operationTool';
 
-const properties: INodeProperties[] = [
-	...returnAllOrLimit(),
+const properties = listProperties([
 	{
-		displayName: 'Filters',
-		name: 'filters',
-		type: 'collection',
-		placeholder: 'Add Filter',
-		default: {},
+		displayName: 'Connection Status',
+		name: 'connectionStatus',
+		type: 'options',
+		default: 'active',
+		description: 'Only accounts whose connection to the ad platform is in this state',
 		options: [
+			{ name: 'Active', value: 'active' },
 			{
-				displayName: 'Connection Status',
-				name: 'connectionStatus',
-				type: 'options',
-				default: 'active',
-				description: 'Only accounts whose connection to the ad platform is in this state',
-				options: [
-					{ name: 'Active', value: 'active' },
-					{
-						name: 'Disconnected',
-						value: 'disconnected',
-						description: 'Reconnect in the dashboard',
-					},
-					{
-						name: 'Token Expired',
-						value: 'token_expired',
-						description: 'Syncing stopped; re-authenticate in the dashboard',
-					},
-				],
+				name: 'Disconnected',
+				value: 'disconnected',
+				description: 'Reconnect in the dashboard',
+			},
+			{
+				name: 'Token Expired',
+				value: 'token_expired',
+				description: 'Syncing stopped; re-authenticate in the dashboard',
 			},
 		],
 	},
-];
+]);
 
-const STATUS: InputField = {
-	parameter: 'filters.connectionStatus',
-	label: 'Connection Status',
-	argument: 'status',
-};
+const STATUS = inputField('filters.connectionStatus', 'Connection Status', 'status');
 
 export const tool: OperationTool<ListInput> = {
 	description:

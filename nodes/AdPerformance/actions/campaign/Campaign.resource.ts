@@ -1,18 +1,15 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { operationSelector } from '../common.descriptions';
 import * as get from './get.operation';
 import * as getAll from './getAll.operation';
 
 export { get, getAll };
 
 export const description: INodeProperties[] = [
-	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show: { resource: ['campaign'] } },
-		options: [
+	operationSelector(
+		'campaign',
+		[
 			{
 				name: 'Get',
 				value: 'get',
@@ -26,8 +23,8 @@ export const description: INodeProperties[] = [
 				action: 'Get many campaigns',
 			},
 		],
-		default: 'getAll',
-	},
+		'getAll',
+	),
 	...get.description,
 	...getAll.description,
 ];

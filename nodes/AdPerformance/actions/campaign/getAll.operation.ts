@@ -1,8 +1,6 @@
-import type { INodeProperties } from 'n8n-workflow';
-
-import { readOptional, type InputField, type InputSource } from '../../../shared/inputSource';
+import { readOptional, inputField, type InputSource } from '../../../shared/inputSource';
 import { CAMPAIGN_STATUSES } from '../../../shared/types';
-import { returnAllOrLimit } from '../common.descriptions';
+import { listProperties } from '../common.descriptions';
 import { listRecords, listTool, readListInput, type ListInput } from '../listRecords';
 import { simplifyCampaign } from '../../../shared/tool/toolResults';
 import {
@@ -14,49 +12,31 @@ import {
 	type OperationTool,
 } from '../../../shared/tool/operationTool';
 
-const properties: INodeProperties[] = [
-	...returnAllOrLimit(),
+const properties = listProperties([
 	{
-		displayName: 'Filters',
-		name: 'filters',
-		type: 'collection',
-		placeholder: 'Add Filter',
-		default: {},
-		options: [
-			{
-				displayName: 'Account ID',
-				name: 'accountId',
-				type: 'string',
-				default: '',
-				placeholder: 'act_…',
-				description:
-					'Only campaigns of this account (its service account ID or its ad platform account ID)',
-			},
-			{
-				displayName: 'Status',
-				name: 'status',
-				type: 'options',
-				default: 'ACTIVE',
-				description: 'Only campaigns with this status',
-				options: CAMPAIGN_STATUSES.map((status) => ({
-					name: status.charAt(0) + status.slice(1).toLowerCase(),
-					value: status,
-				})),
-			},
-		],
+		displayName: 'Account ID',
+		name: 'accountId',
+		type: 'string',
+		default: '',
+		placeholder: 'act_…',
+		description:
+			'Only campaigns of this account (its service account ID or its ad platform account ID)',
 	},
-];
+	{
+		displayName: 'Status',
+		name: 'status',
+		type: 'options',
+		default: 'ACTIVE',
+		description: 'Only campaigns with this status',
+		options: CAMPAIGN_STATUSES.map((status) => ({
+			name: status.charAt(0) + status.slice(1).toLowerCase(),
+			value: status,
+		})),
+	},
+]);
 
-const ACCOUNT: InputField = {
-	parameter: 'filters.accountId',
-	label: 'Filters → Account ID',
-	argument: 'account',
-};
-const STATUS: InputField = {
-	parameter: 'filters.status',
-	label: 'Filters → Status',
-	argument: 'status',
-};
+const ACCOUNT = inputField('filters.accountId', 'Filters → Account ID', 'account');
+const STATUS = inputField('filters.status', 'Filters → Status', 'status');
 
 export const tool: OperationTool<ListInput> = {
 	description:

@@ -1,18 +1,15 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { operationSelector } from '../common.descriptions';
 import * as get from './get.operation';
 import * as run from './run.operation';
 
 export { get, run };
 
 export const description: INodeProperties[] = [
-	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show: { resource: ['diagnostic'] } },
-		options: [
+	operationSelector(
+		'diagnostic',
+		[
 			{
 				name: 'Get',
 				value: 'get',
@@ -27,8 +24,8 @@ export const description: INodeProperties[] = [
 				action: 'Run a diagnostic',
 			},
 		],
-		default: 'run',
-	},
+		'run',
+	),
 	...get.description,
 	...run.description,
 ];

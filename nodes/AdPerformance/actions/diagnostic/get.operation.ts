@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { read, type InputField, type InputSource } from '../../../shared/inputSource';
+import { read, inputField, type InputSource } from '../../../shared/inputSource';
 import { pathId, type AdPerformanceClient } from '../../../shared/transport';
 import type { ServiceDiagnostic, SingleEnvelope } from '../../../shared/types';
 import { simplifyDiagnostic } from '../../../shared/tool/toolResults';
@@ -18,11 +18,7 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-const DIAGNOSTIC_ID: InputField = {
-	parameter: 'diagnosticId',
-	label: 'Diagnostic ID',
-	argument: 'diagnosticId',
-};
+const DIAGNOSTIC_ID = inputField('diagnosticId', 'Diagnostic ID', 'diagnosticId');
 
 export function readInput(source: InputSource): string {
 	return read(source, DIAGNOSTIC_ID, (name, value) => source.check.diagnosticId(name, value));

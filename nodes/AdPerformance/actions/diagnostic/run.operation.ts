@@ -4,7 +4,7 @@ import { createDiagnostic } from '../../../shared/diagnostics';
 import { waitUntilFinished } from '../../../shared/waitUntilFinished';
 import { pathId, type AdPerformanceClient } from '../../../shared/transport';
 import { isFinished, type ServiceDiagnostic, type SingleEnvelope } from '../../../shared/types';
-import { read, type InputField, type InputSource } from '../../../shared/inputSource';
+import { read, inputField, type InputSource } from '../../../shared/inputSource';
 import { CAMPAIGN_FIELD, campaignLocator } from '../common.descriptions';
 import { simplifyDiagnostic } from '../../../shared/tool/toolResults';
 import {
@@ -67,21 +67,21 @@ interface DiagnosticRun {
 	timeoutSeconds: number;
 }
 
-const WAIT_FOR_COMPLETION: InputField = {
-	parameter: 'options.waitForCompletion',
-	label: 'Options → Wait for Completion',
-	default: true,
-};
-const POLL_INTERVAL: InputField = {
-	parameter: 'options.pollIntervalSeconds',
-	label: 'Options → Poll Interval (Seconds)',
-	default: 2.5,
-};
-const TIMEOUT: InputField = {
-	parameter: 'options.timeoutSeconds',
-	label: 'Options → Timeout (Seconds)',
+const WAIT_FOR_COMPLETION = inputField(
+	'options.waitForCompletion',
+	'Options → Wait for Completion',
+	undefined,
+	{ default: true },
+);
+const POLL_INTERVAL = inputField(
+	'options.pollIntervalSeconds',
+	'Options → Poll Interval (Seconds)',
+	undefined,
+	{ default: 2.5 },
+);
+const TIMEOUT = inputField('options.timeoutSeconds', 'Options → Timeout (Seconds)', undefined, {
 	default: 120,
-};
+});
 
 export function readInput(source: InputSource): DiagnosticRun {
 	const { check } = source;

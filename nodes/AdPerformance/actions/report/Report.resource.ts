@@ -1,5 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { operationSelector } from '../common.descriptions';
 import * as download from './download.operation';
 import * as generate from './generate.operation';
 import * as get from './get.operation';
@@ -8,13 +9,9 @@ import * as getAll from './getAll.operation';
 export { download, generate, get, getAll };
 
 export const description: INodeProperties[] = [
-	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show: { resource: ['report'] } },
-		options: [
+	operationSelector(
+		'report',
+		[
 			{
 				name: 'Download',
 				value: 'download',
@@ -41,8 +38,8 @@ export const description: INodeProperties[] = [
 				action: 'Get many reports',
 			},
 		],
-		default: 'generate',
-	},
+		'generate',
+	),
 	...download.description,
 	...generate.description,
 	...get.description,

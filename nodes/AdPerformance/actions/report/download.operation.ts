@@ -3,7 +3,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { binaryPropertyNameProperty, maxFileSizeOption } from '../../../shared/descriptions';
 import { downloadReportFile, maxFileBytesOf } from '../../../shared/reportFiles';
 import type { AdPerformanceClient } from '../../../shared/transport';
-import { read, type InputField, type InputSource } from '../../../shared/inputSource';
+import { read, inputField, type InputSource } from '../../../shared/inputSource';
 import {
 	REPORT_ID_ARGUMENT,
 	withTool,
@@ -33,12 +33,10 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-const BINARY_PROPERTY: InputField = {
-	parameter: 'binaryPropertyName',
-	label: 'Put Output File in Field',
+const BINARY_PROPERTY = inputField('binaryPropertyName', 'Put Output File in Field', undefined, {
 	default: 'data',
-};
-const OPTIONS: InputField = { parameter: 'options', label: 'Options', default: {} };
+});
+const OPTIONS = inputField('options', 'Options', undefined, { default: {} });
 
 interface ReportDownload {
 	reportId: string;

@@ -9,7 +9,7 @@ import {
 	defined,
 	read,
 	readOptional,
-	type InputField,
+	inputField,
 	type InputSource,
 } from '../../../shared/inputSource';
 import { createReport, reuseOrCreateReport } from '../../../shared/reportLedger';
@@ -128,44 +128,22 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-const ACCOUNT: InputField = {
-	parameter: 'accountId',
-	label: 'Ad Account',
-	argument: 'account',
-	locator: true,
-};
-const TITLE: InputField = { parameter: 'title', label: 'Title', argument: 'title' };
-const DATE_START: InputField = {
-	parameter: 'dateStart',
-	label: 'Start Date',
-	argument: 'dateStart',
-};
-const DATE_END: InputField = { parameter: 'dateEnd', label: 'End Date', argument: 'dateEnd' };
-const CAMPAIGN_IDS: InputField = {
-	parameter: 'additionalFields.campaignIds',
-	label: 'Campaign IDs',
-	argument: 'campaignIds',
-};
-const FORMAT: InputField = {
-	parameter: 'additionalFields.format',
-	label: 'Format',
-	argument: 'format',
-};
-const REUSE: InputField = {
-	parameter: 'additionalFields.reuseRecentReport',
-	label: 'Reuse a Recent Identical Report',
-	setting: 'toolReuseRecentReport',
-};
+const ACCOUNT = inputField('accountId', 'Ad Account', 'account', { locator: true });
+const TITLE = inputField('title', 'Title', 'title');
+const DATE_START = inputField('dateStart', 'Start Date', 'dateStart');
+const DATE_END = inputField('dateEnd', 'End Date', 'dateEnd');
+const CAMPAIGN_IDS = inputField('additionalFields.campaignIds', 'Campaign IDs', 'campaignIds');
+const FORMAT = inputField('additionalFields.format', 'Format', 'format');
+const REUSE = inputField(
+	'additionalFields.reuseRecentReport',
+	'Reuse a Recent Identical Report',
+	undefined,
+	{ setting: 'toolReuseRecentReport' },
+);
 const BRANDING = 'additionalFields.whiteLabel.branding';
-const COMPANY_NAME: InputField = {
-	parameter: `${BRANDING}.companyName`,
-	label: 'White Label → Company Name',
-};
-const LOGO_URL: InputField = { parameter: `${BRANDING}.logoUrl`, label: 'White Label → Logo URL' };
-const PRIMARY_COLOR: InputField = {
-	parameter: `${BRANDING}.primaryColor`,
-	label: 'White Label → Primary Color',
-};
+const COMPANY_NAME = inputField(`${BRANDING}.companyName`, 'White Label → Company Name');
+const LOGO_URL = inputField(`${BRANDING}.logoUrl`, 'White Label → Logo URL');
+const PRIMARY_COLOR = inputField(`${BRANDING}.primaryColor`, 'White Label → Primary Color');
 
 /** The day `days` before today (UTC), as YYYY-MM-DD. */
 function daysAgo(days: number): string {

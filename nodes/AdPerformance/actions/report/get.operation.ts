@@ -4,7 +4,7 @@ import {
 	defined,
 	read,
 	readOptional,
-	type InputField,
+	inputField,
 	type InputSource,
 } from '../../../shared/inputSource';
 import { findReport } from '../../../shared/reportLedger';
@@ -55,11 +55,8 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-const ACCOUNT: InputField = { parameter: 'options.accountId', label: 'Options → Account ID' };
-const CREATED_AFTER: InputField = {
-	parameter: 'options.createdAfter',
-	label: 'Options → Created After',
-};
+const ACCOUNT = inputField('options.accountId', 'Options → Account ID');
+const CREATED_AFTER = inputField('options.createdAfter', 'Options → Created After');
 
 export interface ReportLookup {
 	reportId: string;

@@ -1,13 +1,11 @@
-import type { INodeProperties } from 'n8n-workflow';
-
-import { readOptional, type InputField, type InputSource } from '../../../shared/inputSource';
+import { readOptional, inputField, type InputSource } from '../../../shared/inputSource';
 import {
 	REPORT_FORMAT_OPTIONS,
 	REPORT_FORMATS,
 	REPORT_STATUS_OPTIONS,
 	REPORT_STATUSES,
 } from '../../../shared/types';
-import { returnAllOrLimit } from '../common.descriptions';
+import { listProperties } from '../common.descriptions';
 import { listRecords, listTool, readListInput, type ListInput } from '../listRecords';
 import { simplifyReport } from '../../../shared/tool/toolResults';
 import {
@@ -19,95 +17,61 @@ import {
 	type OperationTool,
 } from '../../../shared/tool/operationTool';
 
-const properties: INodeProperties[] = [
-	...returnAllOrLimit(),
+const properties = listProperties([
 	{
-		displayName: 'Filters',
-		name: 'filters',
-		type: 'collection',
-		placeholder: 'Add Filter',
-		default: {},
-		options: [
-			{
-				displayName: 'Account ID',
-				name: 'accountId',
-				type: 'string',
-				default: '',
-				placeholder: 'act_123456789012345',
-				description: 'Only reports of this ad account',
-			},
-			{
-				displayName: 'Campaign ID',
-				name: 'campaignId',
-				type: 'string',
-				default: '',
-				placeholder: 'camp_…',
-				description: 'Only reports covering this campaign',
-			},
-			{
-				displayName: 'Created After',
-				name: 'from',
-				type: 'dateTime',
-				default: '',
-				description: 'Only reports created at or after this moment',
-			},
-			{
-				displayName: 'Created Before',
-				name: 'to',
-				type: 'dateTime',
-				default: '',
-				description: 'Only reports created at or before this moment',
-			},
-			{
-				displayName: 'Format',
-				name: 'format',
-				type: 'options',
-				default: 'pdf',
-				description: 'Only reports generated in this file format',
-				options: REPORT_FORMAT_OPTIONS,
-			},
-			{
-				displayName: 'Status',
-				name: 'status',
-				type: 'options',
-				default: 'completed',
-				description: 'Only reports with this status',
-				options: REPORT_STATUS_OPTIONS,
-			},
-		],
+		displayName: 'Account ID',
+		name: 'accountId',
+		type: 'string',
+		default: '',
+		placeholder: 'act_123456789012345',
+		description: 'Only reports of this ad account',
 	},
-];
+	{
+		displayName: 'Campaign ID',
+		name: 'campaignId',
+		type: 'string',
+		default: '',
+		placeholder: 'camp_…',
+		description: 'Only reports covering this campaign',
+	},
+	{
+		displayName: 'Created After',
+		name: 'from',
+		type: 'dateTime',
+		default: '',
+		description: 'Only reports created at or after this moment',
+	},
+	{
+		displayName: 'Created Before',
+		name: 'to',
+		type: 'dateTime',
+		default: '',
+		description: 'Only reports created at or before this moment',
+	},
+	{
+		displayName: 'Format',
+		name: 'format',
+		type: 'options',
+		default: 'pdf',
+		description: 'Only reports generated in this file format',
+		options: REPORT_FORMAT_OPTIONS,
+	},
+	{
+		displayName: 'Status',
+		name: 'status',
+		type: 'options',
+		default: 'completed',
+		description: 'Only reports with this status',
+		options: REPORT_STATUS_OPTIONS,
+	},
+]);
 
-const ACCOUNT: InputField = {
-	parameter: 'filters.accountId',
-	label: 'Filters → Account ID',
-	argument: 'account',
-};
-const CAMPAIGN: InputField = {
-	parameter: 'filters.campaignId',
-	label: 'Filters → Campaign ID',
-	argument: 'campaignId',
-};
-const STATUS: InputField = {
-	parameter: 'filters.status',
-	label: 'Filters → Status',
-	argument: 'status',
-};
-const FORMAT: InputField = {
-	parameter: 'filters.format',
-	label: 'Filters → Format',
-	argument: 'format',
-};
-const FROM: InputField = {
-	parameter: 'filters.from',
-	label: 'Filters → Created After',
-	argument: 'from',
-};
-const TO: InputField = {
-	parameter: 'filters.to',
-	label: 'Filters → Created Before',
-	argument: 'to',
-};
+const ACCOUNT = inputField('filters.accountId', 'Filters → Account ID', 'account');
+const CAMPAIGN = inputField('filters.campaignId', 'Filters → Campaign ID', 'campaignId');
+const STATUS = inputField('filters.status', 'Filters → Status', 'status');
+const FORMAT = inputField('filters.format', 'Filters → Format', 'format');
+const FROM = inputField('filters.from', 'Filters → Created After', 'from');
+const TO = inputField('filters.to', 'Filters → Created Before', 'to');
 
 /** A tool's from/to is a day (YYYY-MM-DD): the moment it starts or ends, as the node's filter takes it. */
 function dayBound(value: unknown, time: string): unknown {
