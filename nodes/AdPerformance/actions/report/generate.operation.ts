@@ -16,6 +16,7 @@ import { createReport, reuseOrCreateReport } from '../../../shared/reportLedger'
 import type { AdPerformanceClient } from '../../../shared/transport';
 import { REPORT_FORMAT_OPTIONS, REPORT_FORMATS, type ServiceReport } from '../../../shared/types';
 import { accountLocator } from '../common.descriptions';
+import { optionalArgument } from '../../../shared/tool/toolArguments';
 import {
 	platformAccountIdOf,
 	withTool,
@@ -239,42 +240,24 @@ export const tool: OperationTool<ReportRequest> = {
 			description:
 				'Title printed on the report, for example Weekly performance of the account name',
 		},
-		{
-			key: 'dateStart',
-			parameter: 'dateStart',
-			displayName: 'Start Date',
-			type: 'string',
-			description: 'First day of the period, YYYY-MM-DD. Leave empty for 7 days ago',
-			default: '',
-			whenEmpty: () => daysAgo(7),
-		},
-		{
-			key: 'dateEnd',
-			parameter: 'dateEnd',
-			displayName: 'End Date',
-			type: 'string',
-			description:
-				'Last day of the period, YYYY-MM-DD, at most 90 days after the start. Leave empty for yesterday',
-			default: '',
-			whenEmpty: () => daysAgo(1),
-		},
-		{
-			key: 'campaignIds',
-			parameter: 'toolCampaignIds',
-			displayName: 'Campaign IDs',
-			type: 'string',
-			description:
-				'Up to 20 campaign ids (camp_...), comma-separated. Leave empty for all campaigns of the account',
-			default: '',
-		},
-		{
-			key: 'format',
-			parameter: 'toolFormat',
-			displayName: 'Format',
-			type: 'string',
-			description: 'File format: pdf, markdown or json. Leave empty for pdf',
-			default: '',
-		},
+		optionalArgument(
+			'dateStart',
+			'Start Date',
+			'First day of the period, YYYY-MM-DD. Leave empty for 7 days ago',
+			{ parameter: 'dateStart', whenEmpty: () => daysAgo(7) },
+		),
+		optionalArgument(
+			'dateEnd',
+			'End Date',
+			'Last day of the period, YYYY-MM-DD, at most 90 days after the start. Leave empty for yesterday',
+			{ parameter: 'dateEnd', whenEmpty: () => daysAgo(1) },
+		),
+		optionalArgument(
+			'campaignIds',
+			'Campaign IDs',
+			'Up to 20 campaign ids (camp_...), comma-separated. Leave empty for all campaigns of the account',
+		),
+		optionalArgument('format', 'Format', 'File format: pdf, markdown or json. Leave empty for pdf'),
 	],
 	settings: [
 		{

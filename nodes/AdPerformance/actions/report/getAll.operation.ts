@@ -8,6 +8,7 @@ import {
 import { listProperties } from '../common.descriptions';
 import { listRecords, listTool, readListInput, type ListInput } from '../listRecords';
 import { simplifyReport } from '../../../shared/tool/toolResults';
+import { optionalArgument } from '../../../shared/tool/toolArguments';
 import {
 	ACCOUNT_FILTER_ARGUMENT,
 	LIMIT_ARGUMENT,
@@ -85,43 +86,29 @@ export const tool: OperationTool<ListInput> = {
 		'Lists performance reports, newest first, 10 per call by default (at most 50). Returns { results, returned, hasMore, page, hint }; each result has id (rpt_...), title, status (pending, generating, completed, failed), format, accountId, dateRange, riskLevel, totalSpend, avgRoas, createdAt and, once completed, downloadUrl and expiresAt. Narrow with account, campaignId, status, format, and from/to (creation dates, YYYY-MM-DD). When hasMore is true, call again with the next page.',
 	args: [
 		ACCOUNT_FILTER_ARGUMENT,
-		{
-			key: 'campaignId',
-			parameter: 'toolCampaignId',
-			displayName: 'Campaign ID',
-			type: 'string',
-			description: 'Only reports covering this campaign id (camp_...). Leave empty for all',
-			default: '',
-		},
+		optionalArgument(
+			'campaignId',
+			'Campaign ID',
+			'Only reports covering this campaign id (camp_...). Leave empty for all',
+		),
 		statusArgument('reports', REPORT_STATUSES),
-		{
-			key: 'format',
-			parameter: 'toolFormat',
-			displayName: 'Format',
-			type: 'string',
-			description: 'Only reports of this format: pdf, markdown or json. Leave empty for all',
-			default: '',
-		},
-		{
-			key: 'from',
-			parameter: 'toolFrom',
-			displayName: 'Created From',
-			type: 'string',
-			description:
-				'Only reports created on or after this date, YYYY-MM-DD. Leave empty for no bound',
-			default: '',
-			given: (value) => dayBound(value, 'T00:00:00.000Z'),
-		},
-		{
-			key: 'to',
-			parameter: 'toolTo',
-			displayName: 'Created To',
-			type: 'string',
-			description:
-				'Only reports created on or before this date, YYYY-MM-DD. Leave empty for no bound',
-			default: '',
-			given: (value) => dayBound(value, 'T23:59:59.999Z'),
-		},
+		optionalArgument(
+			'format',
+			'Format',
+			'Only reports of this format: pdf, markdown or json. Leave empty for all',
+		),
+		optionalArgument(
+			'from',
+			'Created From',
+			'Only reports created on or after this date, YYYY-MM-DD. Leave empty for no bound',
+			{ given: (value) => dayBound(value, 'T00:00:00.000Z') },
+		),
+		optionalArgument(
+			'to',
+			'Created To',
+			'Only reports created on or before this date, YYYY-MM-DD. Leave empty for no bound',
+			{ given: (value) => dayBound(value, 'T23:59:59.999Z') },
+		),
 		LIMIT_ARGUMENT,
 		PAGE_ARGUMENT,
 	],
