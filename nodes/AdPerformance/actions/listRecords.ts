@@ -3,7 +3,8 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { defined, read, inputField, type InputSource } from '../../shared/inputSource';
 import type { OperationTool } from '../../shared/tool/operationTool';
 import { listResult, TOOL_MAX_LIMIT, type Simplifier } from '../../shared/tool/toolResults';
-import type { AdPerformanceClient } from '../../shared/transport';
+import { pathId, type AdPerformanceClient } from '../../shared/transport';
+import type { SingleEnvelope } from '../../shared/types';
 
 /** The input of a Get Many: the checked filters as the query, and how many records. */
 export interface ListInput {
@@ -80,5 +81,36 @@ export function listTool(
 					: envelope.data.length >= limit;
 		const simplified = records.map((record) => simplify(record, client.redactor));
 		return listResult(simplified, { what, page, limit, hasMore });
+	};
+}
+
+/** One record by its id (GET /campaigns/{id} or /diagnostics/{id}), within `deadline` if given. */
+export async function getRecord<T>(
+	client: AdPerformanceClient,
+	kind: 'campaign' | 'diagnostic',
+	id: string,
+	itemIndex: number,
+	deadline?: number,
+): Promise<T> {
+	const envelope = await client.request<SingleEnvelope<T>>({
+		method: 'GET',
+		path: `/${kind}s/${pathId(id)}`,
+		itemIndex,
+		subject: `${kind} ${id}`,
+		expect: 'record',
+		deadline,
+	});
+	return envelope.data;
+}
+
+/** The execute of a Get by id: the record as the one output item. */
+export function getRecordById(kind: 'campaign' | 'diagnostic') {
+	return async function (
+		this: IExecuteFunctions,
+		client: AdPerformanceClient,
+		itemIndex: number,
+		id: string,
+	): Promise<INodeExecutionData[]> {
+		return [{ json: await getRecord<IDataObject>(client, kind, id, itemIndex) }];
 	};
 }

@@ -1,8 +1,7 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
 import { read, type InputSource } from '../../../shared/inputSource';
-import { pathId, type AdPerformanceClient } from '../../../shared/transport';
-import type { ServiceCampaign, SingleEnvelope } from '../../../shared/types';
+import { getRecordById } from '../listRecords';
 import { CAMPAIGN_FIELD, campaignLocator } from '../common.descriptions';
 import { simplifyCampaign } from '../../../shared/tool/toolResults';
 import {
@@ -18,21 +17,7 @@ export function readInput(source: InputSource): string {
 	return read(source, CAMPAIGN_FIELD, (name, value) => source.check.campaignId(name, value));
 }
 
-export async function execute(
-	this: IExecuteFunctions,
-	client: AdPerformanceClient,
-	itemIndex: number,
-	campaignId: string,
-): Promise<INodeExecutionData[]> {
-	const envelope = await client.request<SingleEnvelope<ServiceCampaign>>({
-		method: 'GET',
-		path: `/campaigns/${pathId(campaignId)}`,
-		itemIndex,
-		subject: `campaign ${campaignId}`,
-		expect: 'record',
-	});
-	return [{ json: envelope.data }];
-}
+export const execute = getRecordById('campaign');
 
 export const tool: OperationTool<string> = {
 	description:

@@ -1,8 +1,7 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
 import { read, inputField, type InputSource } from '../../../shared/inputSource';
-import { pathId, type AdPerformanceClient } from '../../../shared/transport';
-import type { ServiceDiagnostic, SingleEnvelope } from '../../../shared/types';
+import { getRecordById } from '../listRecords';
 import { simplifyDiagnostic } from '../../../shared/tool/toolResults';
 import { singleRecordTool, withTool, type OperationTool } from '../../../shared/tool/operationTool';
 
@@ -24,21 +23,7 @@ export function readInput(source: InputSource): string {
 	return read(source, DIAGNOSTIC_ID, (name, value) => source.check.diagnosticId(name, value));
 }
 
-export async function execute(
-	this: IExecuteFunctions,
-	client: AdPerformanceClient,
-	itemIndex: number,
-	diagnosticId: string,
-): Promise<INodeExecutionData[]> {
-	const envelope = await client.request<SingleEnvelope<ServiceDiagnostic>>({
-		method: 'GET',
-		path: `/diagnostics/${pathId(diagnosticId)}`,
-		itemIndex,
-		subject: `diagnostic ${diagnosticId}`,
-		expect: 'record',
-	});
-	return [{ json: envelope.data }];
-}
+export const execute = getRecordById('diagnostic');
 
 export const tool: OperationTool<string> = {
 	description:

@@ -2,8 +2,9 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 
 import { createDiagnostic } from '../../../shared/diagnostics';
 import { waitUntilFinished } from '../../../shared/waitUntilFinished';
-import { pathId, type AdPerformanceClient } from '../../../shared/transport';
-import { isFinished, type ServiceDiagnostic, type SingleEnvelope } from '../../../shared/types';
+import type { AdPerformanceClient } from '../../../shared/transport';
+import { isFinished, type ServiceDiagnostic } from '../../../shared/types';
+import { getRecord } from '../listRecords';
 import { read, inputField, type InputSource } from '../../../shared/inputSource';
 import { CAMPAIGN_FIELD, campaignLocator } from '../common.descriptions';
 import { simplifyDiagnostic } from '../../../shared/tool/toolResults';
@@ -112,17 +113,10 @@ export async function execute(
 		intervalMs: intervalSeconds * 1000,
 		timeoutMs: timeoutSeconds * 1000,
 		isFinal: isFinished,
-		sweep: async ([id], deadline) => {
-			const envelope = await client.request<SingleEnvelope<ServiceDiagnostic>>({
-				method: 'GET',
-				path: `/diagnostics/${pathId(id)}`,
-				itemIndex,
-				subject: `diagnostic ${id}`,
-				expect: 'record',
-				deadline,
-			});
-			return new Map([[id, envelope.data]]);
-		},
+		sweep: async ([id], deadline) =>
+			new Map([
+				[id, await getRecord<ServiceDiagnostic>(client, 'diagnostic', id, itemIndex, deadline)],
+			]),
 	});
 	const final = result.states.get(diagnostic.id) ?? diagnostic;
 	if (result.timedOut.length > 0) {

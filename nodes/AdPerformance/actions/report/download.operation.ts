@@ -9,19 +9,11 @@ import {
 	withTool,
 	type OperationTool,
 } from '../../../shared/tool/operationTool';
-import { REPORT_ID_FIELD } from '../common.descriptions';
+import { REPORT_ID_FIELD, reportIdProperty } from '../common.descriptions';
 import { reportAsText } from './get.operation';
 
 const properties: INodeProperties[] = [
-	{
-		displayName: 'Report ID',
-		name: 'reportId',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: 'rpt_…',
-		description: 'ID of a completed report',
-	},
+	reportIdProperty('ID of a completed report'),
 	binaryPropertyNameProperty,
 	{
 		displayName: 'Options',

@@ -16,18 +16,10 @@ import {
 	withTool,
 	type OperationTool,
 } from '../../../shared/tool/operationTool';
-import { REPORT_ID_FIELD } from '../common.descriptions';
+import { REPORT_ID_FIELD, reportIdProperty } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
-	{
-		displayName: 'Report ID',
-		name: 'reportId',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: 'rpt_…',
-		description: 'ID of the report, as returned by Generate',
-	},
+	reportIdProperty('ID of the report, as returned by Generate'),
 	{
 		displayName: 'Options',
 		name: 'options',
