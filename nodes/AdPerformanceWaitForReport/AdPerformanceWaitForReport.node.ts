@@ -15,25 +15,16 @@ import {
 } from '../shared/descriptions';
 import { everyItemFailed, ItemResults } from '../shared/items';
 import type { WaitUntilFinishedResult } from '../shared/waitUntilFinished';
-import { downloadReportFile, maxFileBytesOf } from '../shared/reportFiles';
+import { downloadReportFile } from '../shared/reportFiles';
 import type { ReportHint } from '../shared/reportLedger';
 import { createClient } from '../shared/createClient';
 import type { AdPerformanceClient } from '../shared/transport';
 import type { ServiceReport } from '../shared/types';
-import { ANSWER_LIMITS, BYTES_PER_MB } from '../shared/limits';
 import { isToolVariant } from '../shared/tool/toolArguments';
-import { InputValidator } from '../shared/validation';
+import { NodeParameters } from '../shared/inputSource';
+import { readItemInput, readWaitSettings, type WaitSettings } from '../shared/waitInput';
 import { unseenReportError, waitForReports } from '../shared/waitForReports';
 import { waitAsTool, withWaitTool } from '../shared/tool/waitTool';
-
-interface WaitSettings {
-	intervalSeconds: number;
-	timeoutSeconds: number;
-	download: boolean;
-	onTimeout: 'error' | 'outputPending';
-	/** Options → Max File Size, in bytes. */
-	maxFileBytes: number;
-}
 
 export class AdPerformanceWaitForReport implements INodeType {
 	description: INodeTypeDescription = {
@@ -138,7 +129,7 @@ export class AdPerformanceWaitForReport implements INodeType {
 		let settings: WaitSettings;
 		let client: AdPerformanceClient;
 		try {
-			settings = readSettings(this);
+			settings = readWaitSettings(new NodeParameters(this, 0));
 			client = await createClient(this, this.getNodeParameter('requestOptions', 0, {}));
 		} catch (error) {
 			return [everyItemFailed(this, items.length, error)];
@@ -179,34 +170,6 @@ export class AdPerformanceWaitForReport implements INodeType {
 	}
 }
 
-/** The node's timing and output settings: one wait serves every item, so they come from item 0. */
-function readSettings(ctx: IExecuteFunctions): WaitSettings {
-	const check = new InputValidator(ctx.getNode(), 0);
-	const download = ctx.getNodeParameter('download', 0, true) !== false;
-	return {
-		intervalSeconds: check.seconds(
-			'Poll Interval (Seconds)',
-			ctx.getNodeParameter('pollIntervalSeconds', 0, 5),
-			0.1,
-			3600,
-		),
-		timeoutSeconds: check.seconds(
-			'Timeout (Seconds)',
-			ctx.getNodeParameter('timeoutSeconds', 0, 300),
-			1,
-			86_400,
-		),
-		download,
-		maxFileBytes: download
-			? maxFileBytesOf(check, ctx.getNodeParameter('options', 0, {}))
-			: ANSWER_LIMITS.defaultFileMb * BYTES_PER_MB,
-		onTimeout: check.oneOf('On Timeout', ctx.getNodeParameter('onTimeout', 0, 'error'), [
-			'error',
-			'outputPending',
-		] as const),
-	};
-}
-
 /** What one item waits for, and where it goes in the output. */
 interface ItemWait {
 	itemIndex: number;
@@ -223,15 +186,10 @@ function readItemWait(
 	itemIndex: number,
 	settings: WaitSettings,
 ): ItemWait {
-	const check = new InputValidator(ctx.getNode(), itemIndex);
-	const reportId = check.reportId('Report ID', ctx.getNodeParameter('reportId', itemIndex, ''));
-	const binaryPropertyName = settings.download
-		? check.text(
-				'Put Output File in Field',
-				ctx.getNodeParameter('binaryPropertyName', itemIndex, 'data'),
-				{ maxLength: 200 },
-			)
-		: undefined;
+	const { reportId, binaryPropertyName } = readItemInput(
+		new NodeParameters(ctx, itemIndex),
+		settings,
+	);
 	const hint =
 		json.id === reportId
 			? {

@@ -184,6 +184,8 @@ export class ToolArguments implements InputSource {
 	}
 
 	name(field: InputField): string {
-		return this.argumentOf(field) ? `argument ${field.argument}` : field.label;
+		if (this.argumentOf(field)) return `argument ${field.argument}`;
+		const setting = this.settings.find((property) => property.name === field.setting);
+		return setting?.displayName ?? field.label;
 	}
 }

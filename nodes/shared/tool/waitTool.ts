@@ -11,8 +11,7 @@ import { asToolError } from './toolErrors';
 import { hiddenInTool, toolProperties, ToolArguments, type ToolArgument } from './toolArguments';
 import { MAX_TOOL_RESULT_CHARS, simplifyReport } from './toolResults';
 import type { AdPerformanceClient } from '../transport';
-import { read, type InputField } from '../inputSource';
-import { InputValidator } from '../validation';
+import { readItemInput, readWaitSettings } from '../waitInput';
 import { unseenReportError, waitForReports } from '../waitForReports';
 
 /**
@@ -31,10 +30,20 @@ const REPORT_ID_ARGUMENT: ToolArgument = {
 		'The report id, rpt_ followed by letters and digits, as the generate tool returned it',
 };
 
-const REPORT_ID: InputField = { parameter: 'reportId', label: 'Report ID', argument: 'reportId' };
-
 /** Default of the tool's own timeout: short enough for a conversation, long enough for most reports. */
 const TOOL_TIMEOUT_SECONDS = 45;
+
+/** The tool's own Timeout (a setting of the tool node, not an argument), read by waitInput.ts. */
+const TOOL_TIMEOUT_SETTING: INodeProperties = {
+	displayName: 'Tool Timeout (Seconds)',
+	name: 'toolTimeoutSeconds',
+	type: 'number',
+	typeOptions: { minValue: 1 },
+	default: TOOL_TIMEOUT_SECONDS,
+	description:
+		'How long one tool call waits before it returns status generating, so the agent can call again',
+	displayOptions: { show: { '@tool': [true] } },
+};
 /** Inline content is offered only while the whole result stays within the cap. */
 const MAX_INLINE_CONTENT_BYTES = 8_000;
 
@@ -53,16 +62,7 @@ export function withWaitTool(regular: INodeProperties[]): INodeProperties[] {
 			'options',
 		]),
 		...toolProperties({}, WAIT_TOOL_DESCRIPTION, [REPORT_ID_ARGUMENT]),
-		{
-			displayName: 'Tool Timeout (Seconds)',
-			name: 'toolTimeoutSeconds',
-			type: 'number',
-			typeOptions: { minValue: 1 },
-			default: TOOL_TIMEOUT_SECONDS,
-			description:
-				'How long one tool call waits before it returns status generating, so the agent can call again',
-			displayOptions: { show: { '@tool': [true] } },
-		},
+		TOOL_TIMEOUT_SETTING,
 	];
 }
 
@@ -99,22 +99,11 @@ async function waitForOneReport(
 	client: AdPerformanceClient,
 	itemIndex: number,
 ): Promise<IDataObject> {
-	const check = new InputValidator(ctx.getNode(), itemIndex);
-	const args = new ToolArguments(ctx, itemIndex, [REPORT_ID_ARGUMENT]);
-	const reportId = read(args, REPORT_ID, (name, value) => check.reportId(name, value));
-	const timeoutSeconds = check.seconds(
-		'Tool Timeout (Seconds)',
-		ctx.getNodeParameter('toolTimeoutSeconds', itemIndex, TOOL_TIMEOUT_SECONDS),
-		1,
-		600,
-	);
-	const intervalSeconds = check.seconds(
-		'Poll Interval (Seconds)',
-		ctx.getNodeParameter('pollIntervalSeconds', itemIndex, 5),
-		0.1,
-		3600,
-	);
-	const found = await waitForReports(client, { intervalSeconds, timeoutSeconds }, [reportId]);
+	const source = new ToolArguments(ctx, itemIndex, [REPORT_ID_ARGUMENT], [TOOL_TIMEOUT_SETTING]);
+	const settings = readWaitSettings(source);
+	const { reportId } = readItemInput(source, settings);
+	const { timeoutSeconds } = settings;
+	const found = await waitForReports(client, settings, [reportId]);
 	const report = found.states.get(reportId);
 	if (!report) {
 		throw unseenReportError(

@@ -1,0 +1,73 @@
+import { inputField, read, type InputSource } from './inputSource';
+import { ANSWER_LIMITS, BYTES_PER_MB } from './limits';
+import { maxFileBytesOf } from './reportFiles';
+
+/**
+ * The input of Wait for Ad Report, read and checked once from either source: the node's
+ * parameters or its tool's arguments (inputSource.ts). The tool's own Timeout is its setting
+ * `toolTimeoutSeconds` (a tool call answers within a conversation, so at most 10 minutes),
+ * and a tool outputs no file, so it has no download settings.
+ */
+export interface WaitSettings {
+	intervalSeconds: number;
+	timeoutSeconds: number;
+	download: boolean;
+	onTimeout: 'error' | 'outputPending';
+	/** Options → Max File Size, in bytes. */
+	maxFileBytes: number;
+}
+
+export const REPORT_ID = inputField('reportId', 'Report ID', 'reportId');
+const POLL_INTERVAL = inputField('pollIntervalSeconds', 'Poll Interval (Seconds)', undefined, {
+	default: 5,
+});
+const TIMEOUT = inputField('timeoutSeconds', 'Timeout (Seconds)', undefined, {
+	default: 300,
+	setting: 'toolTimeoutSeconds',
+});
+const ON_TIMEOUT = inputField('onTimeout', 'On Timeout', undefined, { default: 'error' });
+const DOWNLOAD = inputField('download', 'Download File', undefined, { default: true });
+const OPTIONS = inputField('options', 'Options', undefined, { default: {} });
+const BINARY_PROPERTY = inputField('binaryPropertyName', 'Put Output File in Field', undefined, {
+	default: 'data',
+});
+
+/** The timing and output settings; one wait serves every item of the node, so item 0's. */
+export function readWaitSettings(source: InputSource): WaitSettings {
+	const { check } = source;
+	const intervalSeconds = read(source, POLL_INTERVAL, (name, value) =>
+		check.seconds(name, value, 0.1, 3600),
+	);
+	const timeoutSeconds = read(source, TIMEOUT, (name, value) =>
+		check.seconds(name, value, 1, source.isTool ? 600 : 86_400),
+	);
+	const download = !source.isTool && source.value(DOWNLOAD) !== false;
+	return {
+		intervalSeconds,
+		timeoutSeconds,
+		download,
+		maxFileBytes: download
+			? maxFileBytesOf(check, source.value(OPTIONS))
+			: ANSWER_LIMITS.defaultFileMb * BYTES_PER_MB,
+		// A tool call that times out answers "call again" (waitTool.ts), never an error.
+		onTimeout: source.isTool
+			? 'outputPending'
+			: read(source, ON_TIMEOUT, (name, value) =>
+					check.oneOf(name, value, ['error', 'outputPending'] as const),
+				),
+	};
+}
+
+/** One item's report, and the field its file goes in when the settings download it. */
+export function readItemInput(
+	source: InputSource,
+	settings: WaitSettings,
+): { reportId: string; binaryPropertyName?: string } {
+	const { check } = source;
+	return {
+		reportId: read(source, REPORT_ID, (name, value) => check.reportId(name, value)),
+		binaryPropertyName: settings.download
+			? read(source, BINARY_PROPERTY, (name, value) => check.text(name, value, { maxLength: 200 }))
+			: undefined,
+	};
+}
