@@ -41,7 +41,7 @@ interface Case {
 	/** The field under test: how the node names it, the argument key the tool names. */
 	label: string;
 	key: string;
-	value: unknown;
+	value: string;
 	/** Other fields the message names, as [label, key]. */
 	also?: Array<[string, string]>;
 }
