@@ -2,7 +2,13 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 
 import { defined, read, inputField, type InputSource } from '../../shared/inputSource';
 import type { OperationTool } from '../../shared/tool/operationTool';
-import { listResult, TOOL_MAX_LIMIT, type Simplifier } from '../../shared/tool/toolResults';
+import type { ToolArgument } from '../../shared/tool/toolArguments';
+import {
+	listResult,
+	TOOL_DEFAULT_LIMIT,
+	TOOL_MAX_LIMIT,
+	type Simplifier,
+} from '../../shared/tool/toolResults';
 import { pathId, type AdPerformanceClient } from '../../shared/transport';
 import type { SingleEnvelope } from '../../shared/types';
 
@@ -14,6 +20,24 @@ export interface ListInput {
 	/** The page a tool call asks for (a tool returns one page). */
 	page: number;
 }
+
+const LIMIT_ARGUMENT: ToolArgument = {
+	key: 'limit',
+	parameter: 'limit',
+	displayName: 'Limit',
+	type: 'number',
+	description: `How many records to return, 1 to ${TOOL_MAX_LIMIT}`,
+	default: TOOL_DEFAULT_LIMIT,
+};
+
+const PAGE_ARGUMENT: ToolArgument = {
+	key: 'page',
+	parameter: 'toolPage',
+	displayName: 'Page',
+	type: 'number',
+	description: 'Which page of results, starting at 1; use the next page when hasMore is true',
+	default: 1,
+};
 
 const RETURN_ALL = inputField('returnAll', 'Return All', undefined, { default: false });
 const LIMIT = inputField('limit', 'Limit', 'limit', { default: 50 });
@@ -63,24 +87,32 @@ export function listRecords(path: string) {
 	};
 }
 
-/** The tool of a Get Many: page `page` of `limit` records, simplified and bounded. */
-export function listTool(
-	path: string,
-	what: string,
-	simplify: Simplifier,
-): OperationTool<ListInput>['execute'] {
-	return async function (client, itemIndex, { qs, limit, page }) {
-		const envelope = await client.listPage<IDataObject>(path, qs, page, limit, { itemIndex });
-		const records = envelope.data.slice(0, limit);
-		const pagination = (envelope.pagination ?? {}) as IDataObject;
-		const hasMore =
-			typeof pagination.hasMore === 'boolean'
-				? pagination.hasMore
-				: typeof pagination.total === 'number'
-					? page * limit < pagination.total
-					: envelope.data.length >= limit;
-		const simplified = records.map((record) => simplify(record, client.redactor));
-		return listResult(simplified, { what, page, limit, hasMore });
+/**
+ * The tool of a Get Many: its filter arguments and `limit` and `page`; a call returns page
+ * `page` of `limit` records (10 by default, at most 50), simplified and bounded.
+ */
+export function listOperationTool(
+	description: string,
+	filters: readonly ToolArgument[],
+	request: { path: string; what: string; simplify: Simplifier },
+): OperationTool<ListInput> {
+	const { path, what, simplify } = request;
+	return {
+		description,
+		args: [...filters, LIMIT_ARGUMENT, PAGE_ARGUMENT],
+		async execute(client, itemIndex, { qs, limit, page }) {
+			const envelope = await client.listPage<IDataObject>(path, qs, page, limit, { itemIndex });
+			const records = envelope.data.slice(0, limit);
+			const pagination = (envelope.pagination ?? {}) as IDataObject;
+			const hasMore =
+				typeof pagination.hasMore === 'boolean'
+					? pagination.hasMore
+					: typeof pagination.total === 'number'
+						? page * limit < pagination.total
+						: envelope.data.length >= limit;
+			const simplified = records.map((record) => simplify(record, client.redactor));
+			return listResult(simplified, { what, page, limit, hasMore });
+		},
 	};
 }
 

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { hiddenInTool, toolProperties, type ToolArgument } from './toolArguments';
-import { TOOL_DEFAULT_LIMIT, TOOL_MAX_LIMIT, type Simplifier } from './toolResults';
+import type { Simplifier } from './toolResults';
 import type { AdPerformanceClient } from '../transport';
 import type { ServiceAccount } from '../types';
 import { InputValidator } from '../validation';
@@ -61,24 +61,6 @@ export function withTool(
 		),
 	];
 }
-
-export const LIMIT_ARGUMENT: ToolArgument = {
-	key: 'limit',
-	parameter: 'limit',
-	displayName: 'Limit',
-	type: 'number',
-	description: `How many records to return, 1 to ${TOOL_MAX_LIMIT}`,
-	default: TOOL_DEFAULT_LIMIT,
-};
-
-export const PAGE_ARGUMENT: ToolArgument = {
-	key: 'page',
-	parameter: 'toolPage',
-	displayName: 'Page',
-	type: 'number',
-	description: 'Which page of results, starting at 1; use the next page when hasMore is true',
-	default: 1,
-};
 
 /** The account argument of list filters: optional, either ID. */
 export const ACCOUNT_FILTER_ARGUMENT: ToolArgument = {

@@ -1,15 +1,9 @@
 import { readOptional, inputField, type InputSource } from '../../../shared/inputSource';
 import { CONNECTION_STATUSES } from '../../../shared/types';
-import { listRecords, listTool, readListInput, type ListInput } from '../listRecords';
+import { listRecords, listOperationTool, readListInput, type ListInput } from '../listRecords';
 import { listProperties } from '../common.descriptions';
 import { simplifyAccount } from '../../../shared/tool/toolResults';
-import {
-	LIMIT_ARGUMENT,
-	PAGE_ARGUMENT,
-	statusArgument,
-	withTool,
-	type OperationTool,
-} from '../../../shared/tool/operationTool';
+import { statusArgument, withTool } from '../../../shared/tool/operationTool';
 
 const properties = listProperties([
 	{
@@ -36,16 +30,11 @@ const properties = listProperties([
 
 const STATUS = inputField('filters.connectionStatus', 'Connection Status', 'status');
 
-export const tool: OperationTool<ListInput> = {
-	description:
-		'Lists the ad accounts connected to the agency workspace, 10 per call by default (at most 50). Returns { results, returned, hasMore, page, hint }; each result has id, platformAccountId (act_ followed by digits), name, connectionStatus, currency, campaignCount and totalSpendLast30d. Pass either id or platformAccountId as the account to the other tools. Filter with status: active, disconnected or token_expired. When hasMore is true, call again with the next page.',
-	args: [
-		statusArgument('accounts whose connection is', CONNECTION_STATUSES),
-		LIMIT_ARGUMENT,
-		PAGE_ARGUMENT,
-	],
-	execute: listTool('/accounts', 'accounts', simplifyAccount),
-};
+export const tool = listOperationTool(
+	'Lists the ad accounts connected to the agency workspace, 10 per call by default (at most 50). Returns { results, returned, hasMore, page, hint }; each result has id, platformAccountId (act_ followed by digits), name, connectionStatus, currency, campaignCount and totalSpendLast30d. Pass either id or platformAccountId as the account to the other tools. Filter with status: active, disconnected or token_expired. When hasMore is true, call again with the next page.',
+	[statusArgument('accounts whose connection is', CONNECTION_STATUSES)],
+	{ path: '/accounts', what: 'accounts', simplify: simplifyAccount },
+);
 
 export const description = withTool('account', 'getAll', properties, tool);
 

@@ -6,16 +6,13 @@ import {
 	REPORT_STATUSES,
 } from '../../../shared/types';
 import { listProperties } from '../common.descriptions';
-import { listRecords, listTool, readListInput, type ListInput } from '../listRecords';
+import { listRecords, listOperationTool, readListInput, type ListInput } from '../listRecords';
 import { simplifyReport } from '../../../shared/tool/toolResults';
 import { optionalArgument } from '../../../shared/tool/toolArguments';
 import {
 	ACCOUNT_FILTER_ARGUMENT,
-	LIMIT_ARGUMENT,
-	PAGE_ARGUMENT,
 	statusArgument,
 	withTool,
-	type OperationTool,
 } from '../../../shared/tool/operationTool';
 
 const properties = listProperties([
@@ -81,10 +78,9 @@ function dayBound(value: unknown, time: string): unknown {
 		: value;
 }
 
-export const tool: OperationTool<ListInput> = {
-	description:
-		'Lists performance reports, newest first, 10 per call by default (at most 50). Returns { results, returned, hasMore, page, hint }; each result has id (rpt_...), title, status (pending, generating, completed, failed), format, accountId, dateRange, riskLevel, totalSpend, avgRoas, createdAt and, once completed, downloadUrl and expiresAt. Narrow with account, campaignId, status, format, and from/to (creation dates, YYYY-MM-DD). When hasMore is true, call again with the next page.',
-	args: [
+export const tool = listOperationTool(
+	'Lists performance reports, newest first, 10 per call by default (at most 50). Returns { results, returned, hasMore, page, hint }; each result has id (rpt_...), title, status (pending, generating, completed, failed), format, accountId, dateRange, riskLevel, totalSpend, avgRoas, createdAt and, once completed, downloadUrl and expiresAt. Narrow with account, campaignId, status, format, and from/to (creation dates, YYYY-MM-DD). When hasMore is true, call again with the next page.',
+	[
 		ACCOUNT_FILTER_ARGUMENT,
 		optionalArgument(
 			'campaignId',
@@ -109,11 +105,9 @@ export const tool: OperationTool<ListInput> = {
 			'Only reports created on or before this date, YYYY-MM-DD. Leave empty for no bound',
 			{ given: (value) => dayBound(value, 'T23:59:59.999Z') },
 		),
-		LIMIT_ARGUMENT,
-		PAGE_ARGUMENT,
 	],
-	execute: listTool('/reports', 'reports', simplifyReport),
-};
+	{ path: '/reports', what: 'reports', simplify: simplifyReport },
+);
 
 export const description = withTool('report', 'getAll', properties, tool);
 
