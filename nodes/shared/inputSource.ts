@@ -31,7 +31,10 @@ export interface InputSource {
 	readonly itemIndex: number;
 	/** Checks input of this item (validation.ts). */
 	readonly check: InputValidator;
-	/** A tool call: results are one bounded page, and either account ID is taken. */
+	/**
+	 * A tool call. Readers ask only where a tool differs by design, not in its checks: a tool
+	 * returns one bounded page, takes either account ID, outputs no file, waits briefly.
+	 */
 	readonly isTool: boolean;
 	/** The field's value as given; undefined when it is empty or not given. */
 	value(field: InputField): unknown;

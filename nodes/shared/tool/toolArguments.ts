@@ -32,7 +32,7 @@ export interface ToolArgument {
 	/** What an empty argument means, when the regular node's default is an expression. */
 	whenEmpty?: () => string;
 	/** How a given value reads as the regular parameter's value (e.g. a day as a moment). */
-	given?: (value: unknown) => unknown;
+	asParameter?: (value: unknown) => unknown;
 }
 
 /**
@@ -178,7 +178,7 @@ export class ToolArguments implements InputSource {
 				extractValue: argument.locator === true,
 			}),
 		);
-		if (value !== undefined) return argument.given ? argument.given(value) : value;
+		if (value !== undefined) return argument.asParameter ? argument.asParameter(value) : value;
 		if (argument.whenEmpty) return argument.whenEmpty();
 		return argument.default === '' ? undefined : argument.default;
 	}
