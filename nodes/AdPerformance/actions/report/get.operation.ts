@@ -1,12 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import {
-	defined,
-	read,
-	readOptional,
-	inputField,
-	type InputSource,
-} from '../../../shared/inputSource';
+import { inputField, read, readOptional, type InputSource } from '../../../shared/inputSource';
 import { findReport } from '../../../shared/reportLedger';
 import type { AdPerformanceClient } from '../../../shared/transport';
 import { simplifyReport } from '../../../shared/tool/toolResults';
@@ -60,12 +54,12 @@ export function readInput(source: InputSource): ReportLookup {
 	const { check } = source;
 	return {
 		reportId: read(source, REPORT_ID_FIELD, (name, value) => check.reportId(name, value)),
-		narrow: defined({
+		narrow: {
 			accountId: readOptional(source, ACCOUNT, (name, value) => check.accountId(name, value)),
 			createdAfter: readOptional(source, CREATED_AFTER, (name, value) =>
 				check.timestamp(name, value),
 			),
-		}),
+		},
 	};
 }
 
