@@ -40,7 +40,10 @@ interface Case {
 	args?: IDataObject;
 	/** The field under test: how the node names it, the argument key the tool names. */
 	label: string;
-	key: string;
+	/** The argument the tool names; none for a setting the user sets on the tool node. */
+	key?: string;
+	/** The tool node's own parameters, for a setting (it reads `={{ $json.value }}` too). */
+	toolParameters?: IDataObject;
 	value: string;
 	/** Other fields the message names, as [label, key]. */
 	also?: Array<[string, string]>;
@@ -249,6 +252,32 @@ const cases: Array<[string, Case]> = [
 			value: 'diag_abc123',
 		},
 	],
+	[
+		'Diagnostic → Run: a poll interval of zero (a setting of the tool node)',
+		{
+			parameters: {
+				resource: 'diagnostic',
+				operation: 'run',
+				campaignId: rl('camp_abc123'),
+				options: { pollIntervalSeconds: VALUE },
+			},
+			toolParameters: { options: { pollIntervalSeconds: VALUE } },
+			args: { campaignId: 'camp_abc123' },
+			label: 'Options → Poll Interval (Seconds)',
+			value: '0',
+		},
+	],
+	[
+		'Wait for Ad Report: a poll interval that is no number (a setting of the tool node)',
+		{
+			node: 'wait',
+			parameters: { reportId: 'rpt_abc123', pollIntervalSeconds: VALUE },
+			toolParameters: { pollIntervalSeconds: VALUE },
+			args: { reportId: 'rpt_abc123' },
+			label: 'Poll Interval (Seconds)',
+			value: 'soon',
+		},
+	],
 ];
 
 async function throughTheNode(test: Case): Promise<RunResult> {
@@ -256,7 +285,7 @@ async function throughTheNode(test: Case): Promise<RunResult> {
 		test.node === 'wait'
 			? { name: 'Wait for Ad Report', type: WAIT_NODE, parameters: test.parameters }
 			: adNode(test.parameters);
-	return await run(service, [node], { items: [{ value: test.value }] });
+	return await run(service, [node], { items: [{ ...test.args, value: test.value }] });
 }
 
 async function throughTheTool(test: Case): Promise<RunResult> {
@@ -265,7 +294,11 @@ async function throughTheTool(test: Case): Promise<RunResult> {
 		test.node === 'wait'
 			? { name: 'Wait for Ad Report Tool', type: WAIT_TOOL_NODE, parameters: {} }
 			: { name: 'Ad Performance Tool', type: AD_TOOL_NODE, parameters: { resource, operation } };
-	return await run(service, [node], { items: [{ ...test.args, [test.key]: test.value }] });
+	const parameters = { ...node.parameters, ...test.toolParameters };
+	const args = test.key
+		? { ...test.args, [test.key]: test.value }
+		: { ...test.args, value: test.value };
+	return await run(service, [{ ...node, parameters }], { items: [args] });
 }
 
 /** A text with every field it names replaced by its place: what both paths must say alike. */
@@ -288,22 +321,22 @@ describe('the same invalid input gets the same field error through the node and 
 		expect(nodeError?.name).toBe('NodeOperationError');
 		expect(toolError?.name).toBe(nodeError?.name);
 
-		// Each path names the field as it always has.
+		// Each path names the field as it always has: a setting of the tool node by its label.
+		const toolName = test.key ? `argument ${test.key}` : test.label;
 		const nodeNames = [test.label, ...(test.also ?? []).map(([label]) => label)];
-		const toolNames = [
-			`argument ${test.key}`,
-			...(test.also ?? []).map(([, key]) => `argument ${key}`),
-		];
+		const toolNames = [toolName, ...(test.also ?? []).map(([, key]) => `argument ${key}`)];
 		expect(nodeError?.message.startsWith(`${test.label}: `)).toBe(true);
-		expect(toolError?.message.startsWith(`argument ${test.key}: `)).toBe(true);
+		expect(toolError?.message.startsWith(`${toolName}: `)).toBe(true);
 
 		// One problem: the node's message, and the model's before its type and fix.
 		const problem = unnamed(nodeError?.message ?? '', nodeNames);
 		expect(problem).toMatch(/^<field>: ./);
 		const toolMessage = unnamed(toolError?.message ?? '', toolNames);
-		expect(toolMessage.startsWith(`${problem.replace(/\.$/, '')} (invalid_argument). Fix: `)).toBe(
-			true,
-		);
+		const what = problem.replace(/\.$/, '');
+		expect(toolMessage.slice(0, what.length)).toBe(what);
+		// An argument's error tells the model its type (the settings' type comes with errors as data).
+		if (test.key) expect(toolMessage.slice(what.length)).toMatch(/^ \(invalid_argument\)\. Fix: /);
+		else expect(toolMessage.slice(what.length)).toMatch(/^ \(\w+\)\. Fix: /);
 
 		// One fix, the same context (item, and whatever else the error carries as data).
 		const fix = unnamed(String(nodeError?.description ?? ''), nodeNames);
