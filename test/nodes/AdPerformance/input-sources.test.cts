@@ -6,11 +6,14 @@
  * The two paths name a field as each has always named it, the node by its display name
  * ("Filters → Status") and the tool by its argument ("argument status"), so a saved workflow's
  * error and a model's error read as before; everything else is one error: its class, its
- * problem, its fix (the description) and its context. The model's message is the same error
- * rewritten for a model (toolErrors.ts): problem, type, fix.
+ * problem, its fix (the description) and its context. Its type (errors.ts, fieldError) says who
+ * can correct the value: `invalid_argument` for a model's argument, `invalid_input` for a
+ * setting of the node (the regular node's parameters, a tool node's own settings). The model's
+ * message is the same error rewritten for a model (toolErrors.ts): problem, type, fix.
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import { ERROR_TYPE_KEY } from '../../../nodes/shared/errorTypes';
 import { AdPerformanceWaitForReport } from '../../../nodes/AdPerformanceWaitForReport/AdPerformanceWaitForReport.node';
 import { registerNodeType } from '../../harness/run-workflow.cjs';
 
@@ -334,16 +337,18 @@ describe('the same invalid input gets the same field error through the node and 
 		const toolMessage = unnamed(toolError?.message ?? '', toolNames);
 		const what = problem.replace(/\.$/, '');
 		expect(toolMessage.slice(0, what.length)).toBe(what);
-		// An argument's error tells the model its type (the settings' type comes with errors as data).
-		if (test.key) expect(toolMessage.slice(what.length)).toMatch(/^ \(invalid_argument\)\. Fix: /);
-		else expect(toolMessage.slice(what.length)).toMatch(/^ \(\w+\)\. Fix: /);
+		// The type says who corrects the value: the model its argument, a person a setting.
+		const toolType = test.key ? 'invalid_argument' : 'invalid_input';
+		expect(toolMessage.slice(what.length)).toMatch(new RegExp(`^ \\(${toolType}\\)\\. Fix: `));
+		expect(nodeError?.context?.[ERROR_TYPE_KEY]).toBe('invalid_input');
+		expect(toolError?.context?.[ERROR_TYPE_KEY]).toBe(toolType);
 
 		// One fix, the same context (item, and whatever else the error carries as data).
 		const fix = unnamed(String(nodeError?.description ?? ''), nodeNames);
 		expect(fix).not.toBe('');
 		expect(unnamed(String(toolError?.description ?? ''), toolNames)).toBe(fix);
-		expect(unnamed(JSON.stringify(toolError?.context ?? null), toolNames)).toBe(
-			unnamed(JSON.stringify(nodeError?.context ?? null), nodeNames),
-		);
+		const rest = (context: IDataObject | undefined, names: string[]) =>
+			unnamed(JSON.stringify({ ...context, [ERROR_TYPE_KEY]: undefined }), names);
+		expect(rest(toolError?.context, toolNames)).toBe(rest(nodeError?.context, nodeNames));
 	});
 });
