@@ -94,6 +94,8 @@ interface Exchanged {
 	response?: RawResponse;
 	failure?: unknown;
 	sentAt: number;
+	/** Its number among the key's sends (RateLimiter.onSent). */
+	sendNumber?: number;
 	/** The answer of another execution's identical request (single-flight): its pacing is done. */
 	shared?: boolean;
 }
@@ -206,14 +208,14 @@ export class RequestPipeline {
 			}
 			await waiting.waitWithin(pacer.limiter.delayBeforeSend(buckets), spec.deadline);
 			waiting.throwIfCancelled();
-			pacer.limiter.onSent(buckets);
+			const sendNumber = pacer.limiter.onSent(buckets);
 			const sentAt = Date.now();
 			const answer = this.transmit(spec, transfer);
 			turn?.release();
 			try {
-				return { response: await answer, sentAt };
+				return { response: await answer, sentAt, sendNumber };
 			} catch (failure) {
-				return { failure, sentAt };
+				return { failure, sentAt, sendNumber };
 			}
 		} finally {
 			turn?.release();
@@ -294,7 +296,7 @@ export class RequestPipeline {
 				// The service did the work and garbled the answer: a write is not resent blindly.
 				return this.unfinished(spec, errors.protocol(envelope.problem, spec), sentAt);
 			}
-			limiter?.onAccepted(buckets, remainingOf(envelope.value));
+			limiter?.onAccepted(buckets, remainingOf(envelope.value), exchanged.sendNumber);
 			// Records are not scrubbed here: whatever leaves a node (items, errors) is scrubbed
 			// once at the boundary (boundary.ts), and list search scrubs what it shows.
 			return { kind: 'done', value: { ...response, body: envelope.value }, sentAt };

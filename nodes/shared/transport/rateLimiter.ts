@@ -39,10 +39,17 @@ interface BucketState {
 	resetAt?: number;
 	/** Requests sent and not yet answered: counted against `remaining`, which predates them. */
 	inFlight?: number;
+	/** `resetAt` was guessed when the window's first request was sent, before any answer. */
+	provisional?: boolean;
+	/** The send number (onSent) of the request whose answer told `remaining`. */
+	remainingFrom?: number;
 }
 
 /** The pacing state of one key's buckets. */
 export class RateLimiter {
+	/** Numbers the sends, so that a late answer cannot overwrite what a newer one told. */
+	private sends = 0;
+
 	private readonly buckets: Record<Bucket, BucketState> = {
 		read: {},
 		write: {},
@@ -72,12 +79,13 @@ export class RateLimiter {
 	 * Records a request as it is sent: it counts against the window from now on, answered or
 	 * not, so that the next turn-holder does not send into a window the unanswered ones spend.
 	 */
-	onSent(buckets: Bucket[]): void {
+	onSent(buckets: Bucket[]): number {
 		for (const bucket of buckets) {
-			const state = this.openWindow(bucket);
+			const state = this.openWindow(bucket, true);
 			state.sent = (state.sent ?? 0) + 1;
 			state.inFlight = (state.inFlight ?? 0) + 1;
 		}
+		return ++this.sends;
 	}
 
 	/** Records a request sent with onSent that got no answer (it may or may not have counted). */
@@ -87,9 +95,11 @@ export class RateLimiter {
 
 	/**
 	 * Records an accepted request. `remaining` is what the service reported; it counts against
-	 * the strictest bucket of the request (the generation bucket for POST /v1/reports).
+	 * the strictest bucket of the request (the generation bucket for POST /v1/reports). `sent` is
+	 * the request's number from onSent: answers come back in any order, and the count of an
+	 * answer to an older request than the one that told the last count is out of date.
 	 */
-	onAccepted(buckets: Bucket[], remaining: number | undefined): void {
+	onAccepted(buckets: Bucket[], remaining: number | undefined, sent?: number): void {
 		const windowEnd = this.windowEnd();
 		for (const bucket of buckets) {
 			// A request not announced with onSent is counted now.
@@ -97,9 +107,19 @@ export class RateLimiter {
 				const state = this.openWindow(bucket);
 				state.sent = (state.sent ?? 0) + 1;
 			}
+			// The first answer of a window dates it: the service opened it when the request
+			// arrived, which may be well after it was sent (a new connection).
+			const state = this.buckets[bucket];
+			if (state.provisional) {
+				state.resetAt = Math.max(state.resetAt ?? 0, windowEnd);
+				state.provisional = false;
+			}
 		}
 		if (remaining === undefined) return;
 		const state = this.buckets[buckets[buckets.length - 1]];
+		if (sent !== undefined && state.remainingFrom !== undefined && sent < state.remainingFrom)
+			return;
+		state.remainingFrom = sent;
 		// More left than before: a new window opened that we did not see start.
 		if (state.remaining !== undefined && remaining > state.remaining) {
 			state.resetAt = windowEnd;
@@ -108,12 +128,16 @@ export class RateLimiter {
 		state.remaining = remaining;
 	}
 
-	/** The window a request counts in, opened now if none is known. */
-	private openWindow(bucket: Bucket): BucketState {
+	/**
+	 * The window a request counts in, opened now if none is known: provisionally when the request
+	 * is only being sent (its answer dates the window, see onAccepted).
+	 */
+	private openWindow(bucket: Bucket, provisional = false): BucketState {
 		const state = this.buckets[bucket];
 		if (state.resetAt === undefined) {
 			state.resetAt = this.windowEnd();
 			state.sent = 0;
+			state.provisional = provisional;
 		}
 		return state;
 	}
