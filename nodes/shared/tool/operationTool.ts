@@ -1,7 +1,12 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { hiddenInTool, toolProperties, ToolArguments, type ToolArgument } from './toolArguments';
+import {
+	hiddenInTool,
+	toolProperties,
+	ToolArguments,
+	type ToolArgument,
+} from './toolArguments';
 import { listResult, TOOL_DEFAULT_LIMIT, TOOL_MAX_LIMIT } from './toolResults';
 import type { AdPerformanceClient } from '../transport';
 import type { ServiceAccount } from '../types';

@@ -10,7 +10,12 @@ import { reportFailedError } from '../errors';
 import { reportTextContent } from '../reportFiles';
 import { reportNotFound } from '../reportLedger';
 import { asToolError } from './toolErrors';
-import { hiddenInTool, toolProperties, ToolArguments, type ToolArgument } from './toolArguments';
+import {
+	hiddenInTool,
+	toolProperties,
+	ToolArguments,
+	type ToolArgument,
+} from './toolArguments';
 import { MAX_TOOL_RESULT_CHARS, simplifyReport } from './toolResults';
 import type { AdPerformanceClient } from '../transport';
 import { InputValidator } from '../validation';
