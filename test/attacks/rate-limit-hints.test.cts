@@ -56,6 +56,70 @@ describe('rate-limit hints have a floor', () => {
 	});
 });
 
+/**
+ * Attack (issue 26, class 8): HTTP's own hints. A proxy or load balancer in front of the service
+ * answers 503 with Retry-After (maintenance), or the service answers 429 with it: the client
+ * waits as told (seconds or an HTTP date), within Max Wait When Rate Limited; an absurd value
+ * (negative, garbage, years) is ignored and the backoff floor applies.
+ */
+describe('Retry-After on 429 and 503', () => {
+	function answerOnce(status: number, retryAfter: string) {
+		service.fake.intercept({
+			pathPrefix: '/v1/accounts',
+			times: 1,
+			respond: () => ({
+				status,
+				headers: { 'Retry-After': retryAfter },
+				json: {
+					error: {
+						type: status === 429 ? 'rate_limit_error' : 'service_unavailable',
+						message: status === 429 ? 'Slow down.' : 'Down for maintenance.',
+					},
+				},
+			}),
+		});
+	}
+	const gapMs = () => {
+		const sent = apiRequests(service, { pathPrefix: '/v1/accounts' });
+		expect(sent).toHaveLength(2);
+		return sent[1].at - sent[0].at;
+	};
+
+	test.each<[string, number, () => string]>([
+		['503, Retry-After in seconds', 503, () => '60'],
+		['503, Retry-After as an HTTP date', 503, () => new Date(Date.now() + 61_000).toUTCString()],
+		['429, Retry-After in seconds (and no hint in the message)', 429, () => '60'],
+	])(
+		'%s: waited as told (60 service s = 0.6 s here), then answered',
+		async (_name, status, value) => {
+			answerOnce(status, value());
+			const result = await runAttack(service, [rawRequest('15')]);
+			expect(result.error).toBeUndefined();
+			expect(gapMs()).toBeGreaterThanOrEqual(550);
+		},
+	);
+
+	test.each(['-5', 'soon', '99999999999', 'Mon, 01 Jan 3000 00:00:00 GMT'])(
+		'503 with an absurd Retry-After (%s): the backoff floor applies, not the value',
+		async (value) => {
+			answerOnce(503, value);
+			const result = await runAttack(service, [rawRequest('15')]);
+			expect(result.error).toBeUndefined();
+			// A backoff of at most 1 service second: 10 ms here (plus the exchange).
+			expect(gapMs()).toBeLessThan(400);
+		},
+	);
+
+	test('503 with a Retry-After longer than Max Wait: fails at once, without waiting for it', async () => {
+		answerOnce(503, '300');
+		const started = Date.now();
+		const result = await runAttack(service, [rawRequest('1')]);
+		expect(result.error?.message).toMatch(/503|unavailable|maintenance/i);
+		expect(apiRequests(service, { pathPrefix: '/v1/accounts' })).toHaveLength(1);
+		expect(Date.now() - started).toBeLessThan(1_000);
+	});
+});
+
 describe('waiting for a turn on the key', () => {
 	const generate = (account: string, title: string, waitMinutes?: number, items = 1) =>
 		runWorkflow({
