@@ -27,10 +27,12 @@ import {
 	benchGenerate,
 	benchListing,
 	benchSharedKey,
+	benchSlowAnswer,
 	benchWait,
 	type GenerateResult,
 	type ListingResult,
 	type SharedKeyResult,
+	type SlowAnswerResult,
 	type WaitResult,
 } from './rows.cjs';
 import { renderTable, type Row } from './table.cjs';
@@ -209,6 +211,19 @@ function sharedKeyRows(r: SharedKeyResult): Row[] {
 	];
 }
 
+function slowAnswerRows(r: SlowAnswerResult): Row[] {
+	return [
+		{
+			metric: `one key: ${r.others} executions' Generate beside one answered after ${r.slowAnswerMs / 1000} s: delay`,
+			ours: `${fmtMs(r.besideMs - r.aloneMs)} (${fmtMs(r.besideMs)} vs ${fmtMs(r.aloneMs)} alone; ${r.failed} failed)`,
+			baseline: '500 ms',
+			ratio: undefined,
+			goal: '<= 0.5 s, 0 failed',
+			pass: r.besideMs - r.aloneMs <= 500 && r.failed === 0,
+		},
+	];
+}
+
 function waitRows(r: WaitResult): Row[] {
 	return [
 		{
@@ -341,6 +356,8 @@ async function main() {
 	const generate = await benchGenerate({ timeScale: TIME_SCALE, items: 25 });
 	progress('10 executions x 10 generations on one key…');
 	const sharedKey = await benchSharedKey({ timeScale: TIME_SCALE, executions: 10, itemsEach: 10 });
+	progress('one key: 4 executions beside a Generate answered after 10 s…');
+	const slowAnswer = await benchSlowAnswer({ timeScale: TIME_SCALE, others: 4 });
 	progress('waiting for 25 reports…');
 	const wait = await benchWait({ timeScale: TIME_SCALE, items: 25 });
 	progress('listing 5,000 campaigns with n8n’s HTTP Request node in a real n8n…');
@@ -366,6 +383,7 @@ async function main() {
 		...largeListingRows(largeListing),
 		...generateRows(generate),
 		...sharedKeyRows(sharedKey),
+		...slowAnswerRows(slowAnswer),
 		...waitRows(wait),
 		...memoryRows(memory),
 		...hostileAnswerRows(hostile),
@@ -377,6 +395,7 @@ async function main() {
 		`Large listing: ${largeListing.minRequests} reads need ${Math.ceil(largeListing.minRequests / 120)} windows of 120; the bound is the ${Math.ceil(largeListing.minRequests / 120) - 1} window(s) the service makes a client wait (${fmtMs(largeListing.rateBoundMs)}); heap growth = peak heapUsed during the run - heapUsed after a GC before it${(globalThis as { gc?: unknown }).gc ? '' : ' (no --expose-gc: the baseline includes garbage)'}.`,
 		`Generate: bound = (N-1)/5 service minutes x time scale = ${fmtMs(generate.boundMs)}.`,
 		`One key: ${sharedKey.executions} workflow executions started at once in this process, each with its own client; clients of one key in one process share its pacing (separate n8n workers would meet only at the service, through its 429 answers), ${sharedKey.itemsEach} Generate items each; bound = (${sharedKey.executions * sharedKey.itemsEach}-1)/5 service minutes x time scale = ${fmtMs(sharedKey.boundMs)}.`,
+		`Slow answer: ${slowAnswer.others} executions, each one Generate on the key, started 0.3 s after another execution's Generate whose answer the fake holds ${slowAnswer.slowAnswerMs / 1000} s (real); delay = the slowest of them beside it - the slowest of the same runs alone on the key (a window apart).`,
 		`Wait: ${wait.items} reports generating at once, Wait for Ad Report with Download off, poll interval ${fmtMs(wait.intervalMs)} (= ${(wait.intervalMs / 1000 / TIME_SCALE).toFixed(0)} service s); latency = node output time - the fake's completedAt.`,
 		`Download: ${memory.note}`,
 		`Hostile answer: ${hostile.note}`,
