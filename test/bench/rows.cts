@@ -395,7 +395,7 @@ export async function benchSlowAnswer(options: { timeScale: number; others: numb
 	try {
 		const accounts = fake.accounts();
 		let failed = 0;
-		const generateOne = async (title: string, account: unknown) => {
+		const generateOne = async (title: string, account: string) => {
 			const t0 = performance.now();
 			const result = await runNodes(fake, timeScale, [generateFromItems], [{ account, title }]);
 			if (result.error || result.items.some((i) => i.json.error !== undefined)) failed++;
