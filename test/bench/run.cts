@@ -120,10 +120,11 @@ function largeListingRows(r: LargeListingResult): Row[] {
 
 function queueRows(r: QueueRoundResult): Row[] {
 	const total = r.executions * r.accountsEach;
+	const label = `queue mode, one key, ${r.workers} worker(s)`;
 	if (r.skipped) {
 		return [
 			{
-				metric: `queue mode: ${r.executions} executions x ${r.accountsEach} accounts, 2 workers`,
+				metric: `${label}: ${r.executions} executions x ${r.accountsEach} accounts`,
 				ours: '-',
 				baseline: `skipped: ${r.skipped}`,
 				ratio: undefined,
@@ -132,17 +133,22 @@ function queueRows(r: QueueRoundResult): Row[] {
 			},
 		];
 	}
+	// An item that ends well sends its e-mail: an account without one is a failed item.
+	const failedItems = Math.max(0, total - r.mails);
 	return [
 		{
-			metric: `queue mode (n8n ${r.n8nVersion}, 2 workers): ${r.executions} executions x ${r.accountsEach} accounts`,
-			ours: `${r.succeeded} ok on ${r.workersUsed} workers; ${r.newReports} reports, ${r.mails} e-mails`,
-			baseline: `${r.executions} ok; ${total}, ${total}`,
+			metric: `${label} (n8n ${r.n8nVersion}): ${r.executions} executions x ${r.accountsEach} accounts: failed items`,
+			ours: `${failedItems} (${r.succeeded} executions ok on ${r.workersUsed} workers; ${r.newReports} reports, ${r.mails} e-mails)`,
+			baseline: `0 (${r.executions} ok; ${total}, ${total})`,
 			ratio: undefined,
-			goal: 'all, no duplicate',
-			pass: r.succeeded === r.executions && r.newReports === total && r.mails === total,
+			goal: r.workers === 4 ? '0, no duplicate' : 'info',
+			pass:
+				r.workers === 4
+					? failedItems === 0 && r.succeeded === r.executions && r.newReports === total
+					: undefined,
 		},
 		{
-			metric: 'queue mode: wall time vs (N-1)/5 min bound',
+			metric: `${label}: wall time vs (N-1)/5 min bound`,
 			ours: fmtMs(r.wallMs),
 			baseline: fmtMs(r.boundMs),
 			ratio: ratio(r.wallMs, r.boundMs),
@@ -150,12 +156,12 @@ function queueRows(r: QueueRoundResult): Row[] {
 			pass: undefined,
 		},
 		{
-			metric: 'queue mode: requests per report (POSTs, 429s)',
-			ours: `${(r.requests / total).toFixed(2)} (${r.posts} POSTs, ${r.rejected429} x 429)`,
-			baseline: `${(r.posts / total).toFixed(2)} POSTs per report`,
+			metric: `${label}: POSTs per report (answers of 429)`,
+			ours: `${(r.posts / total).toFixed(2)} (${r.posts} POSTs, ${r.rejected429} x 429, ${r.requests} requests)`,
+			baseline: '1.00',
 			ratio: ratio(r.posts, total),
-			goal: 'POSTs <= 1.50',
-			pass: r.posts <= 1.5 * total,
+			goal: r.workers === 4 ? '<= 1.30' : 'info',
+			pass: r.workers === 4 ? r.posts <= 1.3 * total : undefined,
 		},
 	];
 }
@@ -372,11 +378,15 @@ async function main() {
 					log: progress,
 				});
 
-	progress('queue mode: 10 executions x 6 accounts on n8n main + 2 workers (Postgres, Redis)…');
-	const queueRound =
-		process.env.BENCH_SKIP_N8N === '1'
-			? ({ skipped: 'BENCH_SKIP_N8N=1' } as QueueRoundResult)
-			: await benchQueueRound({ root: ROOT, timeScale: TIME_SCALE, log: progress });
+	const queueRounds: QueueRoundResult[] = [];
+	for (const workers of [1, 2, 4]) {
+		progress(`queue mode: 10 executions x 6 accounts on n8n main + ${workers} worker(s)…`);
+		queueRounds.push(
+			process.env.BENCH_SKIP_N8N === '1'
+				? ({ workers, skipped: 'BENCH_SKIP_N8N=1' } as QueueRoundResult)
+				: await benchQueueRound({ root: ROOT, timeScale: TIME_SCALE, workers, log: progress }),
+		);
+	}
 
 	const rows: Row[] = [
 		...listingRows(listing),
@@ -388,7 +398,7 @@ async function main() {
 		...memoryRows(memory),
 		...hostileAnswerRows(hostile),
 		...baselineRows(baseline, listing),
-		...queueRows(queueRound),
+		...queueRounds.flatMap(queueRows),
 	];
 	const notes = [
 		`Listing: the rate-limit bound for ${listing.minRequests} reads is ${fmtMs(listing.rateBoundMs)} (they fit in one window of 120), so wall time is compared with the floor: the same ${listing.minRequests} page requests sent back-to-back by a bare fetch loop against the same fake (median of ${listing.trials}; ours: median of ${listing.trials} runs through n8n-core's WorkflowExecute, of which a one-request run (Limit 1) takes ${fmtMs(listing.fixedMs)}: the workflow engine's fixed cost, which the bare loop does not pay).`,
@@ -400,11 +410,13 @@ async function main() {
 		`Download: ${memory.note}`,
 		`Hostile answer: ${hostile.note}`,
 		...(baseline.skipped ? [] : [`HTTP Request baseline: ${baseline.note}`]),
-		...(queueRound.skipped
-			? []
-			: [
-					`Queue mode: n8n ${queueRound.n8nVersion} main + 2 workers (concurrency 5 each), Postgres and Redis from Debian, the sandbox in its own process; ${queueRound.executions} webhook calls at once, each running the weekly e-mail workflow (list active accounts, Generate, Wait for Ad Report, Send Email) for ${queueRound.accountsEach} accounts; wall = first call to the last execution's stop; bound = (${queueRound.executions * queueRound.accountsEach}-1)/5 service minutes x time scale; requests include the archive trigger's polls. Each worker paces the key on its own: they meet at the service, whose 429 answers (with a retry time) schedule them.`,
-				]),
+		...queueRounds
+			.filter((queueRound) => !queueRound.skipped)
+			.slice(0, 1)
+			.map(
+				(queueRound) =>
+					`Queue mode: n8n ${queueRound.n8nVersion} main + 1, 2 or 4 workers (concurrency 5 each), Postgres and Redis from Debian, the sandbox in its own process; ${queueRound.executions} webhook calls at once, each running the weekly e-mail workflow (list active accounts, Generate, Wait for Ad Report, Send Email) for ${queueRound.accountsEach} accounts; wall = first call to the last execution's stop; bound = (${queueRound.executions * queueRound.accountsEach}-1)/5 service minutes x time scale; requests include the archive trigger's polls. Each worker paces the key on its own: they meet at the service, whose 429 answers (with a retry time) schedule them. Failed items = accounts without their e-mail.`,
+			),
 		`Total bench wall time: ${fmtMs(Date.now() - started)}.`,
 	];
 	const text = [...header, '', renderTable(rows), '', ...notes.map((n) => `- ${n}`), ''].join('\n');

@@ -39,6 +39,9 @@ export class ServiceClock {
 	/** (service − n8n) according to record times: at least `lo`, at most `hi`. */
 	private readonly recordOffset: OffsetRange = { lo: -Infinity, hi: Infinity };
 
+	/** When the last request that got an answer was sent (n8n time). */
+	lastAnsweredSendAt: number | undefined;
+
 	constructor(baseUrl: string, timeScale: unknown) {
 		const scale = Number(timeScale ?? 1);
 		this.speed =
@@ -60,6 +63,7 @@ export class ServiceClock {
 	 * the answer's `Date` header.
 	 */
 	observeExchange(dateHeader: string | undefined, sentAt: number, receivedAt: number): void {
+		this.lastAnsweredSendAt = sentAt;
 		const time = serviceTime(dateHeader);
 		if (time === undefined || this.dateBroken) return;
 		// An HTTP date has whole seconds: the moment it stands for is up to 999 ms later.
