@@ -20,35 +20,41 @@ export async function createDiagnostic(
 	const subject = `campaign ${campaignId}`;
 	const giveUpAt = Date.now() + client.clock.realMs(LOST_DIAGNOSTIC_WAIT_MS);
 	let answerLost = false;
-	for (let attempt = 1; ; attempt++) {
-		const outcome = await client.write({
-			path: '/diagnostics',
-			body: { campaign_id: campaignId },
+	return await client.attempts<ServiceDiagnostic>(async (round) => {
+		const outcome = await client.writeOnce(
+			{
+				path: '/diagnostics',
+				body: { campaign_id: campaignId },
+				itemIndex,
+				subject,
+				expect: 'record',
+				passThroughStatuses: answerLost ? [409] : undefined,
+			},
+			round,
+		);
+		// Not findable: the retry loop resends it after a backoff, and 409 is ours to settle.
+		if (outcome.kind === 'ambiguous') answerLost = true;
+		if (outcome.kind !== 'done') return outcome;
+		if (outcome.value.statusCode !== 409)
+			return {
+				kind: 'done',
+				value: (outcome.value.body as SingleEnvelope<ServiceDiagnostic>).data,
+			};
+		const error = client.serviceError({
+			status: 409,
+			type: 'diagnostic_in_progress',
 			itemIndex,
 			subject,
-			expect: 'record',
-			passThroughStatuses: answerLost ? [409] : undefined,
+			description:
+				'A run started by an earlier attempt whose answer was lost is still going. Run the diagnostic again in a minute.',
 		});
-		if (outcome.ambiguous) {
-			answerLost = true;
-			if (attempt >= client.maxAttempts) throw outcome.ambiguous;
-			await client.wait(client.backoffMs(attempt));
-			continue;
-		}
-		if (outcome.response.statusCode === 409) {
-			if (Date.now() >= giveUpAt) {
-				throw client.serviceError({
-					status: 409,
-					type: 'diagnostic_in_progress',
-					itemIndex,
-					subject,
-					description:
-						'A run started by an earlier attempt whose answer was lost is still going. Run the diagnostic again in a minute.',
-				});
-			}
-			await client.wait(client.clock.realMs(LOST_DIAGNOSTIC_POLL_MS));
-			continue;
-		}
-		return (outcome.response.body as SingleEnvelope<ServiceDiagnostic>).data;
-	}
+		if (Date.now() >= giveUpAt) return { kind: 'final', error };
+		// That run is still going: wait for it as the service suggests, not counted as a failure.
+		return {
+			kind: 'scheduled',
+			error,
+			waitMs: client.clock.realMs(LOST_DIAGNOSTIC_POLL_MS),
+			countsAsFailure: false,
+		};
+	});
 }

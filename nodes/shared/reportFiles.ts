@@ -55,7 +55,7 @@ export function maxFileBytesOf(check: InputValidator, options: unknown): number 
  * (`prepareBinaryData`), so the filesystem and S3 modes keep large files off the heap. The
  * stream fails past `maxFileBytes` (the Max File Size) or the download's total time
  * (boundedReader.ts); neither is tried again. A download cut off mid-way is a read: it is
- * fetched again, up to Max Attempts.
+ * fetched again, up to Max Attempts (the transport's retry loop).
  */
 export async function downloadReportFile(
 	ctx: IExecuteFunctions,
@@ -72,14 +72,15 @@ export async function downloadReportFile(
 			maxFileSizeMb: Math.round((maxFileBytes / BYTES_PER_MB) * 10) / 10,
 			itemIndex,
 		});
-	for (let attempt = 1; ; attempt++) {
+	// A download cut off mid-way is a read: it is fetched again, by the transport's retry loop.
+	return await client.attempts<IBinaryData>(async (round) => {
 		const response = await client.download(url, {
 			itemIndex,
 			subject,
 			explain: (status) => explainMissingFile(report, status),
 			maxBytes: maxFileBytes,
 		});
-		if (response.tooLarge) throw tooLarge();
+		if (response.tooLarge) return { kind: 'final', error: tooLarge() };
 		const headers = response.headers as Record<string, unknown>;
 		const format = typeof report.format === 'string' ? report.format : '';
 		const mimeType =
@@ -91,27 +92,35 @@ export async function downloadReportFile(
 			fileNameFromContentDisposition(headerOf(headers, 'content-disposition'), client.redactor) ??
 			fallbackFileName(report.id, extension, client.redactor);
 		try {
-			return await ctx.helpers.prepareBinaryData(response.body as Buffer, fileName, mimeType);
+			const binary = await ctx.helpers.prepareBinaryData(
+				response.body as Buffer,
+				fileName,
+				mimeType,
+			);
+			return { kind: 'done', value: binary };
 		} catch (error) {
 			client.throwIfCancelled();
-			if (isAnswerTooLarge(error)) throw tooLarge();
+			if (isAnswerTooLarge(error)) return { kind: 'final', error: tooLarge() };
 			if (isAnswerTimedOut(error)) {
-				throw client.apiError(
-					`The download of report ${report.id} did not finish within ${ANSWER_LIMITS.downloadMs / 60_000} minutes`,
-					'The service sent the file too slowly, and the download was stopped. Run the workflow again later; if it persists, contact the service.',
-					itemIndex,
-				);
+				return {
+					kind: 'final',
+					error: client.apiError(
+						`The download of report ${report.id} did not finish within ${ANSWER_LIMITS.downloadMs / 60_000} minutes`,
+						'The service sent the file too slowly, and the download was stopped. Run the workflow again later; if it persists, contact the service.',
+						itemIndex,
+					),
+				};
 			}
-			if (attempt >= client.maxAttempts) {
-				throw client.apiError(
+			return {
+				kind: 'retry',
+				error: client.apiError(
 					`The download of report ${report.id} was cut off before the whole file arrived`,
-					`The connection broke during the download ${attempt} time(s) (${(error as Error)?.message ?? 'unknown error'}). Run the workflow again, or raise Request Options → Max Attempts.`,
+					`The connection broke during the download ${round.failures + 1} time(s) (${(error as Error)?.message ?? 'unknown error'}). Run the workflow again, or raise Request Options → Max Attempts.`,
 					itemIndex,
-				);
-			}
-			await client.wait(client.backoffMs(attempt));
+				),
+			};
 		}
-	}
+	});
 }
 
 function explainMissingFile(

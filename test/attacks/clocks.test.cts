@@ -360,6 +360,24 @@ describe('Generate’s search for its own lost report, under clocks that disagre
 		await generateSafely(other);
 	});
 
+	test.each<[string, number]>([
+		['2 hours behind', -2 * HOUR],
+		['2 hours ahead', 2 * HOUR],
+		['a day behind', -DAY],
+		['a day ahead', DAY],
+	])(
+		'a service clock consistently %s n8n’s (Date header and records agree): the lost request’s report is found and returned',
+		async (_name, offset) => {
+			setServiceClock(offset);
+			losePost(true);
+			const { result, ours } = await generateSafely();
+			expect(result.error).toBeUndefined();
+			expect(ours).toHaveLength(1);
+			expect(result.items[0].json.id).toBe(ours[0]);
+			expect(apiRequests(service, { method: 'POST' })).toHaveLength(1);
+		},
+	);
+
 	test.each<[string, DateHeader]>([
 		['no Date header', 'omit'],
 		['a Date header that is no date', { raw: 'yesterday, around noon' }],

@@ -1,7 +1,8 @@
 /**
  * One round of the queue-mode proof (scripts/scale/queue-mode.mjs) for the table: 10 webhook
- * executions of the weekly e-mail workflow at once, 6 accounts each, on n8n main + 2 workers
- * with Postgres and Redis, against the sandbox in its own process. Needs the cached latest n8n
+ * executions of the weekly e-mail workflow at once, 6 accounts each, on n8n main + `workers`
+ * workers (1, 2 or 4: one key as queue mode grows) with Postgres and Redis, against the sandbox in
+ * its own process. Needs the cached latest n8n
  * of `npm run test:e2e` (no install here: minutes); otherwise the row says it was skipped.
  */
 import { mkdtempSync } from 'node:fs';
@@ -10,6 +11,7 @@ import path from 'node:path';
 
 export interface QueueRoundResult {
 	skipped?: string;
+	workers: number;
 	executions: number;
 	accountsEach: number;
 	succeeded: number;
@@ -47,11 +49,14 @@ interface ScaleModule {
 export async function benchQueueRound(options: {
 	root: string;
 	timeScale: number;
+	workers: number;
 	log: (line: string) => void;
 }): Promise<QueueRoundResult> {
 	const executions = 10;
 	const accountsEach = 6;
+	const { workers } = options;
 	const empty = {
+		workers,
 		executions,
 		accountsEach,
 		succeeded: 0,
@@ -83,15 +88,17 @@ export async function benchQueueRound(options: {
 	const { tarball } = await packPackage({
 		outDir: mkdtempSync(path.join(os.tmpdir(), 'bench-pack-')),
 	});
-	options.log('starting Postgres, Redis, the sandbox, n8n main and 2 workers…');
+	options.log(`starting Postgres, Redis, the sandbox, n8n main and ${workers} worker(s)…`);
 	const cluster = await scale.startQueueCluster({
 		tarball,
 		timeScale: options.timeScale,
 		activeAccounts: executions * accountsEach,
+		workers,
 	});
 	try {
 		const round = await scale.runRound(cluster, { executions, accountsEach });
 		return {
+			workers,
 			executions,
 			accountsEach,
 			succeeded: round.executions.filter((e) => e.status === 'success').length,

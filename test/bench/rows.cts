@@ -368,3 +368,64 @@ export async function benchSharedKey(options: {
 		await fake.stop();
 	}
 }
+
+export interface SlowAnswerResult {
+	others: number;
+	slowAnswerMs: number;
+	/** The slowest of the other executions' Generate runs, alone on the key. */
+	aloneMs: number;
+	/** The same, while one execution's Generate waits 10 s for its answer. */
+	besideMs: number;
+	failed: number;
+}
+
+/**
+ * Head-of-line blocking (issue 26, item 1): one execution's Generate is answered after 10 real
+ * seconds (the fake's fault injection); `others` other executions each send one Generate on the
+ * same key meanwhile. Their wall time is compared with the same runs alone on the key: a turn on
+ * the key ends when a request is sent, so the slow answer should delay them by nothing.
+ */
+export async function benchSlowAnswer(options: { timeScale: number; others: number }) {
+	const { timeScale, others } = options;
+	const slowAnswerMs = 10_000;
+	const fake = await startFakeService({ timeScale, seed: 19 });
+	// Our pacer outlives the fake's counts: let a whole window pass between rounds.
+	const nextWindow = () =>
+		new Promise((resolve) => setTimeout(resolve, WINDOW_MS * timeScale * 1.2));
+	try {
+		const accounts = fake.accounts();
+		let failed = 0;
+		const generateOne = async (title: string, account: string) => {
+			const t0 = performance.now();
+			const result = await runNodes(fake, timeScale, [generateFromItems], [{ account, title }]);
+			if (result.error || result.items.some((i) => i.json.error !== undefined)) failed++;
+			return performance.now() - t0;
+		};
+		const othersAtOnce = async (round: string) =>
+			Math.max(
+				...(await Promise.all(
+					Array.from({ length: others }, async (_, i) =>
+						generateOne(`${round} ${i + 1}`, accounts[(i + 1) % 3].platformAccountId),
+					),
+				)),
+			);
+		await othersAtOnce('Warm-up');
+		await nextWindow();
+		const aloneMs = await othersAtOnce('Alone');
+		await nextWindow();
+		fake.intercept({
+			method: 'POST',
+			pathPrefix: '/v1/reports',
+			times: 1,
+			respond: (_request, real) => ({ reply: real(), delayMs: slowAnswerMs }),
+		});
+		const slow = generateOne('Slow one', accounts[0].platformAccountId);
+		// The slow one is sent first.
+		await new Promise((resolve) => setTimeout(resolve, 300));
+		const besideMs = await othersAtOnce('Beside the slow one');
+		await slow;
+		return { others, slowAnswerMs, aloneMs, besideMs, failed } satisfies SlowAnswerResult;
+	} finally {
+		await fake.stop();
+	}
+}

@@ -27,10 +27,12 @@ import {
 	benchGenerate,
 	benchListing,
 	benchSharedKey,
+	benchSlowAnswer,
 	benchWait,
 	type GenerateResult,
 	type ListingResult,
 	type SharedKeyResult,
+	type SlowAnswerResult,
 	type WaitResult,
 } from './rows.cjs';
 import { renderTable, type Row } from './table.cjs';
@@ -118,10 +120,11 @@ function largeListingRows(r: LargeListingResult): Row[] {
 
 function queueRows(r: QueueRoundResult): Row[] {
 	const total = r.executions * r.accountsEach;
+	const label = `queue mode, one key, ${r.workers} worker(s)`;
 	if (r.skipped) {
 		return [
 			{
-				metric: `queue mode: ${r.executions} executions x ${r.accountsEach} accounts, 2 workers`,
+				metric: `${label}: ${r.executions} executions x ${r.accountsEach} accounts`,
 				ours: '-',
 				baseline: `skipped: ${r.skipped}`,
 				ratio: undefined,
@@ -130,17 +133,22 @@ function queueRows(r: QueueRoundResult): Row[] {
 			},
 		];
 	}
+	// An item that ends well sends its e-mail: an account without one is a failed item.
+	const failedItems = Math.max(0, total - r.mails);
 	return [
 		{
-			metric: `queue mode (n8n ${r.n8nVersion}, 2 workers): ${r.executions} executions x ${r.accountsEach} accounts`,
-			ours: `${r.succeeded} ok on ${r.workersUsed} workers; ${r.newReports} reports, ${r.mails} e-mails`,
-			baseline: `${r.executions} ok; ${total}, ${total}`,
+			metric: `${label} (n8n ${r.n8nVersion}): ${r.executions} executions x ${r.accountsEach} accounts: failed items`,
+			ours: `${failedItems} (${r.succeeded} executions ok on ${r.workersUsed} workers; ${r.newReports} reports, ${r.mails} e-mails)`,
+			baseline: `0 (${r.executions} ok; ${total}, ${total})`,
 			ratio: undefined,
-			goal: 'all, no duplicate',
-			pass: r.succeeded === r.executions && r.newReports === total && r.mails === total,
+			goal: r.workers === 4 ? '0, no duplicate' : 'info',
+			pass:
+				r.workers === 4
+					? failedItems === 0 && r.succeeded === r.executions && r.newReports === total
+					: undefined,
 		},
 		{
-			metric: 'queue mode: wall time vs (N-1)/5 min bound',
+			metric: `${label}: wall time vs (N-1)/5 min bound`,
 			ours: fmtMs(r.wallMs),
 			baseline: fmtMs(r.boundMs),
 			ratio: ratio(r.wallMs, r.boundMs),
@@ -148,12 +156,12 @@ function queueRows(r: QueueRoundResult): Row[] {
 			pass: undefined,
 		},
 		{
-			metric: 'queue mode: requests per report (POSTs, 429s)',
-			ours: `${(r.requests / total).toFixed(2)} (${r.posts} POSTs, ${r.rejected429} x 429)`,
-			baseline: `${(r.posts / total).toFixed(2)} POSTs per report`,
+			metric: `${label}: POSTs per report (answers of 429)`,
+			ours: `${(r.posts / total).toFixed(2)} (${r.posts} POSTs, ${r.rejected429} x 429, ${r.requests} requests)`,
+			baseline: '1.00',
 			ratio: ratio(r.posts, total),
-			goal: 'POSTs <= 1.50',
-			pass: r.posts <= 1.5 * total,
+			goal: r.workers === 4 ? '<= 1.30' : 'info',
+			pass: r.workers === 4 ? r.posts <= 1.3 * total : undefined,
 		},
 	];
 }
@@ -205,6 +213,19 @@ function sharedKeyRows(r: SharedKeyResult): Row[] {
 			ratio: ratio(r.posts, total),
 			goal: '<= 1.50',
 			pass: r.posts <= 1.5 * total,
+		},
+	];
+}
+
+function slowAnswerRows(r: SlowAnswerResult): Row[] {
+	return [
+		{
+			metric: `one key: ${r.others} executions' Generate beside one answered after ${r.slowAnswerMs / 1000} s: delay`,
+			ours: `${fmtMs(r.besideMs - r.aloneMs)} (${fmtMs(r.besideMs)} vs ${fmtMs(r.aloneMs)} alone; ${r.failed} failed)`,
+			baseline: '500 ms',
+			ratio: undefined,
+			goal: '<= 0.5 s, 0 failed',
+			pass: r.besideMs - r.aloneMs <= 500 && r.failed === 0,
 		},
 	];
 }
@@ -341,6 +362,8 @@ async function main() {
 	const generate = await benchGenerate({ timeScale: TIME_SCALE, items: 25 });
 	progress('10 executions x 10 generations on one key…');
 	const sharedKey = await benchSharedKey({ timeScale: TIME_SCALE, executions: 10, itemsEach: 10 });
+	progress('one key: 4 executions beside a Generate answered after 10 s…');
+	const slowAnswer = await benchSlowAnswer({ timeScale: TIME_SCALE, others: 4 });
 	progress('waiting for 25 reports…');
 	const wait = await benchWait({ timeScale: TIME_SCALE, items: 25 });
 	progress('listing 5,000 campaigns with n8n’s HTTP Request node in a real n8n…');
@@ -355,37 +378,45 @@ async function main() {
 					log: progress,
 				});
 
-	progress('queue mode: 10 executions x 6 accounts on n8n main + 2 workers (Postgres, Redis)…');
-	const queueRound =
-		process.env.BENCH_SKIP_N8N === '1'
-			? ({ skipped: 'BENCH_SKIP_N8N=1' } as QueueRoundResult)
-			: await benchQueueRound({ root: ROOT, timeScale: TIME_SCALE, log: progress });
+	const queueRounds: QueueRoundResult[] = [];
+	for (const workers of [1, 2, 4]) {
+		progress(`queue mode: 10 executions x 6 accounts on n8n main + ${workers} worker(s)…`);
+		queueRounds.push(
+			process.env.BENCH_SKIP_N8N === '1'
+				? ({ workers, skipped: 'BENCH_SKIP_N8N=1' } as QueueRoundResult)
+				: await benchQueueRound({ root: ROOT, timeScale: TIME_SCALE, workers, log: progress }),
+		);
+	}
 
 	const rows: Row[] = [
 		...listingRows(listing),
 		...largeListingRows(largeListing),
 		...generateRows(generate),
 		...sharedKeyRows(sharedKey),
+		...slowAnswerRows(slowAnswer),
 		...waitRows(wait),
 		...memoryRows(memory),
 		...hostileAnswerRows(hostile),
 		...baselineRows(baseline, listing),
-		...queueRows(queueRound),
+		...queueRounds.flatMap(queueRows),
 	];
 	const notes = [
 		`Listing: the rate-limit bound for ${listing.minRequests} reads is ${fmtMs(listing.rateBoundMs)} (they fit in one window of 120), so wall time is compared with the floor: the same ${listing.minRequests} page requests sent back-to-back by a bare fetch loop against the same fake (median of ${listing.trials}; ours: median of ${listing.trials} runs through n8n-core's WorkflowExecute, of which a one-request run (Limit 1) takes ${fmtMs(listing.fixedMs)}: the workflow engine's fixed cost, which the bare loop does not pay).`,
 		`Large listing: ${largeListing.minRequests} reads need ${Math.ceil(largeListing.minRequests / 120)} windows of 120; the bound is the ${Math.ceil(largeListing.minRequests / 120) - 1} window(s) the service makes a client wait (${fmtMs(largeListing.rateBoundMs)}); heap growth = peak heapUsed during the run - heapUsed after a GC before it${(globalThis as { gc?: unknown }).gc ? '' : ' (no --expose-gc: the baseline includes garbage)'}.`,
 		`Generate: bound = (N-1)/5 service minutes x time scale = ${fmtMs(generate.boundMs)}.`,
 		`One key: ${sharedKey.executions} workflow executions started at once in this process, each with its own client; clients of one key in one process share its pacing (separate n8n workers would meet only at the service, through its 429 answers), ${sharedKey.itemsEach} Generate items each; bound = (${sharedKey.executions * sharedKey.itemsEach}-1)/5 service minutes x time scale = ${fmtMs(sharedKey.boundMs)}.`,
+		`Slow answer: ${slowAnswer.others} executions, each one Generate on the key, started 0.3 s after another execution's Generate whose answer the fake holds ${slowAnswer.slowAnswerMs / 1000} s (real); delay = the slowest of them beside it - the slowest of the same runs alone on the key (a window apart).`,
 		`Wait: ${wait.items} reports generating at once, Wait for Ad Report with Download off, poll interval ${fmtMs(wait.intervalMs)} (= ${(wait.intervalMs / 1000 / TIME_SCALE).toFixed(0)} service s); latency = node output time - the fake's completedAt.`,
 		`Download: ${memory.note}`,
 		`Hostile answer: ${hostile.note}`,
 		...(baseline.skipped ? [] : [`HTTP Request baseline: ${baseline.note}`]),
-		...(queueRound.skipped
-			? []
-			: [
-					`Queue mode: n8n ${queueRound.n8nVersion} main + 2 workers (concurrency 5 each), Postgres and Redis from Debian, the sandbox in its own process; ${queueRound.executions} webhook calls at once, each running the weekly e-mail workflow (list active accounts, Generate, Wait for Ad Report, Send Email) for ${queueRound.accountsEach} accounts; wall = first call to the last execution's stop; bound = (${queueRound.executions * queueRound.accountsEach}-1)/5 service minutes x time scale; requests include the archive trigger's polls. Each worker paces the key on its own: they meet at the service, whose 429 answers (with a retry time) schedule them.`,
-				]),
+		...queueRounds
+			.filter((queueRound) => !queueRound.skipped)
+			.slice(0, 1)
+			.map(
+				(queueRound) =>
+					`Queue mode: n8n ${queueRound.n8nVersion} main + 1, 2 or 4 workers (concurrency 5 each), Postgres and Redis from Debian, the sandbox in its own process; ${queueRound.executions} webhook calls at once, each running the weekly e-mail workflow (list active accounts, Generate, Wait for Ad Report, Send Email) for ${queueRound.accountsEach} accounts; wall = first call to the last execution's stop; bound = (${queueRound.executions * queueRound.accountsEach}-1)/5 service minutes x time scale; requests include the archive trigger's polls. Each worker paces the key on its own: they meet at the service, whose 429 answers (with a retry time) schedule them. Failed items = accounts without their e-mail.`,
+			),
 		`Total bench wall time: ${fmtMs(Date.now() - started)}.`,
 	];
 	const text = [...header, '', renderTable(rows), '', ...notes.map((n) => `- ${n}`), ''].join('\n');

@@ -57,6 +57,40 @@ describe('rate limiter (pure, fake clock)', () => {
 	});
 });
 
+describe('requests count when sent, not when answered', () => {
+	test('5 generations in flight, none answered: the 6th waits for the window', () => {
+		const clock = fakeClock();
+		const limiter = new RateLimiter({ windowMs: 60_000, clock });
+		for (let i = 0; i < 5; i++) {
+			expect(limiter.delayBeforeSend(['write', 'generation'])).toBe(0);
+			limiter.onSent(['write', 'generation']);
+		}
+		expect(limiter.delayBeforeSend(['write', 'generation'])).toBeGreaterThan(59_000);
+	});
+
+	test('the service’s remaining count is lowered by the requests still in flight', () => {
+		const clock = fakeClock();
+		const limiter = new RateLimiter({ windowMs: 60_000, clock });
+		const first = limiter.onSent(['write', 'generation']);
+		limiter.onSent(['write', 'generation']);
+		limiter.onSent(['write', 'generation']);
+		// The first answer says 2 left; two more are in flight, so none is.
+		limiter.onAccepted(['write', 'generation'], 2, first);
+		expect(limiter.delayBeforeSend(['write', 'generation'])).toBeGreaterThan(59_000);
+	});
+
+	test('a late answer’s count does not overwrite what a newer one told', () => {
+		const clock = fakeClock();
+		const limiter = new RateLimiter({ windowMs: 60_000, clock });
+		const older = limiter.onSent(['write', 'generation']);
+		const newer = limiter.onSent(['write', 'generation']);
+		limiter.onAccepted(['write', 'generation'], 0, newer);
+		// The slow, older answer arrives last with a count from before: still spent.
+		limiter.onAccepted(['write', 'generation'], 3, older);
+		expect(limiter.delayBeforeSend(['write', 'generation'])).toBeGreaterThan(59_000);
+	});
+});
+
 describe('turns and pacers', () => {
 	test('turns come in the order they were joined, and a holder that gives up keeps the order', async () => {
 		const queue = new TurnQueue();

@@ -1,5 +1,6 @@
 import {
 	backoffMs,
+	retryAfterMs,
 	classifyStatus,
 	networkErrorCode,
 	retryHintSeconds,
@@ -38,5 +39,36 @@ describe('retry policy', () => {
 		expect(networkErrorCode(new Error('timeout of 5ms exceeded'))).toBe('ETIMEDOUT');
 		expect(networkErrorCode(new Error('aborted'))).toBe('ECONNRESET');
 		expect(networkErrorCode(new Error('Cannot read properties of undefined'))).toBeUndefined();
+	});
+});
+
+describe('Retry-After (RFC 9110)', () => {
+	const date = 'Fri, 20 Nov 2026 12:00:00 GMT';
+	const now = Date.parse(date);
+	test('seconds, or an HTTP date read against the answer’s own Date header', () => {
+		expect(retryAfterMs('120', undefined, now)).toBe(120_000);
+		expect(retryAfterMs(' 0 ', undefined, now)).toBe(0);
+		expect(retryAfterMs('Fri, 20 Nov 2026 12:01:30 GMT', date, now)).toBe(90_000);
+		// n8n's clock an hour off the service's: the header pair still says 90 s.
+		expect(retryAfterMs('Fri, 20 Nov 2026 12:01:30 GMT', date, now + 3_600_000)).toBe(90_000);
+		// Without a Date header: against n8n's clock.
+		expect(retryAfterMs('Fri, 20 Nov 2026 12:00:10 GMT', undefined, now)).toBe(10_000);
+	});
+
+	test.each([
+		undefined,
+		'',
+		'-5',
+		'1.5',
+		'soon',
+		'99999999999',
+		'Mon, 01 Jan 3000 00:00:00 GMT',
+		'x'.repeat(100),
+	])('absurd or garbage (%s): none, so the backoff floor applies', (value) => {
+		expect(retryAfterMs(value, date, now)).toBeUndefined();
+	});
+
+	test('a date in the past: none to wait, the floor applies', () => {
+		expect(retryAfterMs('Fri, 20 Nov 2026 11:59:00 GMT', date, now)).toBeUndefined();
 	});
 });

@@ -119,9 +119,12 @@ describe('ServiceClock readings of the service’s time', () => {
 		clock.observeRecordTime(new Date(S - HOUR / 2 - 1_000).toISOString(), S + 50);
 		expect(clock.lowerBound(S)).toBeLessThanOrEqual(S - HOUR / 2);
 		expect(clock.lowerBound(S)).toBeGreaterThan(S - HOUR / 2 - 2_000);
-		// A report created just now by the service's clock could be n8n's "half an hour ago".
-		expect(clock.placeCreation(at(S - HOUR / 2 + 10), S)).toBe('unsure');
-		expect(clock.disagreement()).toMatch(/30 min/);
+		// Its Date header and its newest record agree: they are the service's clock (issue 26,
+		// item 5), so a report created just now by that clock was created after S, not n8n's
+		// "half an hour ago"; and one from before S by that clock is before.
+		expect(clock.placeCreation(at(S - HOUR / 2 + 10), S)).toBe('after');
+		expect(clock.placeCreation(at(S - HOUR / 2 - 2_500), S)).toBe('before');
+		expect(clock.disagreement()).toBeUndefined();
 	});
 
 	test('a Date header an hour ahead of records that match n8n: unsure between them, never a guess', () => {

@@ -1,7 +1,7 @@
 import { createHash } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
-import { reportLedger } from '../../shared/reportLedger';
+import { walkReports } from '../../shared/reportLedger';
 import { CLOCK_SKEW_MARGIN_MS } from '../../shared/transport';
 import { serviceTime } from '../../shared/transport/serviceClock';
 import { isFinished, type ServiceReport } from '../../shared/types';
@@ -127,7 +127,8 @@ export const reportCompletions = eventKind<CompletionState>({
 		let reports = new Map<string, ServiceReport>();
 		for (let walks = 0; walks < 2; walks++) {
 			reports = new Map();
-			await reportLedger(client).walk(
+			await walkReports(
+				client,
 				{ from: new Date(from).toISOString(), ...accountQuery(settings.accountId) },
 				(records) => {
 					// Pages may shift while we read them (new reports go on top): keep each id once.
@@ -195,7 +196,8 @@ export const reportCompletions = eventKind<CompletionState>({
 	async sample({ client, settings }) {
 		// Newest first: one record of the watched status is the most recent one.
 		let latest: ServiceReport | undefined;
-		await reportLedger(client).walk(
+		await walkReports(
+			client,
 			{ status: wantedStatus(settings.event), ...accountQuery(settings.accountId) },
 			(records) => {
 				latest = records[0];

@@ -19,9 +19,10 @@ import type { ListEnvelope } from '../types';
 import { CancellableWait } from './cancellableWait';
 import { CREDENTIAL_TYPE, headerOf, type RawResponse, type RequestContext } from './exchange';
 import { collectPages, MAX_PAGE_SIZE, walkPages } from './pageWalker';
-import { RequestPipeline, type RequestSpec, type SendOutcome } from './pipeline';
+import type { Attempt, AttemptRules, Round } from './attempts';
+import { RequestPipeline, type RequestSpec } from './pipeline';
 import { pacerFor } from './rateLimiter';
-import { backoffMs, RETRY_DEFAULTS } from './retry';
+import { RETRY_DEFAULTS } from './retry';
 import { ServiceClock } from './serviceClock';
 import { hopProblem } from './urlPolicy';
 
@@ -78,7 +79,8 @@ export function pathId(id: string): string {
  * "download that". One instance lives for one node execution (n8n queue mode runs many
  * workers, so nothing is kept between executions but the key's pacing). It only wires the
  * parts together; each rule lives in one of them:
- *   - pipeline.ts: every request (turns, pacing, the exchange, retries, rate-limit waits);
+ *   - pipeline.ts: every request (turns, pacing, the exchange, its outcome);
+ *   - attempts.ts: the one retry loop, for requests and for operations of several requests;
  *   - exchange.ts / urlPolicy.ts: where the key goes, per redirect hop;
  *   - envelope.ts: what counts as an answer;
  *   - pageWalker.ts: pagination that always ends;
@@ -91,6 +93,12 @@ export class AdPerformanceClient {
 
 	readonly errors: TransportErrors;
 
+	/**
+	 * Reports this execution created or recovered (reportLedger.ts), so that two of its items
+	 * never claim the same one. One client per execution, so per execution.
+	 */
+	readonly claimedReports = new Set<string>();
+
 	private readonly waiting: CancellableWait;
 
 	private readonly pipeline: RequestPipeline;
@@ -101,7 +109,7 @@ export class AdPerformanceClient {
 		readonly baseUrl: string,
 		/** Service durations in real time (sped up only for a local sandbox). */
 		readonly clock: ServiceClock,
-		readonly maxAttempts: number,
+		maxAttempts: number,
 		rateLimitWaitMs: number,
 	) {
 		const apiKey = apiKeyOf(credentials);
@@ -178,12 +186,7 @@ export class AdPerformanceClient {
 		return this.waiting.signal;
 	}
 
-	/** A random full-jitter backoff for the given attempt, in real milliseconds. */
-	backoffMs(attempt: number): number {
-		return this.clock.realMs(backoffMs(attempt, Math.random()));
-	}
-
-	/** Waits with n8n's sleep; stops at once when the execution is cancelled. */
+	/** Waits with n8n's sleep (a polling interval, never a retry); stops at once on cancel. */
 	async wait(ms: number): Promise<void> {
 		await this.waiting.wait(ms);
 	}
@@ -194,18 +197,35 @@ export class AdPerformanceClient {
 
 	/** Sends one request with pacing and retries; resolves with the checked JSON envelope. */
 	async request<T>(spec: RequestSpec): Promise<T> {
-		const outcome = await this.pipeline.send(spec, { json: true });
-		if (outcome.ambiguous) throw outcome.ambiguous;
-		return outcome.response.body as T;
+		return (await this.pipeline.send(spec, { json: true })).body as T;
 	}
 
 	/**
-	 * Sends a request that must not be resent blindly (creating a report or a diagnostic):
-	 * when its outcome is unknown (5xx, lost connection, a garbled 2xx) the caller gets
-	 * `ambiguous` and settles it, e.g. by looking for what the lost request created.
+	 * Runs an operation whose attempt is more than one request (the duplicate-safe Generate, a
+	 * diagnostic, a file download) in the transport's one retry loop (attempts.ts), so that it
+	 * waits, counts attempts and gives up by the same rules as every request.
 	 */
-	async write(spec: Omit<RequestSpec, 'method' | 'resendable'>): Promise<SendOutcome> {
-		return await this.pipeline.send({ ...spec, method: 'POST', resendable: false }, { json: true });
+	async attempts<T>(
+		attempt: (round: Round) => Promise<Attempt<T>>,
+		rules: AttemptRules<T> = {},
+	): Promise<T> {
+		return await this.pipeline.run(attempt, rules);
+	}
+
+	/**
+	 * One exchange of a write that must not be resent blindly (creating a report or a
+	 * diagnostic), classified for `attempts`: when its outcome is unknown (5xx, lost connection,
+	 * a garbled 2xx) it is `ambiguous`, and the caller's `onAmbiguous` looks for what it created.
+	 */
+	async writeOnce(
+		spec: Omit<RequestSpec, 'method' | 'resendable'>,
+		round: Round,
+	): Promise<Attempt<RawResponse>> {
+		return await this.pipeline.exchangeOnce(
+			{ ...spec, method: 'POST', resendable: false },
+			{ json: true },
+			round,
+		);
 	}
 
 	/** GET of one page of a list endpoint. */
@@ -283,7 +303,7 @@ export class AdPerformanceClient {
 			);
 		}
 		const { maxBytes, ...spec } = options;
-		const outcome = await this.pipeline.send(
+		return await this.pipeline.send(
 			{ method: 'GET', path: '', ...spec },
 			{
 				json: false,
@@ -293,8 +313,6 @@ export class AdPerformanceClient {
 				totalMs: ANSWER_LIMITS.downloadMs,
 			},
 		);
-		if (outcome.ambiguous) throw outcome.ambiguous;
-		return outcome.response;
 	}
 
 	/** Builds the error of an error answer, with the key scrubbed from every text. */

@@ -1,7 +1,8 @@
 /**
  * Everything the operations need to talk to the service. client.ts is the facade (request,
- * write, list, walk, download); the parts behind it each own one rule: pipeline.ts (every
- * request: turns, pacing, retries, rate-limit waits), exchange.ts (one request and its redirect
+ * attempts, list, walk, download); the parts behind it each own one rule: pipeline.ts (every
+ * request: turns, pacing, the exchange classified into an outcome), attempts.ts (the one retry
+ * loop), exchange.ts (one request and its redirect
  * hops, with the key only on the Base URL's origin), urlPolicy.ts (where requests may go),
  * envelope.ts (what counts as an answer), pageWalker.ts (pagination that always ends), retry.ts
  * (when to resend), rateLimiter.ts (pacing and 429 scheduling), boundedReader.ts (every answer
@@ -17,7 +18,8 @@ export {
 } from './client';
 export { DeadlineReached } from '../errors';
 export { MAX_PAGE_SIZE } from './pageWalker';
-export { type RequestSpec, type SendOutcome } from './pipeline';
+export { type RequestSpec } from './pipeline';
+export { type Attempt, type Round } from './attempts';
 export { CREDENTIAL_TYPE, type RawResponse, type RequestContext } from './exchange';
 export { isAnswerTimedOut, isAnswerTooLarge } from './boundedReader';
 export { CLOCK_SKEW_MARGIN_MS } from './serviceClock';

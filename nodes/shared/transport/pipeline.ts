@@ -12,12 +12,14 @@ import {
 	type RawResponse,
 	type RequestContext,
 } from './exchange';
+import type { Attempt, AttemptRules, Round } from './attempts';
+import { AttemptRunner } from './attempts';
 import type { Bucket, KeyPacer } from './rateLimiter';
 import {
-	backoffMs,
 	classifyStatus,
 	NETWORK_ERROR_PROSE,
 	networkErrorCode,
+	retryAfterMs,
 	retryHintSeconds,
 } from './retry';
 import type { ServiceClock } from './serviceClock';
@@ -45,12 +47,12 @@ export interface RequestSpec {
 	) => { message?: string; description?: string } | undefined;
 	/** n8n time (ms) after which the request is cut and `DeadlineReached` thrown. */
 	deadline?: number;
+	/**
+	 * Identical requests (same key, same body) of other executions of this process, while this
+	 * one is in flight, share its answer instead of sending their own (Generate: one report).
+	 */
+	singleFlight?: boolean;
 }
-
-/** A response, or for a request that must not be resent an error whose outcome is unknown. */
-export type SendOutcome =
-	| { response: RawResponse; ambiguous?: undefined }
-	| { ambiguous: NodeApiError; response?: undefined };
 
 export interface Transfer {
 	/** Parse and check the JSON envelope (false: hand back the raw body, e.g. a file stream). */
@@ -87,189 +89,284 @@ function bucketsOf(method: HttpMethod, path: string): Bucket[] {
 	return ['write'];
 }
 
+/** One exchange: its answer or why there is none, and when it was sent (n8n time). */
+interface Exchanged {
+	response?: RawResponse;
+	failure?: unknown;
+	sentAt: number;
+	/** Its number among the key's sends (RateLimiter.onSent). */
+	sendNumber?: number;
+	/** The answer of another execution's identical request (single-flight): its pacing is done. */
+	shared?: boolean;
+}
+
 /**
- * The request pipeline: every request of the nodes goes through `send`, which owns, in order,
- * the turn of writes on a key, pacing, the exchange (exchange.ts: redirects and where the key
- * goes), reading the answer (envelope.ts), and what happens after a failure (retry.ts,
- * rateLimiter.ts): resend, wait as the service schedules, or give up with the mapped error.
- * Every wait is bounded: by Max Attempts, by Max Wait When Rate Limited, by the request's
- * deadline, and by the execution's cancel signal.
+ * The request pipeline: every request of the nodes goes through it, forward in one pass per
+ * attempt: its turn among the key's writes and its pacing (rateLimiter.ts), the exchange
+ * (exchange.ts: redirects, where the key goes, the bounded body), the answer read and classified
+ * (envelope.ts, retry.ts) into an outcome; then the one retry loop (attempts.ts) returns, waits
+ * and tries again, or fails. Every wait is bounded: by Max Attempts, by Max Wait When Rate
+ * Limited, by the request's deadline, and by the execution's cancel signal.
  */
 export class RequestPipeline {
-	constructor(private readonly parts: PipelineParts) {}
+	private readonly attempts: AttemptRunner;
+
+	private readonly apiKey: string;
+
+	constructor(private readonly parts: PipelineParts) {
+		this.attempts = new AttemptRunner(parts);
+		this.apiKey = String(parts.credentials.apiKey ?? '').trim();
+	}
+
+	/** Sends with pacing and retries: the answer, or the mapped error. */
+	async send(spec: RequestSpec, transfer: Transfer): Promise<RawResponse> {
+		return await this.run((round) => this.exchangeOnce(spec, transfer, round), {
+			deadline: spec.deadline,
+		});
+	}
+
+	/** Runs attempts in the one retry loop (for operations whose attempt is more than a request). */
+	async run<T>(
+		attempt: (round: Round) => Promise<Attempt<T>>,
+		rules: AttemptRules<T> = {},
+	): Promise<T> {
+		return await this.attempts.run(attempt, rules);
+	}
+
+	/** One exchange, classified: done, try again, perhaps done, scheduled, or final. */
+	async exchangeOnce(
+		spec: RequestSpec,
+		transfer: Transfer,
+		round: Round,
+	): Promise<Attempt<RawResponse>> {
+		const buckets = bucketsOf(spec.method, spec.path);
+		const exchanged = await this.exchangeShared(spec, transfer, buckets, round);
+		return this.outcomeOf(spec, transfer, buckets, exchanged, round);
+	}
 
 	/**
-	 * Sends with pacing and retries. A request that must not be resent blindly comes back as
-	 * `ambiguous` when its outcome is unknown; everything else succeeds or throws the mapped
-	 * error.
+	 * Single-flight: a request marked `singleFlight` joins an identical one in flight (same Base
+	 * URL, the very same key, the exact body) and takes its answer; otherwise it is sent, and
+	 * identical ones join it until it is answered.
 	 */
-	async send(spec: RequestSpec, transfer: Transfer): Promise<SendOutcome> {
-		const { pacer, waiting, errors } = this.parts;
-		const buckets = bucketsOf(spec.method, spec.path);
-		const rateLimitDeadline = Date.now() + this.parts.rateLimitWaitMs;
-		if (!buckets.includes('write'))
-			return await this.sendPaced(spec, transfer, buckets, rateLimitDeadline);
-		// Writes of one key take turns (see rateLimiter.ts). Waiting in line is waiting for the
-		// rate limit, bounded by the same Max Wait When Rate Limited and by the request's own
-		// deadline; the turn holder's exchange is itself bounded (REQUEST_TIMEOUT_MS), so one slow
-		// write cannot hold the others for longer than that.
-		const { turn, release } = pacer.writes.join();
-		try {
-			const until = Math.min(rateLimitDeadline, spec.deadline ?? Infinity);
-			if (!(await waiting.waitFor(turn, until))) {
-				if (spec.deadline !== undefined && Date.now() >= spec.deadline) throw new DeadlineReached();
-				throw errors.rateLimitWaitExceeded(
-					{ cause: 'turn', maxWaitMinutes: this.maxWaitMinutes() },
-					spec,
-				);
-			}
-			return await this.sendPaced(spec, transfer, buckets, rateLimitDeadline);
-		} finally {
-			release();
+	private async exchangeShared(
+		spec: RequestSpec,
+		transfer: Transfer,
+		buckets: Bucket[],
+		round: Round,
+	): Promise<Exchanged> {
+		if (!spec.singleFlight) return await this.sendWhenDue(spec, transfer, buckets, round);
+		const { shared } = this.parts.pacer;
+		const key = JSON.stringify([spec.method, spec.path, spec.body ?? null]);
+		const inFlight = shared.get(key);
+		if (inFlight && inFlight.apiKey === this.apiKey) {
+			let answer: Exchanged | undefined;
+			const arrived = (inFlight.exchange as Promise<Exchanged | undefined>).then((value) => {
+				answer = value;
+			});
+			if (!(await this.parts.waiting.waitFor(arrived, spec.deadline ?? Infinity)))
+				throw new DeadlineReached();
+			// Undefined: it was never sent (its execution gave up first); then send this one.
+			if (answer) return { ...answer, shared: true };
 		}
+		const own = this.sendWhenDue(spec, transfer, buckets, round);
+		const entry = { apiKey: this.apiKey, exchange: own.catch(() => undefined) };
+		shared.set(key, entry);
+		try {
+			return await own;
+		} finally {
+			if (shared.get(key) === entry) shared.delete(key);
+		}
+	}
+
+	/**
+	 * Waits for the key's turn (writes) and the pacing, and sends. The turn ends as soon as the
+	 * request has left: the next write of the key never waits for this one's answer. The request
+	 * counts against the key's limits from then on (RateLimiter.onSent).
+	 */
+	private async sendWhenDue(
+		spec: RequestSpec,
+		transfer: Transfer,
+		buckets: Bucket[],
+		round: Round,
+	): Promise<Exchanged> {
+		const { pacer, waiting, errors } = this.parts;
+		const turn = buckets.includes('write') ? pacer.writes.join() : undefined;
+		try {
+			if (turn) {
+				// Waiting in line is waiting for the rate limit: bounded by Max Wait When Rate Limited
+				// and the request's own deadline. A turn lasts only until its holder has sent.
+				const until = Math.min(round.rateLimitDeadline, spec.deadline ?? Infinity);
+				if (!(await waiting.waitFor(turn.turn, until))) {
+					if (spec.deadline !== undefined && Date.now() >= spec.deadline)
+						throw new DeadlineReached();
+					throw errors.rateLimitWaitExceeded(
+						{ cause: 'turn', maxWaitMinutes: this.maxWaitMinutes() },
+						spec,
+					);
+				}
+			}
+			await waiting.waitWithin(pacer.limiter.delayBeforeSend(buckets), spec.deadline);
+			waiting.throwIfCancelled();
+			const sendNumber = pacer.limiter.onSent(buckets);
+			const sentAt = Date.now();
+			const answer = this.transmit(spec, transfer);
+			turn?.release();
+			try {
+				return { response: await answer, sentAt, sendNumber };
+			} catch (failure) {
+				return { failure, sentAt, sendNumber };
+			}
+		} finally {
+			turn?.release();
+		}
+	}
+
+	/** The exchange itself (exchange.ts), within the request's total time. */
+	private async transmit(spec: RequestSpec, transfer: Transfer): Promise<RawResponse> {
+		const { waiting, errors } = this.parts;
+		return await sendFollowingRedirects(
+			{
+				ctx: this.parts.ctx,
+				credentials: this.parts.credentials,
+				baseUrl: this.parts.baseUrl,
+				cancelSignal: waiting.signal,
+				refuse: (message, description) => errors.refused(message, description, spec.itemIndex),
+			},
+			{
+				method: spec.method,
+				url: transfer.absoluteUrl ?? `${this.parts.baseUrl}/v1${spec.path}`,
+				qs: spec.qs,
+				body: spec.body,
+				json: transfer.json,
+				stream: transfer.stream,
+				maxBytes: transfer.maxBytes,
+				timeoutMs: this.timeoutFor(spec.deadline, transfer.totalMs),
+				what: spec.subject
+					? `the request for ${spec.subject}`
+					: `${spec.method} ${this.describePath(spec, transfer)}`,
+			},
+		);
+	}
+
+	/** What an exchange came to, with the key's pacing told (only by the one that sent it). */
+	private outcomeOf(
+		spec: RequestSpec,
+		transfer: Transfer,
+		buckets: Bucket[],
+		exchanged: Exchanged,
+		round: Round,
+	): Attempt<RawResponse> {
+		const { waiting, errors, pacer } = this.parts;
+		const limiter = exchanged.shared ? undefined : pacer.limiter;
+		const { response, sentAt } = exchanged;
+		if (response === undefined) {
+			limiter?.onUnanswered(buckets);
+			waiting.throwIfCancelled();
+			// Our own refusals (a redirect we would not follow) are final as they are.
+			if (errors.isOwn(exchanged.failure))
+				return { kind: 'final', error: exchanged.failure as Error };
+			if (spec.deadline !== undefined && Date.now() >= spec.deadline) throw new DeadlineReached();
+			const code = networkErrorCode(exchanged.failure);
+			const error = errors.network(
+				exchanged.failure,
+				code ?? 'request_failed',
+				NETWORK_ERROR_PROSE[code ?? ''] ?? 'the request failed',
+				spec,
+			);
+			return code ? this.unfinished(spec, error, sentAt) : { kind: 'final', error };
+		}
+		this.parts.observeAnswer(response.headers, sentAt);
+
+		const status = classifyStatus(response.statusCode);
+		if (status === 'success' || spec.passThroughStatuses?.includes(response.statusCode)) {
+			if (!transfer.json || status !== 'success') {
+				limiter?.onAccepted(buckets, undefined);
+				return { kind: 'done', value: response, sentAt };
+			}
+			const envelope = response.tooLarge
+				? { problem: response.tooLarge.message }
+				: readEnvelope(
+						response.body,
+						headerOf(response.headers, 'content-type'),
+						spec.expect ?? 'any',
+					);
+			if (envelope.problem !== undefined) {
+				limiter?.onAccepted(buckets, undefined);
+				// The service did the work and garbled the answer: a write is not resent blindly.
+				return this.unfinished(spec, errors.protocol(envelope.problem, spec), sentAt);
+			}
+			limiter?.onAccepted(buckets, remainingOf(envelope.value), exchanged.sendNumber);
+			// Records are not scrubbed here: whatever leaves a node (items, errors) is scrubbed
+			// once at the boundary (boundary.ts), and list search scrubs what it shows.
+			return { kind: 'done', value: { ...response, body: envelope.value }, sentAt };
+		}
+
+		const errorBody = this.readErrorBody(response) as ServiceErrorBody | undefined;
+		const type = typeof errorBody?.error?.type === 'string' ? errorBody.error.type : undefined;
+		const serviceMessage =
+			typeof errorBody?.error?.message === 'string' ? errorBody.error.message : undefined;
+		const details: ServiceErrorDetails = {
+			status: response.statusCode,
+			type,
+			serviceMessage,
+			itemIndex: spec.itemIndex,
+			subject: spec.subject,
+			...spec.explain?.(response.statusCode, type),
+		};
+		const error = errors.service(details);
+		// RFC 9110: how long to wait, in seconds or as an HTTP date on the service's clock.
+		const retryAfter = retryAfterMs(
+			headerOf(response.headers, 'retry-after'),
+			headerOf(response.headers, 'date'),
+			Date.now(),
+		);
+
+		if (status === 'rateLimited') {
+			// A 429 is the service scheduling us, not a failure: wait as told (Retry-After, or the
+			// seconds its message names), never less than a backoff floor (a hint of "0 seconds" must
+			// not turn into hammering), with jitter, for as long as Request Options allow (see
+			// rateLimiter.ts). Without a hint it also counts against Max Attempts.
+			const hintServiceMs = retryAfter ?? secondsToMs(retryHintSeconds(serviceMessage));
+			const hintMs =
+				hintServiceMs === undefined ? undefined : this.parts.clock.realMs(hintServiceMs);
+			if (hintMs === undefined && round.failures + 1 >= this.parts.maxAttempts)
+				return { kind: 'final', error };
+			const waitMs = pacer.limiter.onRejected(buckets, hintMs, round.scheduled + 1);
+			if (Date.now() + waitMs > round.rateLimitDeadline) {
+				const wait = { cause: 'service' as const, maxWaitMinutes: this.maxWaitMinutes() };
+				return {
+					kind: 'final',
+					error: errors.rateLimitWaitExceeded({ ...wait, type, serviceMessage }, spec),
+				};
+			}
+			return { kind: 'scheduled', error, waitMs, countsAsFailure: hintMs === undefined };
+		}
+		limiter?.onAccepted(buckets, undefined);
+		if (status === 'final') return { kind: 'final', error };
+		// A 5xx (a write's work may have been done before the answer failed); a 503 may say when
+		// the service is back (a proxy's maintenance page).
+		const backMs =
+			response.statusCode === 503 && retryAfter !== undefined
+				? this.parts.clock.realMs(retryAfter)
+				: undefined;
+		return this.unfinished(spec, error, sentAt, backMs);
+	}
+
+	/** Not done, or for a request that must not be resent blindly, perhaps done. */
+	private unfinished(
+		spec: RequestSpec,
+		error: NodeApiError,
+		sentAt: number,
+		retryAfterMs?: number,
+	): Attempt<RawResponse> {
+		return spec.resendable === false
+			? { kind: 'ambiguous', error, sentAt, retryAfterMs }
+			: { kind: 'retry', error, retryAfterMs };
 	}
 
 	private maxWaitMinutes(): number {
 		return this.parts.clock.serviceMs(this.parts.rateLimitWaitMs) / 60_000;
-	}
-
-	private backoffMs(attempt: number): number {
-		return this.parts.clock.realMs(backoffMs(attempt, Math.random()));
-	}
-
-	private async sendPaced(
-		spec: RequestSpec,
-		transfer: Transfer,
-		buckets: Bucket[],
-		rateLimitDeadline: number,
-	): Promise<SendOutcome> {
-		const { pacer, waiting, errors } = this.parts;
-		const limiter = pacer.limiter;
-		const url = transfer.absoluteUrl ?? `${this.parts.baseUrl}/v1${spec.path}`;
-		let failures = 0;
-		let rejections = 0;
-		const retryOrThrow = async (error: NodeApiError) => {
-			if (++failures >= this.parts.maxAttempts) throw error;
-			await waiting.waitWithin(this.backoffMs(failures), spec.deadline);
-		};
-		for (;;) {
-			waiting.throwIfCancelled();
-			await waiting.waitWithin(limiter.delayBeforeSend(buckets), spec.deadline);
-			const sentAt = Date.now();
-			let response: RawResponse | undefined;
-			let failure: unknown;
-			try {
-				response = await sendFollowingRedirects(
-					{
-						ctx: this.parts.ctx,
-						credentials: this.parts.credentials,
-						baseUrl: this.parts.baseUrl,
-						cancelSignal: waiting.signal,
-						refuse: (message, description) => errors.refused(message, description, spec.itemIndex),
-					},
-					{
-						method: spec.method,
-						url,
-						qs: spec.qs,
-						body: spec.body,
-						json: transfer.json,
-						stream: transfer.stream,
-						maxBytes: transfer.maxBytes,
-						timeoutMs: this.timeoutFor(spec.deadline, transfer.totalMs),
-						what: spec.subject
-							? `the request for ${spec.subject}`
-							: `${spec.method} ${this.describePath(spec, transfer)}`,
-					},
-				);
-			} catch (error) {
-				failure = error;
-			}
-			if (response === undefined) {
-				waiting.throwIfCancelled();
-				// Our own refusals (a redirect we would not follow) are final as they are.
-				if (errors.isOwn(failure)) throw failure;
-				if (spec.deadline !== undefined && Date.now() >= spec.deadline) throw new DeadlineReached();
-				const code = networkErrorCode(failure);
-				const error = errors.network(
-					failure,
-					code ?? 'request_failed',
-					NETWORK_ERROR_PROSE[code ?? ''] ?? 'the request failed',
-					spec,
-				);
-				if (!code) throw error;
-				if (spec.resendable === false) return { ambiguous: error };
-				await retryOrThrow(error);
-				continue;
-			}
-			this.parts.observeAnswer(response.headers, sentAt);
-
-			const outcome = classifyStatus(response.statusCode);
-			if (outcome === 'success' || spec.passThroughStatuses?.includes(response.statusCode)) {
-				if (!transfer.json || outcome !== 'success') {
-					limiter.onAccepted(buckets, undefined);
-					return { response };
-				}
-				const envelope = response.tooLarge
-					? { problem: response.tooLarge.message }
-					: readEnvelope(
-							response.body,
-							headerOf(response.headers, 'content-type'),
-							spec.expect ?? 'any',
-						);
-				if (envelope.problem !== undefined) {
-					limiter.onAccepted(buckets, undefined);
-					const error = errors.protocol(envelope.problem, spec);
-					// The service did the work and garbled the answer: a write is not resent.
-					if (spec.resendable === false) return { ambiguous: error };
-					await retryOrThrow(error);
-					continue;
-				}
-				limiter.onAccepted(buckets, remainingOf(envelope.value));
-				// Records are not scrubbed here: whatever leaves a node (items, errors) is scrubbed
-				// once at the boundary (boundary.ts), and list search scrubs what it shows.
-				return { response: { ...response, body: envelope.value } };
-			}
-
-			const errorBody = this.readErrorBody(response) as ServiceErrorBody | undefined;
-			const type = typeof errorBody?.error?.type === 'string' ? errorBody.error.type : undefined;
-			const serviceMessage =
-				typeof errorBody?.error?.message === 'string' ? errorBody.error.message : undefined;
-			const details: ServiceErrorDetails = {
-				status: response.statusCode,
-				type,
-				serviceMessage,
-				itemIndex: spec.itemIndex,
-				subject: spec.subject,
-				...spec.explain?.(response.statusCode, type),
-			};
-			const error = errors.service(details);
-
-			if (outcome === 'rateLimited') {
-				// A 429 is the service scheduling us, not a failure: wait as told, never less than
-				// a backoff floor (a hint of "0 seconds" must not turn into hammering), with jitter,
-				// for as long as Request Options allow (see rateLimiter.ts). Without a hint it also
-				// counts against Max Attempts.
-				const hintSeconds = retryHintSeconds(serviceMessage);
-				const hintMs =
-					hintSeconds === undefined ? undefined : this.parts.clock.realMs(hintSeconds * 1000);
-				if (hintMs === undefined && ++failures >= this.parts.maxAttempts) throw error;
-				rejections++;
-				const delay = limiter.onRejected(buckets, hintMs, rejections);
-				if (Date.now() + delay > rateLimitDeadline) {
-					throw errors.rateLimitWaitExceeded(
-						{ cause: 'service', maxWaitMinutes: this.maxWaitMinutes(), type, serviceMessage },
-						spec,
-					);
-				}
-				await waiting.waitWithin(delay, spec.deadline);
-				continue;
-			}
-			limiter.onAccepted(buckets, undefined);
-			if (outcome === 'final') throw error;
-			// A 5xx on a write: the work may have been done before the answer failed.
-			if (spec.resendable === false) return { ambiguous: error };
-			await retryOrThrow(error);
-		}
 	}
 
 	/** The total time of one exchange: its own limit, cut shorter by the caller's deadline. */
@@ -300,4 +397,8 @@ export class RequestPipeline {
 		}
 		return `/v1${spec.path}`;
 	}
+}
+
+function secondsToMs(seconds: number | undefined): number | undefined {
+	return seconds === undefined ? undefined : seconds * 1000;
 }

@@ -4,8 +4,10 @@
  * with the first request counted), so the pacing belongs to the key too: every execution that
  * n8n runs in this process with the same key and Base URL shares one KeyPacer. This is what
  * keeps ten Monday-morning workflows on one key from stampeding the service: inside one
- * process they take turns, and only the processes of an n8n queue-mode setup still meet at the
- * service, where its 429 answers schedule them.
+ * process they take turns to SEND (a turn ends when its request has left, never when it is
+ * answered, so a slow answer holds up nobody else), requests are counted when they are sent,
+ * and only the processes of an n8n queue-mode setup still meet at the service, where its
+ * remaining counts and 429 answers schedule them.
  *
  * Pure code: no HTTP and no timers, so it is unit-tested with a fake clock.
  */
@@ -35,10 +37,19 @@ interface BucketState {
 	sent?: number;
 	/** When we believe the current window ends; later than the service's, never earlier. */
 	resetAt?: number;
+	/** Requests sent and not yet answered: counted against `remaining`, which predates them. */
+	inFlight?: number;
+	/** `resetAt` was guessed when the window's first request was sent, before any answer. */
+	provisional?: boolean;
+	/** The send number (onSent) of the request whose answer told `remaining`. */
+	remainingFrom?: number;
 }
 
 /** The pacing state of one key's buckets. */
 export class RateLimiter {
+	/** Numbers the sends, so that a late answer cannot overwrite what a newer one told. */
+	private sends = 0;
+
 	private readonly buckets: Record<Bucket, BucketState> = {
 		read: {},
 		write: {},
@@ -54,38 +65,98 @@ export class RateLimiter {
 		let until = now;
 		for (const bucket of buckets) {
 			const state = this.buckets[bucket];
-			if (state.resetAt !== undefined && state.resetAt <= now) this.buckets[bucket] = {};
-			const { remaining, sent = 0, resetAt } = this.buckets[bucket];
-			const spent = remaining !== undefined ? remaining <= 0 : sent >= BUCKET_LIMITS[bucket];
+			if (state.resetAt !== undefined && state.resetAt <= now)
+				this.buckets[bucket] = { inFlight: state.inFlight };
+			const { remaining, sent = 0, resetAt, inFlight = 0 } = this.buckets[bucket];
+			const spent =
+				remaining !== undefined ? remaining - inFlight <= 0 : sent >= BUCKET_LIMITS[bucket];
 			if (spent && resetAt !== undefined) until = Math.max(until, resetAt);
 		}
 		return until - now;
 	}
 
 	/**
-	 * Records an accepted request. `remaining` is what the service reported; it counts against
-	 * the strictest bucket of the request (the generation bucket for POST /v1/reports).
+	 * Records a request as it is sent: it counts against the window from now on, answered or
+	 * not, so that the next turn-holder does not send into a window the unanswered ones spend.
 	 */
-	onAccepted(buckets: Bucket[], remaining: number | undefined): void {
-		// The window opened when the service counted its first request, before we heard of it:
-		// ending our estimate a little after one window from now is late, never early.
-		const windowEnd = this.options.clock.now() + this.options.windowMs * 1.01 + 5;
+	onSent(buckets: Bucket[]): number {
 		for (const bucket of buckets) {
-			const state = this.buckets[bucket];
-			if (state.resetAt === undefined) {
-				state.resetAt = windowEnd;
-				state.sent = 0;
-			}
+			const state = this.openWindow(bucket, true);
 			state.sent = (state.sent ?? 0) + 1;
+			state.inFlight = (state.inFlight ?? 0) + 1;
+		}
+		return ++this.sends;
+	}
+
+	/** Records a request sent with onSent that got no answer (it may or may not have counted). */
+	onUnanswered(buckets: Bucket[]): void {
+		for (const bucket of buckets) this.land(bucket);
+	}
+
+	/**
+	 * Records an accepted request. `remaining` is what the service reported; it counts against
+	 * the strictest bucket of the request (the generation bucket for POST /v1/reports). `sent` is
+	 * the request's number from onSent: answers come back in any order, and the count of an
+	 * answer to an older request than the one that told the last count is out of date.
+	 */
+	onAccepted(buckets: Bucket[], remaining: number | undefined, sent?: number): void {
+		const windowEnd = this.windowEnd();
+		for (const bucket of buckets) {
+			// A request not announced with onSent is counted now.
+			if (!this.land(bucket)) {
+				const state = this.openWindow(bucket);
+				state.sent = (state.sent ?? 0) + 1;
+			}
+			// The first answer of a window dates it: the service opened it when the request
+			// arrived, which may be well after it was sent (a new connection).
+			const state = this.buckets[bucket];
+			if (state.provisional) {
+				state.resetAt = Math.max(state.resetAt ?? 0, windowEnd);
+				state.provisional = false;
+			}
 		}
 		if (remaining === undefined) return;
 		const state = this.buckets[buckets[buckets.length - 1]];
+		if (sent !== undefined && state.remainingFrom !== undefined && sent < state.remainingFrom)
+			return;
+		state.remainingFrom = sent;
 		// More left than before: a new window opened that we did not see start.
 		if (state.remaining !== undefined && remaining > state.remaining) {
 			state.resetAt = windowEnd;
-			state.sent = 1;
+			state.sent = 1 + (state.inFlight ?? 0);
 		}
 		state.remaining = remaining;
+	}
+
+	/**
+	 * The window a request counts in, opened now if none is known: provisionally when the request
+	 * is only being sent (its answer dates the window, see onAccepted).
+	 */
+	private openWindow(bucket: Bucket, provisional = false): BucketState {
+		const state = this.buckets[bucket];
+		if (state.resetAt === undefined) {
+			state.resetAt = this.windowEnd();
+			state.sent = 0;
+			state.provisional = provisional;
+		}
+		return state;
+	}
+
+	/**
+	 * The end of a window opening now. The service opened it when it counted its first request,
+	 * after we sent it: ending our estimate a little after one window from now is late, never
+	 * early.
+	 */
+	private windowEnd(): number {
+		return this.options.clock.now() + this.options.windowMs * 1.01 + 5;
+	}
+
+	/** One request of the bucket is no longer in flight; false when none was. */
+	private land(bucket: Bucket): boolean {
+		const state = this.buckets[bucket];
+		if (!state.inFlight) return false;
+		state.inFlight--;
+		return true;
 	}
 
 	/**
@@ -101,21 +172,32 @@ export class RateLimiter {
 		const { clock, windowMs } = this.options;
 		const scale = windowMs / 60_000;
 		const now = clock.now();
+		for (const bucket of buckets) this.land(bucket);
 		const ceiling = Math.min(MAX_429_BACKOFF_MS, MIN_429_WAIT_MS * 2 ** Math.max(0, attempt - 1));
 		// Equal jitter: half the ceiling for sure, the other half at random.
 		const floor = (ceiling / 2 + (clock.random() * ceiling) / 2) * scale;
 		if (hintMs === undefined || hintMs <= floor) {
-			for (const bucket of buckets) this.buckets[bucket] = { remaining: 0, resetAt: now + floor };
+			for (const bucket of buckets) this.hold(bucket, now + floor);
 			return floor;
 		}
-		for (const bucket of buckets) this.buckets[bucket] = { remaining: 0, resetAt: now + hintMs };
+		for (const bucket of buckets) this.hold(bucket, now + hintMs);
 		return hintMs + clock.random() * Math.min(2000 * scale, hintMs * 0.1 + 100 * scale);
+	}
+
+	/** The service refused: nothing more of the bucket is sent until `until`. */
+	private hold(bucket: Bucket, until: number): void {
+		this.buckets[bucket] = {
+			remaining: 0,
+			resetAt: until,
+			inFlight: this.buckets[bucket].inFlight,
+		};
 	}
 }
 
 /**
  * A first-come, first-served turn. Writes of one key take turns through it, so that when a
- * window is spent they wait in the order they came instead of racing for the next one.
+ * window is spent they wait in the order they came instead of racing for the next one. A turn
+ * covers pacing and sending, never the answer (pipeline.ts releases it once the request left).
  */
 export class TurnQueue {
 	private tail: Promise<void> = Promise.resolve();
@@ -138,6 +220,12 @@ export class TurnQueue {
 export interface KeyPacer {
 	limiter: RateLimiter;
 	writes: TurnQueue;
+	/**
+	 * Requests that identical requests of other executions share while they are in flight
+	 * (single-flight, pipeline.ts), by request body. `apiKey` is the key they were sent with:
+	 * the pacer tells keys apart by a hash, and only the very same key may share an answer.
+	 */
+	shared: Map<string, { apiKey: string; exchange: Promise<unknown> }>;
 }
 
 const pacers = new Map<string, KeyPacer>();
@@ -160,7 +248,11 @@ export function pacerFor(
 		// Most recently used last, so the oldest is the one let go.
 		pacers.delete(id);
 	} else {
-		pacer = { limiter: new RateLimiter({ windowMs, clock }), writes: new TurnQueue() };
+		pacer = {
+			limiter: new RateLimiter({ windowMs, clock }),
+			writes: new TurnQueue(),
+			shared: new Map(),
+		};
 		if (pacers.size >= MAX_PACERS) pacers.delete(pacers.keys().next().value as string);
 	}
 	pacers.set(id, pacer);

@@ -1,7 +1,7 @@
 /**
  * When to try a request again and how long to wait first: pure functions, unit-tested without
  * HTTP. Rate-limit pacing (what to do about 429 before and after it happens) lives in
- * rateLimiter.ts; this module owns everything else.
+ * rateLimiter.ts; the one loop that applies these rules is `AttemptRunner` (attempts.ts).
  */
 
 export const RETRY_DEFAULTS = {
@@ -52,6 +52,34 @@ export function retryHintSeconds(message: unknown): number | undefined {
 	if (!match) return undefined;
 	const seconds = Number(match[1]);
 	return Number.isFinite(seconds) && seconds >= 0 && seconds <= 3600 ? seconds : undefined;
+}
+
+/** The longest Retry-After taken at its word (a day); anything longer is absurd, like a negative one. */
+const MAX_RETRY_AFTER_MS = 24 * 60 * 60_000;
+
+/**
+ * The wait a `Retry-After` header asks for (RFC 9110 §10.2.3), in service milliseconds: a number
+ * of seconds, or an HTTP date, read against the answer's own `Date` header (both are the
+ * service's clock, whatever n8n's says; without one, against n8n's `now`). Undefined when the
+ * header is absent, garbage, negative or longer than a day: then the backoff floor applies.
+ */
+export function retryAfterMs(
+	header: string | undefined,
+	dateHeader: string | undefined,
+	now: number,
+): number | undefined {
+	if (typeof header !== 'string' || header.length > 64) return undefined;
+	const text = header.trim();
+	let ms: number;
+	if (/^\d+$/.test(text)) {
+		ms = Number(text) * 1000;
+	} else {
+		// An HTTP date names a weekday or month; a bare number with a sign or a dot is no date.
+		const at = /[a-z]{3}/i.test(text) ? Date.parse(text) : NaN;
+		const base = Date.parse(dateHeader ?? '');
+		ms = at - (Number.isFinite(base) ? base : now);
+	}
+	return Number.isFinite(ms) && ms >= 0 && ms <= MAX_RETRY_AFTER_MS ? ms : undefined;
 }
 
 /** Network failures worth another attempt (the request may not have reached the service). */

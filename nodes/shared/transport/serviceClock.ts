@@ -20,6 +20,9 @@
  *     the moment we sent it (an upper bound);
  *   - n8n's clock: most services keep their clock within a second of n8n's.
  * The header and n8n's clock each make a reading; the record times bound both (see readings()).
+ * When the records confirm the header (the newest is stamped at the header's time), the two are
+ * the service's clock and n8n's reading is dropped: a service consistently hours or days off
+ * n8n's clock (a time-zone bug looks the same) is still read right.
  * The readings left standing may still disagree with each other (a `Date` header an hour ahead of
  * records that match n8n's clock looks exactly like a service an hour ahead whose records are
  * old): then every question is answered for all of them, and an answer on which they differ is
@@ -36,11 +39,7 @@ export class ServiceClock {
 	/** (service − n8n) according to record times: at least `lo`, at most `hi`. */
 	private readonly recordOffset: OffsetRange = { lo: -Infinity, hi: Infinity };
 
-	/**
-	 * When the last request that got an answer was sent (n8n time): after a write whose outcome
-	 * is unknown, the moment the service may have started the work, later than when the caller
-	 * asked (pacing and waiting for a turn come first).
-	 */
+	/** When the last request that got an answer was sent (n8n time). */
 	lastAnsweredSendAt: number | undefined;
 
 	constructor(baseUrl: string, timeScale: unknown) {
@@ -136,6 +135,9 @@ export class ServiceClock {
 	 * reading, or themselves: then the records are what lies, and the readings stand as they are.
 	 */
 	private readings(): Reading[] {
+		// Two witnesses of the service agree: they are its clock, whatever n8n's says.
+		if (this.dateOffset && this.recordsConfirmDate(this.dateOffset))
+			return [{ source: 'date', ...this.dateOffset }];
 		const candidates: Reading[] = [{ source: 'n8n', ...HOST_READING }];
 		if (this.dateOffset) candidates.push({ source: 'date', ...this.dateOffset });
 		const { lo, hi } = this.recordOffset;
@@ -147,6 +149,21 @@ export class ServiceClock {
 			const nearest = reading.hi < lo ? lo : hi;
 			return { source: reading.source, lo: nearest, hi: nearest };
 		});
+	}
+
+	/**
+	 * Whether the record times confirm the Date header: the newest record is stamped as late as
+	 * the header says the service's clock showed (within the slack of whole-second stamps), none
+	 * later, and no record our request created is older than the header allows. A header that
+	 * lies cannot be confirmed by records that tell the truth, short of a record stamped at the
+	 * very second the lie names; records old or new alone confirm nothing (a service whose
+	 * newest record is an hour old looks like a service an hour behind).
+	 */
+	private recordsConfirmDate(date: OffsetRange): boolean {
+		const { lo, hi } = this.recordOffset;
+		return (
+			lo >= date.lo - AGREEMENT_MS && lo <= date.hi + AGREEMENT_MS && hi >= date.lo - AGREEMENT_MS
+		);
 	}
 }
 

@@ -1,0 +1,94 @@
+import type { CancellableWait } from './cancellableWait';
+import { backoffMs } from './retry';
+import type { ServiceClock } from './serviceClock';
+
+/** What one attempt came to (pipeline.ts classifies an exchange into one of these). */
+export type Attempt<T> =
+	| { kind: 'done'; value: T; sentAt?: number }
+	/** Not done (a read's 5xx, a dropped connection): again after a backoff, or the service's Retry-After when longer. */
+	| { kind: 'retry'; error: Error; retryAfterMs?: number }
+	/** Perhaps done (a write's 5xx, lost or garbled answer): look for it (`onAmbiguous`) before sending again. */
+	| { kind: 'ambiguous'; error: Error; sentAt: number; retryAfterMs?: number }
+	/** Not done, and the service said when to come back (429; a diagnostic still running). */
+	| { kind: 'scheduled'; error: Error; waitMs: number; countsAsFailure: boolean }
+	/** The answer: thrown as it is. */
+	| { kind: 'final'; error: Error };
+
+/** Where a run of attempts stands, for the attempt that comes next. */
+export interface Round {
+	/** Attempts that failed so far: this attempt is number `failures + 1` of Max Attempts. */
+	failures: number;
+	/** Times the service scheduled us (429) so far: the floor of the next wait grows with it. */
+	scheduled: number;
+	/** n8n time after which a rate-limit wait no longer fits Max Wait When Rate Limited. */
+	rateLimitDeadline: number;
+}
+
+export interface AttemptRules<T> {
+	/** n8n time at which waiting stops with DeadlineReached. */
+	deadline?: number;
+	/**
+	 * Called after an ambiguous attempt, once its backoff is over and before anything is sent
+	 * again (and once more when no attempt is left), with when the first ambiguous attempt was
+	 * sent: what it finds ends the run, undefined sends again.
+	 */
+	onAmbiguous?: (firstSentAt: number) => Promise<T | undefined>;
+}
+
+/**
+ * The one retry loop: every request, and every operation whose attempt is more than one request
+ * (the duplicate-safe Generate, a diagnostic, a file download), runs its attempts here. It
+ * returns, waits and tries again, or fails; how long it waits is a backoff with jitter (retry.ts),
+ * or what the service asked for (429, Retry-After) within Max Wait When Rate Limited; it makes
+ * at most Max Attempts attempts that failed; every wait stops at the deadline and on cancel.
+ */
+export class AttemptRunner {
+	constructor(
+		private readonly parts: {
+			maxAttempts: number;
+			rateLimitWaitMs: number;
+			clock: ServiceClock;
+			waiting: CancellableWait;
+		},
+	) {}
+
+	async run<T>(
+		attempt: (round: Round) => Promise<Attempt<T>>,
+		rules: AttemptRules<T> = {},
+	): Promise<T> {
+		const { maxAttempts, waiting, clock } = this.parts;
+		const round: Round = {
+			failures: 0,
+			scheduled: 0,
+			rateLimitDeadline: Date.now() + this.parts.rateLimitWaitMs,
+		};
+		let firstSentAt: number | undefined;
+		for (;;) {
+			waiting.throwIfCancelled();
+			const outcome = await attempt(round);
+			if (outcome.kind === 'done') return outcome.value;
+			if (outcome.kind === 'final') throw outcome.error;
+			if (outcome.kind === 'scheduled') {
+				round.scheduled++;
+				if (outcome.countsAsFailure && ++round.failures >= maxAttempts) throw outcome.error;
+				await waiting.waitWithin(outcome.waitMs, rules.deadline);
+				continue;
+			}
+			if (outcome.kind === 'ambiguous') firstSentAt ??= outcome.sentAt;
+			const waitMs = Math.max(
+				clock.realMs(backoffMs(round.failures + 1, Math.random())),
+				outcome.retryAfterMs ?? 0,
+			);
+			// A Retry-After past Max Wait When Rate Limited cannot be honoured: this was the last try.
+			const retryAfterMs = outcome.retryAfterMs ?? 0;
+			const lastTry =
+				++round.failures >= maxAttempts || Date.now() + retryAfterMs > round.rateLimitDeadline;
+			if (!lastTry) await waiting.waitWithin(waitMs, rules.deadline);
+			if (firstSentAt !== undefined && rules.onAmbiguous) {
+				const found = await rules.onAmbiguous(firstSentAt);
+				if (found !== undefined) return found;
+			}
+			if (lastTry) throw outcome.error;
+		}
+	}
+}
