@@ -13,7 +13,7 @@ import { Redactor } from '../redaction';
 import type { ListEnvelope } from '../types';
 import { CancellableWait } from './cancellableWait';
 import { CREDENTIAL_TYPE, headerOf, type RawResponse, type RequestContext } from './exchange';
-import { collectPages, MAX_PAGE_SIZE, walkPages } from './pageWalker';
+import { collectPages, MAX_PAGE_SIZE, walkPages, type WalkResult } from './pageWalker';
 import { RequestPipeline, type RequestSpec, type SendOutcome } from './pipeline';
 import { pacerFor } from './rateLimiter';
 import { backoffMs, RETRY_DEFAULTS } from './retry';
@@ -209,6 +209,7 @@ export class AdPerformanceClient {
 				await this.listPage<T>(path, qs, page, pageSize, { itemIndex: options.itemIndex }),
 			wanted,
 			(problem) => this.errors.pagination(path, problem, options.itemIndex),
+			(problem) => this.listContradiction(path, problem, options.itemIndex),
 		);
 	}
 
@@ -217,9 +218,15 @@ export class AdPerformanceClient {
 		path: string,
 		qs: IDataObject,
 		visit: (records: T[]) => boolean | void,
-		options: { itemIndex?: number; deadline?: number; pageSize?: number } = {},
-	): Promise<void> {
-		await walkPages<T>(
+		options: {
+			itemIndex?: number;
+			deadline?: number;
+			pageSize?: number;
+			/** A page that contradicts itself ends the walk as incomplete instead of failing it. */
+			acceptIncomplete?: boolean;
+		} = {},
+	): Promise<WalkResult> {
+		return await walkPages<T>(
 			async (page, pageSize) =>
 				await this.listPage<T>(path, qs, page, pageSize, {
 					itemIndex: options.itemIndex,
@@ -227,8 +234,19 @@ export class AdPerformanceClient {
 				}),
 			visit,
 			(problem) => this.errors.pagination(path, problem, options.itemIndex),
-			{ pageSize: options.pageSize ?? MAX_PAGE_SIZE, deadline: options.deadline },
+			{
+				pageSize: options.pageSize ?? MAX_PAGE_SIZE,
+				deadline: options.deadline,
+				contradiction: options.acceptIncomplete
+					? undefined
+					: (problem) => this.listContradiction(path, problem, options.itemIndex),
+			},
 		);
+	}
+
+	/** A page of the list at `path` that contradicts itself (pageWalker.ts). */
+	private listContradiction(path: string, problem: string, itemIndex?: number): NodeApiError {
+		return this.errors.protocol(problem, { method: 'GET', path, itemIndex, resendable: false });
 	}
 
 	/**
