@@ -1,4 +1,4 @@
-import * as n8nWorkflow from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
 import { describeBytes } from '../limits';
 
@@ -67,20 +67,23 @@ function formatDuration(ms: number): string {
 
 /** The longest single wait Node.js keeps (a longer one would end at once). */
 const MAX_TIMER_MS = 2_147_483_647;
-/** Where n8n has no abortable sleep (before sleepWithAbort), the deadline is checked this often. */
-const SLICE_MS = 250;
+/**
+ * The deadline is watched in slices of n8n's sleep, each checking whether the exchange is over.
+ * Ending a sleepWithAbort early costs n8n an error with a stack trace, once per request: a
+ * slice ends by itself, at most this long after its exchange.
+ */
+const SLICE_MS = 500;
 
 /**
  * The total deadline and the cancel signal of one exchange, as one signal for the HTTP library
  * (so the request itself, before any answer, is cut too) and one reason to stop for the reader.
  * The deadline is watched with n8n's own sleep (node code may use no timers of its own); the
- * watch ends as soon as the exchange is disposed.
+ * watch ends within a slice once the exchange is disposed.
  */
 export class ExchangeDeadline {
 	readonly endsAt: number;
 	private readonly controller = new AbortController();
-	/** Ends the deadline's watch once the answer is read. */
-	private readonly watch = new AbortController();
+	private disposed = false;
 	private stoppedBy: Error | undefined;
 	/** The cancel signals the exchange stops on (the execution's; any other n8n hands over). */
 	private readonly cancelSignals: AbortSignal[] = [];
@@ -100,7 +103,7 @@ export class ExchangeDeadline {
 		if (!cancelSignal || this.cancelSignals.includes(cancelSignal)) return;
 		if (typeof cancelSignal.addEventListener !== 'function') return;
 		if (cancelSignal.aborted) return this.onCancel();
-		if (this.watch.signal.aborted) return;
+		if (this.disposed) return;
 		this.cancelSignals.push(cancelSignal);
 		cancelSignal.addEventListener('abort', this.onCancel);
 	}
@@ -121,7 +124,7 @@ export class ExchangeDeadline {
 
 	/** Ends the deadline's watch and lets go of the cancel signal once the answer is read. */
 	dispose(): void {
-		this.watch.abort();
+		this.disposed = true;
 		for (const signal of this.cancelSignals.splice(0)) {
 			signal.removeEventListener('abort', this.onCancel);
 		}
@@ -129,20 +132,11 @@ export class ExchangeDeadline {
 
 	/** Sleeps until the deadline (or until disposed), then stops the exchange if still running. */
 	private async watchDeadline(): Promise<void> {
-		const sleepWithAbort = (
-			n8nWorkflow as { sleepWithAbort?: (ms: number, signal?: AbortSignal) => Promise<void> }
-		).sleepWithAbort;
-		try {
-			for (let left = this.endsAt - Date.now(); left > 0; left = this.endsAt - Date.now()) {
-				if (this.watch.signal.aborted) return;
-				if (typeof sleepWithAbort === 'function') await sleepWithAbort(left, this.watch.signal);
-				else await n8nWorkflow.sleep(Math.min(left, SLICE_MS));
-			}
-		} catch {
-			// The watch was ended (disposed): the exchange finished in time.
-			return;
+		for (let left = this.endsAt - Date.now(); left > 0; left = this.endsAt - Date.now()) {
+			await sleep(Math.min(left, SLICE_MS));
+			if (this.disposed) return;
 		}
-		if (!this.watch.signal.aborted) this.stop(new AnswerTimedOut(this.totalMs));
+		if (!this.disposed) this.stop(new AnswerTimedOut(this.totalMs));
 	}
 
 	private readonly onCancel = () => this.stop(new AnswerCancelled());

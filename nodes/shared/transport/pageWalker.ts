@@ -53,7 +53,7 @@ export async function walkPages<T extends IDataObject>(
 	options: WalkOptions = {},
 ): Promise<WalkResult> {
 	const pageSize = options.pageSize ?? MAX_PAGE_SIZE;
-	const seen = new Set<string>();
+	const seen = new SeenRecords();
 	let pageLimit = MAX_PAGES;
 	/** The total every page gave so far; null once one gave none or another one. */
 	let agreedTotal: number | null | undefined;
@@ -69,13 +69,7 @@ export async function walkPages<T extends IDataObject>(
 		const problem = pageContradiction(records.length, envelope.pagination);
 		if (problem !== undefined && options.contradiction) throw options.contradiction(problem);
 		let fresh = 0;
-		for (const record of records) {
-			const key = recordKey(record);
-			if (!seen.has(key)) {
-				fresh++;
-				seen.add(key);
-			}
-		}
+		for (const record of records) if (seen.add(record)) fresh++;
 		if (visit(records) === false || problem !== undefined) return { complete: false };
 		const { hasMore, total } = pagingOf(envelope.pagination);
 		agreedTotal =
@@ -117,17 +111,36 @@ export async function collectPages<T extends IDataObject>(
 }
 
 /**
- * What tells a record apart from the others: its id when it has a usable one, else its content
- * (a service that repeats id-less records is repeating itself all the same).
+ * The records a walk has seen, told apart by their id when they have a usable one, else by
+ * their content (a service that repeats id-less records is repeating itself all the same).
+ * Ids are kept as they are, strings and numbers apart, so a page costs no key building.
  */
-function recordKey(record: unknown): string {
-	const id = (record as { id?: unknown } | null)?.id;
-	if (typeof id === 'string' || typeof id === 'number') return `id\u0000${id}`;
-	let content: string;
-	try {
-		content = JSON.stringify(record) ?? String(record);
-	} catch {
-		content = String(record);
+class SeenRecords {
+	private readonly ids = new Set<string | number>();
+	private readonly contents = new Set<string>();
+
+	get size(): number {
+		return this.ids.size + this.contents.size;
 	}
-	return `content\u0000${content}`;
+
+	/** Adds the record; false when it was seen before. */
+	add(record: unknown): boolean {
+		const id = (record as { id?: unknown } | null)?.id;
+		if (typeof id === 'string' || typeof id === 'number') return addNew(this.ids, id);
+		return addNew(this.contents, contentOf(record));
+	}
+}
+
+function addNew<T>(set: Set<T>, key: T): boolean {
+	if (set.has(key)) return false;
+	set.add(key);
+	return true;
+}
+
+function contentOf(record: unknown): string {
+	try {
+		return JSON.stringify(record) ?? String(record);
+	} catch {
+		return String(record);
+	}
 }
