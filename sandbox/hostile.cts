@@ -60,7 +60,11 @@ export function trickling(answer: ScriptedAnswer, bytes: number, everyMs: number
 	return { ...answer, trickle: { bytes, everyMs } };
 }
 
-const STATUS_TEXT: Record<number, string> = { 200: 'OK', 404: 'Not Found', 500: 'Internal Server Error' };
+const STATUS_TEXT: Record<number, string> = {
+	200: 'OK',
+	404: 'Not Found',
+	500: 'Internal Server Error',
+};
 
 /** One whole HTTP/1.1 answer as raw text: status line, headers, the JSON body. */
 function rawHttpAnswer(status: number, json: unknown): Buffer {
@@ -86,7 +90,9 @@ export function slowHeadAnswer(
 	bytes: number,
 	everyMs: number,
 ): ScriptedAnswer {
-	return { wire: { pieces: inPieces(rawHttpAnswer(reply.status, reply.json ?? {}), bytes), everyMs } };
+	return {
+		wire: { pieces: inPieces(rawHttpAnswer(reply.status, reply.json ?? {}), bytes), everyMs },
+	};
 }
 
 /** Interim answers without end: `HTTP/1.1 102 Processing`, one every `everyMs`, never a final one. */
@@ -113,7 +119,10 @@ export function endlessHeaderLines(everyMs: number): ScriptedAnswer {
  * (after the window-size bits, in the first byte).
  */
 const EMPTY_UNITS = {
-	gzip: { start: Buffer.alloc(0), unit: Buffer.from('1f8b080000000000000303000000000000000000', 'hex') },
+	gzip: {
+		start: Buffer.alloc(0),
+		unit: Buffer.from('1f8b080000000000000303000000000000000000', 'hex'),
+	},
 	deflate: { start: Buffer.from('789c', 'hex'), unit: Buffer.from('000000ffff', 'hex') },
 	br: { start: Buffer.from('0c', 'hex'), unit: Buffer.from('06', 'hex') },
 } as const;

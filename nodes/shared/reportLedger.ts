@@ -50,12 +50,7 @@ export class ReportLedger {
 	async walk(
 		qs: IDataObject,
 		visit: (records: ServiceReport[]) => boolean | void,
-		options: {
-			itemIndex?: number;
-			deadline?: number;
-			pageSize?: number;
-			acceptIncomplete?: boolean;
-		} = {},
+		options: Parameters<AdPerformanceClient['walk']>[3] = {},
 	): Promise<void> {
 		const clock = this.client.clock;
 		await this.client.walk<ServiceReport>(
@@ -396,8 +391,6 @@ export class ReportSweep {
 				}
 				return seen.size < wanted.size;
 			},
-			// A sweep infers nothing from what it did not see (see above): a page that contradicts
-			// itself (a lagging index) ends the sweep, and the next one looks again.
 			{ deadline, acceptIncomplete: true },
 		);
 		return seen;

@@ -20,7 +20,9 @@ registerNodeType(WAIT_NODE, () => new AdPerformanceWaitForReport());
 const service = useHostileService();
 
 /** Wait for Ad Report (Timeout 2 s) on a completed report while the list is answered by `answer`. */
-async function waitWhileListIs(answer: (real: () => { status: number; json?: unknown }) => ScriptedAnswer) {
+async function waitWhileListIs(
+	answer: (real: () => { status: number; json?: unknown }) => ScriptedAnswer,
+) {
 	const [report] = service.fake.addReports(1, { status: 'completed' });
 	service.fake.intercept({
 		method: 'GET',

@@ -71,7 +71,12 @@ function firstAccountRemovedAfterPageOne(accounts: IDataObject[]) {
 				status: 200,
 				json: {
 					data: list.slice((page - 1) * size, page * size),
-					pagination: { total: list.length, page, page_size: size, hasMore: page * size < list.length },
+					pagination: {
+						total: list.length,
+						page,
+						page_size: size,
+						hasMore: page * size < list.length,
+					},
 					meta: { remaining_requests: 100 },
 				},
 			};

@@ -113,11 +113,7 @@ export const accountConnections = eventKind<AccountSnapshot>({
 		// Without a filter the first account will do, so one small page is enough.
 		const {
 			accounts: [account],
-		} = await listAccounts(
-			client,
-			settings.accountId,
-			settings.accountId ? {} : { limit: 1 },
-		);
+		} = await listAccounts(client, settings.accountId, settings.accountId ? {} : { limit: 1 });
 		if (!account) return [];
 		const currentStatus = statusOf(account);
 		// A sample of the output shape: the status as it is now on both sides.

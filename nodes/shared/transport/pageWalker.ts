@@ -72,8 +72,7 @@ export async function walkPages<T extends IDataObject>(
 		for (const record of records) if (seen.add(record)) fresh++;
 		if (visit(records) === false || problem !== undefined) return { complete: false };
 		const { hasMore, total } = pagingOf(envelope.pagination);
-		agreedTotal =
-			agreedTotal === undefined || agreedTotal === total ? (total ?? null) : null;
+		agreedTotal = agreedTotal === undefined || agreedTotal === total ? (total ?? null) : null;
 		if (!(hasMore ?? records.length === pageSize) || records.length === 0) {
 			return { complete: agreedTotal !== null && seen.size === agreedTotal };
 		}
