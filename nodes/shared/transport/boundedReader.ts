@@ -273,18 +273,15 @@ async function* boundedChunks(
 		const chunks = body[Symbol.asyncIterator]();
 		let read = 0;
 		for (;;) {
-			let next: IteratorResult<unknown>;
-			try {
-				next = await beforeStop(chunks.next(), deadline);
-			} catch (error) {
-				// The wire count destroyed the body: its error (premature close) says less.
-				if (wireExceeded?.() && !deadline.reason) {
-					yield new AnswerTooLarge(maxBytes, 'wire');
-					return;
-				}
-				throw error;
-			}
-			if (wireExceeded?.()) {
+			const next = await beforeStop(chunks.next(), deadline).then(
+				(result) => result,
+				(error: unknown) => {
+					// The wire count destroyed the body: its error (premature close) says less.
+					if (wireExceeded?.() && !deadline.reason) return undefined;
+					throw error;
+				},
+			);
+			if (next === undefined || wireExceeded?.()) {
 				yield new AnswerTooLarge(maxBytes, 'wire');
 				return;
 			}
