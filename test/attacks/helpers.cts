@@ -10,7 +10,7 @@ import tls from 'node:tls';
 import { startOtherOrigin, type LoggedRequest, type OtherOrigin } from '../../sandbox/index.cjs';
 import { captureLogs, expectNoKey } from '../faults/matrix.cjs';
 import type { RunWorkflowResult, WorkflowNodeInput } from '../harness/run-workflow.cjs';
-import { apiRequests, run, useFakeService, type TestService } from '../nodes/helpers.cjs';
+import { adNode, apiRequests, run, useFakeService, type TestService } from '../nodes/helpers.cjs';
 
 export interface HostileService extends TestService {
 	/** A second local server on another origin (where hostile redirects and links lead). */
@@ -196,4 +196,14 @@ export async function streamedAnswers(
 		}
 		await new Promise((resolve) => setTimeout(resolve, 20));
 	}
+}
+
+/** Account → Get Many with Return All and one attempt: what a read does with one answer. */
+export function allAccountsOnce() {
+	return adNode({
+		resource: 'account',
+		operation: 'getAll',
+		returnAll: true,
+		requestOptions: { maxAttempts: 1 },
+	});
 }

@@ -8,8 +8,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { SERVICE_VERSION } from '../../sandbox/index.cjs';
 import { ActiveTrigger } from '../nodes/AdPerformanceTrigger/poll-harness.cjs';
-import { adNode } from '../nodes/helpers.cjs';
-import { errorText, runAttack, useHostileService } from './helpers.cjs';
+import { allAccountsOnce, errorText, runAttack, useHostileService } from './helpers.cjs';
 
 const service = useHostileService();
 
@@ -90,14 +89,7 @@ const CONTRADICTION =
 describe('a listing is complete only when it agrees with itself', () => {
 	test('Account → Get Many: a page with total 250, hasMore false and 100 records is a protocol error', async () => {
 		firstPageSaysLast();
-		const result = await runAttack(service, [
-			adNode({
-				resource: 'account',
-				operation: 'getAll',
-				returnAll: true,
-				requestOptions: { maxAttempts: 1 },
-			}),
-		]);
+		const result = await runAttack(service, [allAccountsOnce()]);
 		expect(result.error?.message).toBe(CONTRADICTION);
 		expect(errorText(result)).not.toMatch(/made no progress/);
 	});

@@ -7,8 +7,7 @@
  */
 import { ANSWER_LIMITS } from '../../nodes/shared/limits';
 import { endlessEmptyCoding } from '../../sandbox/index.cjs';
-import { adNode } from '../nodes/helpers.cjs';
-import { runAttack, streamedAnswers, useHostileService } from './helpers.cjs';
+import { allAccountsOnce, runAttack, streamedAnswers, useHostileService } from './helpers.cjs';
 
 const service = useHostileService();
 
@@ -29,14 +28,7 @@ describe('packed bytes count against the limit as they arrive', () => {
 				pathPrefix: '/v1/accounts',
 				respond: () => endlessEmptyCoding(coding),
 			});
-			const result = await runAttack(service, [
-				adNode({
-					resource: 'account',
-					operation: 'getAll',
-					returnAll: true,
-					requestOptions: { maxAttempts: 1 },
-				}),
-			]);
+			const result = await runAttack(service, [allAccountsOnce()]);
 			expect(result.error?.message).toBe(
 				'The service sent an answer that is not in its documented format (GET /v1/accounts): the answer was larger than 16 MiB, the limit for it; reading stopped there',
 			);
