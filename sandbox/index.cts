@@ -18,7 +18,16 @@ export type {
 } from './server.cjs';
 export { SERVICE_VERSION } from './server.cjs';
 export { startOtherOrigin, type OtherOrigin } from './other-origin.cjs';
-export { endlessFileAnswer, endlessJsonAnswer, gzipBombAnswer, trickling } from './hostile.cjs';
+export {
+	endlessEmptyCoding,
+	endlessFileAnswer,
+	endlessHeaderLines,
+	endlessInterimAnswers,
+	endlessJsonAnswer,
+	gzipBombAnswer,
+	slowHeadAnswer,
+	trickling,
+} from './hostile.cjs';
 export type { StreamingOptions } from './streaming.cjs';
 export type { Account, Campaign, Report, Diagnostic } from './types.cjs';
 

@@ -148,6 +148,13 @@ export interface ScriptedAnswer extends StreamingOptions {
 	truncateAfterBytes?: number;
 	/** Real milliseconds to wait before answering. */
 	delayMs?: number;
+	/**
+	 * Raw bytes for the socket, head included, bypassing Node's HTTP writer (every other field
+	 * but `delayMs` is ignored): a status line sent slowly, interim (1xx) answers or header lines
+	 * without end (see hostile.cts). Each piece is written, then `everyMs` real milliseconds pass;
+	 * the connection is closed after the last piece, or as soon as the client leaves.
+	 */
+	wire?: { pieces: Iterable<string | Buffer>; everyMs: number };
 }
 
 /**
@@ -550,6 +557,7 @@ export class FakeServer {
 		answer: ScriptedAnswer,
 	): Promise<void> {
 		if (answer.delayMs) await sleep(answer.delayMs);
+		if (answer.wire) return this.sendWire(res, entry, answer.wire);
 		if (
 			answer.reply &&
 			answer.truncateAfterBytes === undefined &&
@@ -714,6 +722,32 @@ export class FakeServer {
 			reply = error(500, 'api_error', 'An unexpected error occurred.');
 		}
 		return this.send(res, entry, reply);
+	}
+
+	/** Writes a ScriptedAnswer's `wire` pieces to the socket as they are (see ScriptedAnswer). */
+	private async sendWire(
+		res: ServerResponse,
+		entry: LoggedRequest,
+		wire: NonNullable<ScriptedAnswer['wire']>,
+	): Promise<void> {
+		const socket = res.socket;
+		if (!socket) return;
+		const started = Date.now();
+		const outcome = { bodyBytes: 0, sentBytes: 0, closedByClient: false };
+		let gone = false;
+		socket.once('close', () => (gone = true));
+		for (const piece of wire.pieces) {
+			if (gone || socket.destroyed) {
+				outcome.closedByClient = true;
+				break;
+			}
+			const bytes = Buffer.isBuffer(piece) ? piece : Buffer.from(piece, 'latin1');
+			outcome.sentBytes += bytes.length;
+			socket.write(bytes);
+			await sleep(wire.everyMs);
+		}
+		if (!outcome.closedByClient) socket.end();
+		entry.streamed = { ...outcome, durationMs: Date.now() - started };
 	}
 
 	private drop(req: IncomingMessage): void {

@@ -34,7 +34,7 @@ export async function walkReports(
 	client: AdPerformanceClient,
 	qs: IDataObject,
 	visit: (records: ServiceReport[]) => boolean | void,
-	options: { itemIndex?: number; deadline?: number; pageSize?: number } = {},
+	options: Parameters<AdPerformanceClient['walk']>[3] = {},
 ): Promise<void> {
 	const clock = client.clock;
 	await client.walk<ServiceReport>(
@@ -396,7 +396,7 @@ export class ReportSweep {
 				}
 				return seen.size < wanted.size;
 			},
-			{ deadline },
+			{ deadline, acceptIncomplete: true },
 		);
 		return seen;
 	}

@@ -15,13 +15,17 @@ import {
 	endlessJsonAnswer,
 	gzipBombAnswer,
 	trickling,
-	type LoggedRequest,
 } from '../../sandbox/index.cjs';
 import { harnessUserFolder } from '../harness/env.cjs';
 import type { RunWorkflowResult } from '../harness/run-workflow.cjs';
 import { registerNodeType } from '../harness/run-workflow.cjs';
 import { adNode, apiRequests, rl, WAIT_NODE } from '../nodes/helpers.cjs';
-import { errorText, runAttack, useHostileService } from './helpers.cjs';
+import {
+	errorText,
+	runAttack,
+	streamedAnswers as streamedOf,
+	useHostileService,
+} from './helpers.cjs';
 
 registerNodeType(WAIT_NODE, () => new AdPerformanceWaitForReport());
 
@@ -47,22 +51,8 @@ async function peakMemoryGrowth<T>(fn: () => Promise<T>): Promise<{ value: T; rs
 	}
 }
 
-/**
- * The fake's record of how its streamed answers to `pathPrefix` ended, once every one of them
- * has ended (the fake notes it just after the client hangs up).
- */
-async function streamedAnswers(
-	pathPrefix: string,
-): Promise<NonNullable<LoggedRequest['streamed']>[]> {
-	for (let waited = 0; ; waited += 20) {
-		const entries = apiRequests(service, { pathPrefix });
-		const ended = entries.filter((entry) => entry.streamed !== undefined);
-		if (ended.length === entries.length || waited >= 3_000) {
-			return ended.map((entry) => entry.streamed!);
-		}
-		await new Promise((resolve) => setTimeout(resolve, 20));
-	}
-}
+/** How the fake's streamed answers to `pathPrefix` ended (see helpers.cts). */
+const streamedAnswers = (pathPrefix: string) => streamedOf(service, pathPrefix);
 
 /** Bytes under the folder (n8n's filesystem binary store lives in the harness's user folder). */
 function folderBytes(folder: string): number {

@@ -7,10 +7,10 @@ import dns from 'node:dns';
 import net from 'node:net';
 import tls from 'node:tls';
 
-import { startOtherOrigin, type OtherOrigin } from '../../sandbox/index.cjs';
+import { startOtherOrigin, type LoggedRequest, type OtherOrigin } from '../../sandbox/index.cjs';
 import { captureLogs, expectNoKey } from '../faults/matrix.cjs';
 import type { RunWorkflowResult, WorkflowNodeInput } from '../harness/run-workflow.cjs';
-import { run, useFakeService, type TestService } from '../nodes/helpers.cjs';
+import { adNode, apiRequests, run, useFakeService, type TestService } from '../nodes/helpers.cjs';
 
 export interface HostileService extends TestService {
 	/** A second local server on another origin (where hostile redirects and links lead). */
@@ -177,5 +177,33 @@ export function editListedReports(service: TestService, edit: (record: IDataObje
 			for (const record of (reply.json as { data: IDataObject[] }).data) edit(record);
 			return { reply };
 		},
+	});
+}
+
+/**
+ * The fake's record of how its streamed answers to `pathPrefix` ended, once every one of them
+ * has ended (the fake notes it just after the client hangs up), or after 3 s.
+ */
+export async function streamedAnswers(
+	service: TestService,
+	pathPrefix: string,
+): Promise<NonNullable<LoggedRequest['streamed']>[]> {
+	for (let waited = 0; ; waited += 20) {
+		const entries = apiRequests(service, { pathPrefix });
+		const ended = entries.filter((entry) => entry.streamed !== undefined);
+		if (ended.length === entries.length || waited >= 3_000) {
+			return ended.map((entry) => entry.streamed!);
+		}
+		await new Promise((resolve) => setTimeout(resolve, 20));
+	}
+}
+
+/** Account → Get Many with Return All and one attempt: what a read does with one answer. */
+export function allAccountsOnce() {
+	return adNode({
+		resource: 'account',
+		operation: 'getAll',
+		returnAll: true,
+		requestOptions: { maxAttempts: 1 },
 	});
 }

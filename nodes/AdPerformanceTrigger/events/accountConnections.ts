@@ -23,6 +23,10 @@ import { eventKind, isEntryList } from './eventKind';
  *     workflow that wants only changes of known accounts filters on previousStatus.
  *   - An account that disappears from the list (removed from the workspace) is emitted once
  *     with `currentStatus: null` and `account: { id }` (the list no longer has its record).
+ *     Absence is read only from a complete listing (pageWalker.ts: every page gave one total,
+ *     and that many accounts were seen). Pages read while accounts come and go can skip one;
+ *     then nothing is inferred from absence, and accounts not seen keep their stored status
+ *     until a complete listing shows them or their absence.
  *   - A missing `connectionStatus` counts as null; unknown values are passed through.
  *   - A change and its reversal between two polls (active → token_expired → active) is not
  *     visible to polling.
@@ -45,10 +49,10 @@ async function listAccounts(
 	client: AdPerformanceClient,
 	accountId: string | undefined,
 	options: { limit?: number; deadline?: number } = {},
-): Promise<ServiceAccount[]> {
+): Promise<{ accounts: ServiceAccount[]; complete: boolean }> {
 	const accounts: ServiceAccount[] = [];
 	const wanted = options.limit ?? Infinity;
-	await client.walk<ServiceAccount>(
+	const { complete } = await client.walk<ServiceAccount>(
 		'/accounts',
 		{},
 		(page) => {
@@ -67,7 +71,7 @@ async function listAccounts(
 		},
 		{ deadline: options.deadline, pageSize: Number.isFinite(wanted) ? wanted : undefined },
 	);
-	return accounts.slice(0, wanted);
+	return { accounts: accounts.slice(0, wanted), complete };
 }
 
 export const accountConnections = eventKind<AccountSnapshot>({
@@ -84,7 +88,7 @@ export const accountConnections = eventKind<AccountSnapshot>({
 	},
 
 	async poll({ client, settings, previous, deadline }) {
-		const accounts = await listAccounts(client, settings.accountId, { deadline });
+		const { accounts, complete } = await listAccounts(client, settings.accountId, { deadline });
 		const statuses = new Map<string, string | null>();
 		const events: IDataObject[] = [];
 		for (const account of accounts) {
@@ -99,18 +103,17 @@ export const accountConnections = eventKind<AccountSnapshot>({
 		}
 		for (const [id, previousStatus] of previous?.statuses ?? []) {
 			if (statuses.has(id)) continue;
-			events.push({ account: { id }, previousStatus, currentStatus: null });
+			if (complete) events.push({ account: { id }, previousStatus, currentStatus: null });
+			else statuses.set(id, previousStatus);
 		}
 		return { events, state: { statuses } };
 	},
 
 	async sample({ client, settings }) {
 		// Without a filter the first account will do, so one small page is enough.
-		const [account] = await listAccounts(
-			client,
-			settings.accountId,
-			settings.accountId ? {} : { limit: 1 },
-		);
+		const {
+			accounts: [account],
+		} = await listAccounts(client, settings.accountId, settings.accountId ? {} : { limit: 1 });
 		if (!account) return [];
 		const currentStatus = statusOf(account);
 		// A sample of the output shape: the status as it is now on both sides.

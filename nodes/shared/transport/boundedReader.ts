@@ -1,4 +1,4 @@
-import * as n8nWorkflow from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
 import { describeBytes } from '../limits';
 
@@ -6,9 +6,9 @@ import { describeBytes } from '../limits';
  * The one reader of every answer body: API answers, error bodies and downloads. n8n's request
  * helper would buffer a body without any limit (and unpack gzip on the way), so requests ask it
  * for a stream and the body is read here, under three bounds at once:
- *   - a byte limit, counted on the bytes read. They come out of the unpacker when the answer is
- *     compressed, so a gzip bomb stops at the limit too; the packed bytes on the wire are
- *     counted against the same limit where the unpacker shows them (`bytesWritten`);
+ *   - a byte limit, counted twice when the answer is packed (gzip, deflate, brotli): on the
+ *     bytes that come out of the unpacker, so a bomb stops at the limit, and on the packed
+ *     bytes as they go in (watchWireBytes), so a stream that unpacks to nothing stops too;
  *   - a total deadline for the whole exchange: an answer trickling in a byte at a time is cut
  *     when the time is up, however lively it looks;
  *   - the execution's cancel signal.
@@ -67,31 +67,45 @@ function formatDuration(ms: number): string {
 
 /** The longest single wait Node.js keeps (a longer one would end at once). */
 const MAX_TIMER_MS = 2_147_483_647;
-/** Where n8n has no abortable sleep (before sleepWithAbort), the deadline is checked this often. */
-const SLICE_MS = 250;
+/**
+ * The deadline is watched in slices of n8n's sleep, each checking whether the exchange is over.
+ * Ending a sleepWithAbort early costs n8n an error with a stack trace, once per request: a
+ * slice ends by itself, at most this long after its exchange.
+ */
+const SLICE_MS = 500;
 
 /**
  * The total deadline and the cancel signal of one exchange, as one signal for the HTTP library
  * (so the request itself, before any answer, is cut too) and one reason to stop for the reader.
  * The deadline is watched with n8n's own sleep (node code may use no timers of its own); the
- * watch ends as soon as the exchange is disposed.
+ * watch ends within a slice once the exchange is disposed.
  */
 export class ExchangeDeadline {
 	readonly endsAt: number;
 	private readonly controller = new AbortController();
-	/** Ends the deadline's watch once the answer is read. */
-	private readonly watch = new AbortController();
+	private disposed = false;
 	private stoppedBy: Error | undefined;
+	/** The cancel signals the exchange stops on (the execution's; any other n8n hands over). */
+	private readonly cancelSignals: AbortSignal[] = [];
 
 	constructor(
 		readonly totalMs: number,
-		private readonly cancelSignal?: AbortSignal,
+		cancelSignal?: AbortSignal,
 	) {
 		const ms = Math.min(MAX_TIMER_MS, Math.max(1, Math.ceil(totalMs)));
 		this.endsAt = Date.now() + ms;
 		void this.watchDeadline();
-		if (cancelSignal?.aborted) this.onCancel();
-		else cancelSignal?.addEventListener('abort', this.onCancel);
+		this.follow(cancelSignal);
+	}
+
+	/** Stops the exchange as cancelled when `cancelSignal` aborts (until disposed). */
+	follow(cancelSignal: AbortSignal | undefined): void {
+		if (!cancelSignal || this.cancelSignals.includes(cancelSignal)) return;
+		if (typeof cancelSignal.addEventListener !== 'function') return;
+		if (cancelSignal.aborted) return this.onCancel();
+		if (this.disposed) return;
+		this.cancelSignals.push(cancelSignal);
+		cancelSignal.addEventListener('abort', this.onCancel);
 	}
 
 	/** Aborts when the time is up or the execution is cancelled. */
@@ -110,26 +124,19 @@ export class ExchangeDeadline {
 
 	/** Ends the deadline's watch and lets go of the cancel signal once the answer is read. */
 	dispose(): void {
-		this.watch.abort();
-		this.cancelSignal?.removeEventListener('abort', this.onCancel);
+		this.disposed = true;
+		for (const signal of this.cancelSignals.splice(0)) {
+			signal.removeEventListener('abort', this.onCancel);
+		}
 	}
 
 	/** Sleeps until the deadline (or until disposed), then stops the exchange if still running. */
 	private async watchDeadline(): Promise<void> {
-		const sleepWithAbort = (
-			n8nWorkflow as { sleepWithAbort?: (ms: number, signal?: AbortSignal) => Promise<void> }
-		).sleepWithAbort;
-		try {
-			for (let left = this.endsAt - Date.now(); left > 0; left = this.endsAt - Date.now()) {
-				if (this.watch.signal.aborted) return;
-				if (typeof sleepWithAbort === 'function') await sleepWithAbort(left, this.watch.signal);
-				else await n8nWorkflow.sleep(Math.min(left, SLICE_MS));
-			}
-		} catch {
-			// The watch was ended (disposed): the exchange finished in time.
-			return;
+		for (let left = this.endsAt - Date.now(); left > 0; left = this.endsAt - Date.now()) {
+			await sleep(Math.min(left, SLICE_MS));
+			if (this.disposed) return;
 		}
-		if (!this.watch.signal.aborted) this.stop(new AnswerTimedOut(this.totalMs));
+		if (!this.disposed) this.stop(new AnswerTimedOut(this.totalMs));
 	}
 
 	private readonly onCancel = () => this.stop(new AnswerCancelled());
@@ -174,10 +181,38 @@ function bytesOf(value: unknown): Buffer {
 	return Buffer.from(typeof value === 'string' ? value : JSON.stringify(value), 'utf8');
 }
 
-/** The packed bytes an unpacking stream (zlib) has taken in so far; 0 for any other stream. */
-function wireBytesOf(body: unknown): number {
-	const taken = (body as { bytesWritten?: unknown }).bytesWritten;
-	return typeof taken === 'number' ? taken : 0;
+interface UnpackingStream {
+	/** The packed bytes zlib has taken in so far (gzip, deflate and brotli alike). */
+	bytesWritten: number;
+	write?: (chunk: unknown, ...rest: unknown[]) => boolean;
+	destroy?: () => void;
+}
+
+/**
+ * Counts the packed bytes of an answer being unpacked (axios pipes the socket into a zlib
+ * stream and hands over its output) as they enter the unpacker, and destroys the body once
+ * they pass `wireLimit`. A stream that unpacks to little or nothing (endless empty gzip members,
+ * empty deflate blocks, brotli metadata blocks) gives the reader no chunk to check, so the count
+ * sits where the bytes arrive. Returns whether the limit was passed; undefined for a body that
+ * is not being unpacked (its bytes read are its bytes on the wire).
+ */
+function watchWireBytes(body: unknown, wireLimit: number): (() => boolean) | undefined {
+	const stream = body as Partial<UnpackingStream>;
+	if (typeof stream.bytesWritten !== 'number') return undefined;
+	const unpacker = stream as UnpackingStream;
+	let exceeded = false;
+	const write = unpacker.write;
+	if (typeof write === 'function') {
+		let wire = unpacker.bytesWritten;
+		unpacker.write = function (chunk: unknown, ...rest: unknown[]): boolean {
+			wire += (chunk as { length?: number } | null)?.length ?? 0;
+			if (wire > wireLimit) exceeded = true;
+			if (!exceeded) return write.call(this, chunk, ...rest);
+			discardBody(unpacker);
+			return false;
+		};
+	}
+	return () => exceeded || unpacker.bytesWritten > wireLimit;
 }
 
 /** Packing bytes that do not pack adds a little (block headers, gzip's header): allow for it. */
@@ -234,11 +269,22 @@ async function* boundedChunks(
 			else if (bytes.length > 0) yield bytes;
 			return;
 		}
+		const wireExceeded = watchWireBytes(body, wireLimitOf(maxBytes));
 		const chunks = body[Symbol.asyncIterator]();
-		const wireLimit = wireLimitOf(maxBytes);
 		let read = 0;
 		for (;;) {
-			const next = await beforeStop(chunks.next(), deadline);
+			const next = await beforeStop(chunks.next(), deadline).then(
+				(result) => result,
+				(error: unknown) => {
+					// The wire count destroyed the body: its error (premature close) says less.
+					if (wireExceeded?.() && !deadline.reason) return undefined;
+					throw error;
+				},
+			);
+			if (next === undefined || wireExceeded?.()) {
+				yield new AnswerTooLarge(maxBytes, 'wire');
+				return;
+			}
 			if (next.done) {
 				ended = true;
 				return;
@@ -247,11 +293,6 @@ async function* boundedChunks(
 			read += chunk.length;
 			if (read > maxBytes) {
 				yield new AnswerTooLarge(maxBytes, 'read');
-				return;
-			}
-			// Checked as chunks come out: packed data that unpacks to nothing meets the deadline.
-			if (wireBytesOf(body) > wireLimit) {
-				yield new AnswerTooLarge(maxBytes, 'wire');
 				return;
 			}
 			yield chunk;

@@ -18,7 +18,7 @@ import { Redactor } from '../redaction';
 import type { ListEnvelope } from '../types';
 import { CancellableWait } from './cancellableWait';
 import { CREDENTIAL_TYPE, headerOf, type RawResponse, type RequestContext } from './exchange';
-import { collectPages, MAX_PAGE_SIZE, walkPages } from './pageWalker';
+import { collectPages, MAX_PAGE_SIZE, walkPages, type WalkResult } from './pageWalker';
 import type { Attempt, AttemptRules, Round } from './attempts';
 import { RequestPipeline, type RequestSpec } from './pipeline';
 import { pacerFor } from './rateLimiter';
@@ -260,6 +260,7 @@ export class AdPerformanceClient {
 				await this.listPage<T>(path, qs, page, pageSize, { itemIndex: options.itemIndex }),
 			wanted,
 			(problem) => this.errors.pagination(path, problem, options.itemIndex),
+			(problem) => this.listContradiction(path, problem, options.itemIndex),
 		);
 	}
 
@@ -268,9 +269,15 @@ export class AdPerformanceClient {
 		path: string,
 		qs: IDataObject,
 		visit: (records: T[]) => boolean | void,
-		options: { itemIndex?: number; deadline?: number; pageSize?: number } = {},
-	): Promise<void> {
-		await walkPages<T>(
+		options: {
+			itemIndex?: number;
+			deadline?: number;
+			pageSize?: number;
+			/** A page that contradicts itself ends the walk as incomplete instead of failing it. */
+			acceptIncomplete?: boolean;
+		} = {},
+	): Promise<WalkResult> {
+		return await walkPages<T>(
 			async (page, pageSize) =>
 				await this.listPage<T>(path, qs, page, pageSize, {
 					itemIndex: options.itemIndex,
@@ -278,8 +285,19 @@ export class AdPerformanceClient {
 				}),
 			visit,
 			(problem) => this.errors.pagination(path, problem, options.itemIndex),
-			{ pageSize: options.pageSize ?? MAX_PAGE_SIZE, deadline: options.deadline },
+			{
+				pageSize: options.pageSize ?? MAX_PAGE_SIZE,
+				deadline: options.deadline,
+				contradiction: options.acceptIncomplete
+					? undefined
+					: (problem) => this.listContradiction(path, problem, options.itemIndex),
+			},
 		);
+	}
+
+	/** A page of the list at `path` that contradicts itself (pageWalker.ts). */
+	private listContradiction(path: string, problem: string, itemIndex?: number): NodeApiError {
+		return this.errors.protocol(problem, { method: 'GET', path, itemIndex, resendable: false });
 	}
 
 	/**

@@ -103,6 +103,38 @@ export function checkList<T>(value: unknown): ListEnvelope<T> {
 	return value as unknown as ListEnvelope<T>;
 }
 
+function positiveInteger(value: unknown): number | undefined {
+	return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined;
+}
+
+/**
+ * What a page of a list says against itself, from its own numbers: its record count, `total`,
+ * `hasMore`, `page` and `page_size` (the spec's pagination object); undefined when they agree.
+ * Pages before the last hold `page_size` records each, so a page that says it is the last
+ * (`hasMore: false`) ends the list at record (page − 1) × page_size + count, which must be the
+ * total, or hold nothing when it is past the end (the list shrank while it was read):
+ * `total: 250, hasMore: false` with 100 records on page 1 would make 150 records vanish. The
+ * last page may hold fewer records than the page size; no page more than the total. A page
+ * that says there is more is held to its progress by pageWalker.ts, not here: records may shift
+ * while the pages are read.
+ */
+export function pageContradiction(
+	count: number,
+	pagination: Pagination | undefined,
+): string | undefined {
+	if (!pagination) return undefined;
+	const { total, hasMore } = pagingOf(pagination);
+	if (total !== undefined && count > total) {
+		return `its page held ${count} records, more than the total of ${total} it gave`;
+	}
+	const page = positiveInteger(pagination.page);
+	if (hasMore !== false || total === undefined || page === undefined) return undefined;
+	const pageSize = positiveInteger(pagination.page_size);
+	const before = page === 1 ? 0 : pageSize === undefined ? undefined : (page - 1) * pageSize;
+	if (before === undefined || count === Math.max(0, total - before)) return undefined;
+	return `page ${page} said it was the last (hasMore: false) with ${before + count} records in all, yet gave a total of ${total}`;
+}
+
 export function checkRecord<T>(value: unknown): SingleEnvelope<T> {
 	if (!isRecord(value)) throw new ProtocolError('the answer was not a JSON object');
 	if (!isRecord(value.data)) {

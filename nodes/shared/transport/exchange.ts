@@ -106,7 +106,6 @@ export async function sendFollowingRedirects(
 				disableFollowRedirect: true,
 				// Silence before the answer's head; the total deadline bounds everything.
 				timeout: Math.min(ANSWER_LIMITS.requestMs, deadline.remainingMs()),
-				abortSignal: deadline.signal,
 				// n8n's helper would buffer (and unpack) any amount: the answer is read by us.
 				encoding: 'stream',
 				json: false,
@@ -116,6 +115,7 @@ export async function sendFollowingRedirects(
 				options.body = JSON.stringify(body);
 				options.headers = { ...options.headers, 'content-type': 'application/json' };
 			}
+			keepDeadlineSignal(options, deadline);
 			let response: RawResponse;
 			try {
 				response = isServiceOrigin(hop.baseUrl, url)
@@ -164,6 +164,23 @@ export async function sendFollowingRedirects(
 		// A streamed body keeps the deadline until it is read (boundedReader.ts lets it go).
 		if (!handedOver) deadline.dispose();
 	}
+}
+
+/**
+ * Makes the deadline's signal the request's `abortSignal` for good, so the deadline cuts the
+ * connect, the status line and the headers (interim 1xx answers included), not only the body.
+ * n8n's httpRequestWithAuthentication assigns the execution's cancel signal to that option
+ * (n8n-core 1.84 to 2.8 at least), which would leave the head of the answer to the library's
+ * idle timeout, which any trickle defeats. The signal n8n assigns is followed instead: the
+ * exchange stops when it aborts, as it does on the execution's cancel signal.
+ */
+function keepDeadlineSignal(options: IHttpRequestOptions, deadline: ExchangeDeadline): void {
+	Object.defineProperty(options, 'abortSignal', {
+		enumerable: true,
+		configurable: true,
+		get: () => deadline.signal,
+		set: (assigned: unknown) => deadline.follow(assigned as AbortSignal | undefined),
+	});
 }
 
 function isSuccess(statusCode: number): boolean {

@@ -2,17 +2,34 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { ListEnvelope } from '../types';
 import { DeadlineReached } from '../errors';
-import { pagingOf } from './envelope';
+import { pageContradiction, pagingOf } from './envelope';
 
 /** The most records one page may ask for (the service's cap). */
 export const MAX_PAGE_SIZE = 100;
 /** A walk that needs more pages than this is not a list any workflow wants (1,000,000 records). */
 const MAX_PAGES = 10_000;
 
+/** What a walk that was not stopped by its visitor learnt about the list as a whole. */
+export interface WalkResult {
+	/**
+	 * Whether the pages read make one consistent listing: the walk reached the last page, every
+	 * page gave the same total, and the distinct records seen are that many. Pages read while
+	 * records are added or removed may skip one or repeat one (the list shifts under its page
+	 * numbers); only a complete listing tells what is no longer there.
+	 */
+	complete: boolean;
+}
+
 export interface WalkOptions {
 	pageSize?: number;
 	/** n8n time (ms) after which the walk stops with DeadlineReached. */
 	deadline?: number;
+	/**
+	 * Builds the error for a page that contradicts itself (envelope.ts, pageContradiction),
+	 * thrown before its records are visited. Without it such a page is visited and ends the walk
+	 * as incomplete: for a reader that infers nothing from what it did not see.
+	 */
+	contradiction?: (problem: string) => Error;
 }
 
 /**
@@ -25,17 +42,21 @@ export interface WalkOptions {
  *   - more pages than the announced `total` allows (plus one, as records shift while we read),
  *     or more than MAX_PAGES, end it with an error too.
  * Pages are visited as they are, never spread into argument lists (a page of 200,000 records
- * would overflow the call stack).
+ * would overflow the call stack). A page that contradicts itself (`total: 250, hasMore: false`
+ * and 100 records) is an error, or ends an incomplete walk (WalkOptions.contradiction); whether
+ * the pages together make a complete listing is the walk's result.
  */
 export async function walkPages<T extends IDataObject>(
 	readPage: (page: number, pageSize: number) => Promise<ListEnvelope<T>>,
 	visit: (records: T[]) => boolean | void,
 	noProgress: (problem: string) => Error,
 	options: WalkOptions = {},
-): Promise<void> {
+): Promise<WalkResult> {
 	const pageSize = options.pageSize ?? MAX_PAGE_SIZE;
-	const seen = new Set<string>();
+	const seen = new SeenRecords();
 	let pageLimit = MAX_PAGES;
+	/** The total every page gave so far; null once one gave none or another one. */
+	let agreedTotal: number | null | undefined;
 	for (let page = 1; ; page++) {
 		if (page > pageLimit) {
 			throw noProgress(`it announced more records after page ${page - 1}, past the total it gave`);
@@ -45,17 +66,16 @@ export async function walkPages<T extends IDataObject>(
 		}
 		const envelope = await readPage(page, pageSize);
 		const records = envelope.data;
+		const problem = pageContradiction(records.length, envelope.pagination);
+		if (problem !== undefined && options.contradiction) throw options.contradiction(problem);
 		let fresh = 0;
-		for (const record of records) {
-			const key = recordKey(record);
-			if (!seen.has(key)) {
-				fresh++;
-				seen.add(key);
-			}
-		}
-		if (visit(records) === false) return;
+		for (const record of records) if (seen.add(record)) fresh++;
+		if (visit(records) === false || problem !== undefined) return { complete: false };
 		const { hasMore, total } = pagingOf(envelope.pagination);
-		if (!(hasMore ?? records.length === pageSize) || records.length === 0) return;
+		agreedTotal = agreedTotal === undefined || agreedTotal === total ? (total ?? null) : null;
+		if (!(hasMore ?? records.length === pageSize) || records.length === 0) {
+			return { complete: agreedTotal !== null && seen.size === agreedTotal };
+		}
 		if (fresh === 0) {
 			throw noProgress(`page ${page} held only records of earlier pages, yet it announced more`);
 		}
@@ -63,11 +83,15 @@ export async function walkPages<T extends IDataObject>(
 	}
 }
 
-/** Up to `wanted` records of a list, read with pages no larger than needed. */
+/**
+ * Up to `wanted` records of a list, read with pages no larger than needed; a page that
+ * contradicts itself fails it with `contradiction`'s error, or ends it where it is without one.
+ */
 export async function collectPages<T extends IDataObject>(
 	readPage: (page: number, pageSize: number) => Promise<ListEnvelope<T>>,
 	wanted: number,
 	noProgress: (problem: string) => Error,
+	contradiction?: (problem: string) => Error,
 ): Promise<T[]> {
 	const records: T[] = [];
 	await walkPages<T>(
@@ -80,23 +104,42 @@ export async function collectPages<T extends IDataObject>(
 			return records.length < wanted;
 		},
 		noProgress,
-		{ pageSize: Math.min(MAX_PAGE_SIZE, wanted) },
+		{ pageSize: Math.min(MAX_PAGE_SIZE, wanted), contradiction },
 	);
 	return records;
 }
 
 /**
- * What tells a record apart from the others: its id when it has a usable one, else its content
- * (a service that repeats id-less records is repeating itself all the same).
+ * The records a walk has seen, told apart by their id when they have a usable one, else by
+ * their content (a service that repeats id-less records is repeating itself all the same).
+ * Ids are kept as they are, strings and numbers apart, so a page costs no key building.
  */
-function recordKey(record: unknown): string {
-	const id = (record as { id?: unknown } | null)?.id;
-	if (typeof id === 'string' || typeof id === 'number') return `id\u0000${id}`;
-	let content: string;
-	try {
-		content = JSON.stringify(record) ?? String(record);
-	} catch {
-		content = String(record);
+class SeenRecords {
+	private readonly ids = new Set<string | number>();
+	private readonly contents = new Set<string>();
+
+	get size(): number {
+		return this.ids.size + this.contents.size;
 	}
-	return `content\u0000${content}`;
+
+	/** Adds the record; false when it was seen before. */
+	add(record: unknown): boolean {
+		const id = (record as { id?: unknown } | null)?.id;
+		if (typeof id === 'string' || typeof id === 'number') return addNew(this.ids, id);
+		return addNew(this.contents, contentOf(record));
+	}
+}
+
+function addNew<T>(set: Set<T>, key: T): boolean {
+	if (set.has(key)) return false;
+	set.add(key);
+	return true;
+}
+
+function contentOf(record: unknown): string {
+	try {
+		return JSON.stringify(record) ?? String(record);
+	} catch {
+		return String(record);
+	}
 }
