@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { dataTableRows, ensureDataTables, EXAMPLE_DATA_TABLES } from '../e2e/data-tables.mjs';
-import { createInstance } from '../e2e/n8n-instance.mjs';
+import { createInstance, unflatten } from '../e2e/n8n-instance.mjs';
 import { REPO_ROOT } from '../e2e/pack.mjs';
 import { startFakeProcess } from '../e2e/sandbox-process.mjs';
 import { startMailCatcher } from '../mail/mail-catcher.mjs';
@@ -495,26 +495,6 @@ function executionsOf(pg, workflowId, { allModes = false } = {}) {
 				stoppedAt: stoppedAt ? Number(stoppedAt) : undefined,
 			};
 		});
-}
-
-/**
- * n8n keeps run data in the `flatted` format: a JSON array whose first entry is the root, and in
- * which every string and every object inside an object or array is the index of its entry.
- */
-function unflatten(text) {
-	const table = JSON.parse(text);
-	const built = new Map();
-	const entry = (index) => {
-		const value = table[index];
-		if (typeof value !== 'object' || value === null) return value;
-		if (built.has(index)) return built.get(index);
-		const out = Array.isArray(value) ? [] : {};
-		built.set(index, out);
-		for (const [key, item] of Object.entries(value))
-			out[key] = typeof item === 'string' ? entry(Number(item)) : item;
-		return out;
-	};
-	return entry(0);
 }
 
 /**
