@@ -386,3 +386,47 @@ export async function executeWorkflowInEditor({ baseUrl, email, password, workfl
 		if (!given) await browser.close().catch(() => {});
 	}
 }
+
+/**
+ * Opens a saved workflow in the editor and the parameter panel of its node `nodeName` (by
+ * double-clicking it on the canvas, as a user does), then screenshots the panel.
+ */
+export async function openNodeInWorkflow({ baseUrl, email, password, workflowId, nodeName, screenshotPath, browser: given, timeoutMs = 30_000 }) {
+	const browser = given ?? (await launchBrowser());
+	const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+	const page = await context.newPage();
+	try {
+		await login(page, { baseUrl, email, password, timeoutMs });
+		await page.goto(`${baseUrl}/workflow/${workflowId}`, { timeout: timeoutMs });
+		const node = page.locator(`[data-test-id="canvas-node"][data-node-name="${nodeName}"]`).first();
+		await node.waitFor({ state: 'visible', timeout: timeoutMs });
+		await node.dblclick();
+		await page.locator(SELECTORS.ndv).first().waitFor({ state: 'visible', timeout: timeoutMs });
+		await page.waitForTimeout(1_000); // parameters and list searches settle
+		if (screenshotPath) await page.screenshot({ path: screenshotPath });
+		return (await page.locator(SELECTORS.ndv).first().innerText()).trim();
+	} catch (e) {
+		if (screenshotPath) await page.screenshot({ path: screenshotPath.replace(/(\.png)?$/, '.failure.png') }).catch(() => {});
+		throw e;
+	} finally {
+		await context.close().catch(() => {});
+		if (!given) await browser.close().catch(() => {});
+	}
+}
+
+/** Screenshot of a page that needs no login (e.g. the demo inbox); returns its visible text. */
+export async function screenshotUrl({ url, screenshotPath, browser: given, viewport = { width: 1280, height: 1000 } }) {
+	const browser = given ?? (await launchBrowser());
+	const context = await browser.newContext({ viewport });
+	const page = await context.newPage();
+	try {
+		await page.goto(url);
+		await page.waitForLoadState('load');
+		await page.waitForTimeout(500);
+		await page.screenshot({ path: screenshotPath });
+		return page.locator('body').innerText();
+	} finally {
+		await context.close().catch(() => {});
+		if (!given) await browser.close().catch(() => {});
+	}
+}

@@ -342,13 +342,8 @@ export async function startQueueCluster({
 		// 60 active client accounts: the sandbox's own active ones plus new ones with campaigns
 		const state = async () => (await sandbox.state()).data;
 		const active = (await state()).accounts.filter((a) => a.connectionStatus === 'active');
-		for (let i = active.length; i < activeAccounts; i++) {
-			const res = await sandbox.control('POST', '/__fake/accounts', {
-				name: `Client ${String(i + 1).padStart(2, '0')}`,
-				connectionStatus: 'active',
-			});
-			await sandbox.control('POST', '/__fake/campaigns', { accountId: res.data.id, count: 3 });
-		}
+		for (let i = active.length; i < activeAccounts; i++)
+			await sandbox.addAccount({ name: `Client ${String(i + 1).padStart(2, '0')}` });
 		const accounts = (await state()).accounts.filter((a) => a.connectionStatus === 'active');
 		if (accounts.length !== activeAccounts)
 			throw new Error(`sandbox has ${accounts.length} active accounts, not ${activeAccounts}`);

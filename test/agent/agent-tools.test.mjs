@@ -1,6 +1,7 @@
 // Proof of the tool variants (issue 21, docs/agent-tools.md) in a real n8n: n8n's AI Agent 3.1 with
 // its OpenAI Chat Model pointed at the scripted model (scripts/agent/scripted-model.mjs), and an
-// activated MCP Server Trigger called by a small JSON-RPC client, both with one tool node per
+// activated MCP Server Trigger called by the official MCP TypeScript SDK client (Streamable HTTP),
+// both with one tool node per
 // operation, each added as a user adds it (only Resource and Operation set). The assertions are on
 // what the model was offered (tool names, schemas, descriptions) and what it received (tool
 // messages), and on the sandbox's request log. `npm run test:agent`.
@@ -16,12 +17,15 @@
 // the last suite) and still writes the figures.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
 import { CREDENTIALS, startAgentHarness } from '../../scripts/agent/harness.mjs';
-import { connectMcp } from '../../scripts/agent/mcp-client.mjs';
 import { parseToolContent } from '../../scripts/agent/scripted-model.mjs';
 import {
 	agentWorkflow,
@@ -60,6 +64,38 @@ const PATHS = {
 	mcpRevoked: 'ad-performance-revoked',
 };
 const live = (op) => toolNode(op, CREDENTIALS.adLive);
+
+/** The importable MCP server example (examples/), bound to the harness's credentials. */
+const MCP_TOKEN = `agent-test-${crypto.randomBytes(16).toString('hex')}`;
+const MCP_BEARER = { id: 'mcp-bearer', name: 'Ad Performance MCP token' };
+function mcpServerExample() {
+	const wf = JSON.parse(
+		fs.readFileSync(path.join(REPO_ROOT, 'examples', 'ad-performance-mcp-server.json'), 'utf8'),
+	);
+	for (const node of wf.nodes)
+		if (node.credentials?.adPerformanceApi)
+			node.credentials = { adPerformanceApi: CREDENTIALS.adLive };
+	return { ...wf, id: undefined, name: 'MCP: every tool (the example)' };
+}
+
+/**
+ * An MCP client session through the official SDK (Streamable HTTP): { client, transport, close }.
+ * `headers` go with every request (the example's bearer token).
+ */
+async function connectMcp(url, headers = {}) {
+	const client = new Client({ name: 'ad-performance-agent-test', version: '1.0.0' });
+	const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
+	await client.connect(transport);
+	return {
+		client,
+		transport,
+		async close() {
+			await transport.terminateSession().catch(() => {});
+			await client.close();
+		},
+	};
+}
+const withToken = { authorization: `Bearer ${MCP_TOKEN}` };
 const listOps = TOOL_OPERATIONS.filter((op) => op.operation === 'getAll');
 
 const WORKFLOWS = [
@@ -81,7 +117,8 @@ const WORKFLOWS = [
 		openAiCredential: CREDENTIALS.openAi,
 		tools: listOps.map((op) => toolNode(op, CREDENTIALS.adLive, { extra: { returnAll: true } })),
 	}),
-	mcpWorkflow({ name: 'MCP: every tool', path: PATHS.mcp, tools: TOOL_OPERATIONS.map(live) }),
+	// examples/ad-performance-mcp-server.json: every tool, behind bearer authentication
+	mcpServerExample(),
 	mcpWorkflow({
 		name: 'MCP: revoked key',
 		path: PATHS.mcpRevoked,
@@ -128,22 +165,18 @@ before(async () => {
 		tarball,
 		workflows: WORKFLOWS,
 		unpublished: PUBLISH_CHECK,
+		credentials: [{ ...MCP_BEARER, type: 'httpBearerAuth', data: { token: MCP_TOKEN } }],
 		timeScale: TIME_SCALE,
 		log: process.env.AGENT_TEST_VERBOSE ? (line) => process.stderr.write(`${line}\n`) : undefined,
 		async prepareSandbox(sandbox) {
 			const state = async () => (await sandbox.state()).data;
 			const { accounts } = await state();
 			// the state lists workspace A, the one the live key reaches
-			for (let i = accounts.length; i < ACCOUNTS; i++) {
-				const res = await sandbox.control('POST', '/__fake/accounts', {
+			for (let i = accounts.length; i < ACCOUNTS; i++)
+				await sandbox.addAccount({
 					name: `Client ${String(i + 1).padStart(2, '0')}`,
-					connectionStatus: 'active',
+					campaigns: CAMPAIGNS_PER_NEW_ACCOUNT,
 				});
-				await sandbox.control('POST', '/__fake/campaigns', {
-					accountId: res.data.id,
-					count: CAMPAIGNS_PER_NEW_ACCOUNT,
-				});
-			}
 			await sandbox.control('POST', '/__fake/reports', { count: EXTRA_REPORTS });
 		},
 	});
@@ -658,12 +691,12 @@ describe(`AI Agent 3.1 + OpenAI Chat Model (scripted) with one tool node per ope
 
 // ---------------------------------------------------------------- MCP
 
-describe('MCP Server Trigger (Streamable HTTP) with one tool node per operation', () => {
+describe('the MCP server example (MCP Server Trigger, bearer authentication) through the official MCP SDK client', () => {
 	let mcp;
 	let tools;
 	before(async () => {
-		mcp = await connectMcp(h.mcpUrl(PATHS.mcp));
-		tools = (await mcp.listTools()).tools;
+		mcp = await connectMcp(h.mcpUrl(PATHS.mcp), withToken);
+		tools = (await mcp.client.listTools()).tools;
 		for (const tool of tools)
 			figures.mcp.tools[tool.name] = {
 				properties: Object.keys(tool.inputSchema?.properties ?? {}).length,
@@ -672,9 +705,10 @@ describe('MCP Server Trigger (Streamable HTTP) with one tool node per operation'
 				descriptionChars: tool.description?.length ?? 0,
 			};
 		figures.mcp.transport = {
-			answerFormat: mcp.answerFormat,
-			protocolVersion: mcp.protocolVersion,
-			server: mcp.server.serverInfo,
+			client: '@modelcontextprotocol/sdk (Streamable HTTP)',
+			protocolVersion: mcp.transport.protocolVersion,
+			sessionId: Boolean(mcp.transport.sessionId),
+			server: mcp.client.getServerVersion(),
 		};
 	});
 	after(async () => {
@@ -683,7 +717,7 @@ describe('MCP Server Trigger (Streamable HTTP) with one tool node per operation'
 
 	test('tools/list: every tool, with the documented schema keys and a description of 150–700 characters', async (t) => {
 		t.diagnostic(
-			`MCP ${mcp.answerFormat} answers, protocol ${mcp.protocolVersion}, server ${JSON.stringify(mcp.server.serverInfo)}`,
+			`MCP SDK client, protocol ${mcp.transport.protocolVersion}, server ${JSON.stringify(mcp.client.getServerVersion())}`,
 		);
 		assert.deepEqual(
 			tools.map((x) => x.name).sort(),
@@ -713,7 +747,7 @@ describe('MCP Server Trigger (Streamable HTTP) with one tool node per operation'
 
 	test('tools/call: a default Get Many gives one bounded result', async (t) => {
 		for (const name of LIST_TOOLS) {
-			const result = await mcp.callTool(name, {});
+			const result = await mcp.client.callTool({ name, arguments: {} });
 			const text = result.content?.map((x) => x.text ?? '').join('') ?? '';
 			const json = parseToolContent(text);
 			figures.mcp.calls[name] = {
@@ -735,10 +769,19 @@ describe('MCP Server Trigger (Streamable HTTP) with one tool node per operation'
 		);
 	});
 
+	test('without the bearer token, or with a wrong one, the server refuses the session (401)', async () => {
+		for (const headers of [{}, { authorization: 'Bearer wrong-token' }])
+			await assert.rejects(
+				() => connectMcp(h.mcpUrl(PATHS.mcp), headers),
+				/401|Unauthorized/i,
+				JSON.stringify(headers),
+			);
+	});
+
 	test('tools/call with a revoked key: isError, and the text says the fix', async (t) => {
 		const revoked = await connectMcp(h.mcpUrl(PATHS.mcpRevoked));
 		try {
-			const result = await revoked.callTool('Get_many_accounts', {});
+			const result = await revoked.client.callTool({ name: 'Get_many_accounts', arguments: {} });
 			const text = result.content?.map((x) => x.text ?? '').join('') ?? '';
 			figures.mcp.revoked = { isError: Boolean(result.isError), text };
 			t.diagnostic(
