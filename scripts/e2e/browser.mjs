@@ -358,26 +358,16 @@ export async function searchNodeCreator({ baseUrl, email, password, query, scree
 }
 
 /**
- * Opens a saved workflow in the editor and runs it with the canvas's "Execute workflow" button,
- * as a user does; resolves once the button is clickable again (the run has ended) and a
- * screenshot of the canvas after the run is taken.
+ * Runs `work(page)` on a fresh page logged in to n8n and resolves with its result; on a failure
+ * it saves a screenshot next to `screenshotPath` (`….failure.png`).
  */
-export async function executeWorkflowInEditor({ baseUrl, email, password, workflowId, screenshotPath, browser: given, timeoutMs = 180_000 }) {
+async function withEditorPage({ baseUrl, email, password, screenshotPath, browser: given }, work) {
 	const browser = given ?? (await launchBrowser());
 	const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
 	const page = await context.newPage();
 	try {
 		await login(page, { baseUrl, email, password });
-		await page.goto(`${baseUrl}/workflow/${workflowId}`);
-		const button = page.locator('[data-test-id="execute-workflow-button"]').first();
-		await button.waitFor({ state: 'visible', timeout: 30_000 });
-		await button.click();
-		// While it runs, n8n shows a stop button instead; the run is over when it is gone.
-		const stop = page.locator('[data-test-id="stop-execution-button"]').first();
-		await stop.waitFor({ state: 'visible', timeout: 15_000 }).catch(() => {});
-		await stop.waitFor({ state: 'hidden', timeout: timeoutMs });
-		await page.waitForTimeout(1_000);
-		if (screenshotPath) await page.screenshot({ path: screenshotPath });
+		return await work(page);
 	} catch (e) {
 		if (screenshotPath) await page.screenshot({ path: screenshotPath.replace(/(\.png)?$/, '.failure.png') }).catch(() => {});
 		throw e;
@@ -388,16 +378,33 @@ export async function executeWorkflowInEditor({ baseUrl, email, password, workfl
 }
 
 /**
- * Opens a saved workflow in the editor and the parameter panel of its node `nodeName` (by
- * double-clicking it on the canvas, as a user does), then screenshots the panel.
+ * Opens a saved workflow in the editor and runs it with the canvas's "Execute workflow" button,
+ * as a user does; resolves once the button is clickable again (the run has ended) and a
+ * screenshot of the canvas after the run is taken.
  */
-export async function openNodeInWorkflow({ baseUrl, email, password, workflowId, nodeName, screenshotPath, browser: given, timeoutMs = 30_000 }) {
-	const browser = given ?? (await launchBrowser());
-	const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-	const page = await context.newPage();
-	try {
-		await login(page, { baseUrl, email, password, timeoutMs });
-		await page.goto(`${baseUrl}/workflow/${workflowId}`, { timeout: timeoutMs });
+export async function executeWorkflowInEditor({ workflowId, screenshotPath, timeoutMs = 180_000, ...session }) {
+	return withEditorPage({ ...session, screenshotPath }, async (page) => {
+		await page.goto(`${session.baseUrl}/workflow/${workflowId}`);
+		const button = page.locator('[data-test-id="execute-workflow-button"]').first();
+		await button.waitFor({ state: 'visible', timeout: 30_000 });
+		await button.click();
+		// While it runs, n8n shows a stop button instead; the run is over when it is gone.
+		const stop = page.locator('[data-test-id="stop-execution-button"]').first();
+		await stop.waitFor({ state: 'visible', timeout: 15_000 }).catch(() => {});
+		await stop.waitFor({ state: 'hidden', timeout: timeoutMs });
+		await page.waitForTimeout(1_000);
+		if (screenshotPath) await page.screenshot({ path: screenshotPath });
+	});
+}
+
+/**
+ * Opens a saved workflow in the editor and the parameter panel of its node `nodeName` (by
+ * double-clicking it on the canvas, as a user does), screenshots the panel and resolves with
+ * the panel's text.
+ */
+export async function openNodeInWorkflow({ workflowId, nodeName, screenshotPath, timeoutMs = 30_000, ...session }) {
+	return withEditorPage({ ...session, screenshotPath }, async (page) => {
+		await page.goto(`${session.baseUrl}/workflow/${workflowId}`, { timeout: timeoutMs });
 		const node = page.locator(`[data-test-id="canvas-node"][data-node-name="${nodeName}"]`).first();
 		await node.waitFor({ state: 'visible', timeout: timeoutMs });
 		await node.dblclick();
@@ -405,13 +412,7 @@ export async function openNodeInWorkflow({ baseUrl, email, password, workflowId,
 		await page.waitForTimeout(1_000); // parameters and list searches settle
 		if (screenshotPath) await page.screenshot({ path: screenshotPath });
 		return (await page.locator(SELECTORS.ndv).first().innerText()).trim();
-	} catch (e) {
-		if (screenshotPath) await page.screenshot({ path: screenshotPath.replace(/(\.png)?$/, '.failure.png') }).catch(() => {});
-		throw e;
-	} finally {
-		await context.close().catch(() => {});
-		if (!given) await browser.close().catch(() => {});
-	}
+	});
 }
 
 /** Screenshot of a page that needs no login (e.g. the demo inbox); returns its visible text. */
