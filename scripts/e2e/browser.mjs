@@ -425,7 +425,7 @@ export async function screenshotUrl({ url, screenshotPath, browser: given, viewp
 		await page.waitForLoadState('load');
 		await page.waitForTimeout(500);
 		await page.screenshot({ path: screenshotPath });
-		return page.locator('body').innerText();
+		return await page.locator('body').innerText();
 	} finally {
 		await context.close().catch(() => {});
 		if (!given) await browser.close().catch(() => {});

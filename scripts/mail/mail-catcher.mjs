@@ -132,7 +132,7 @@ export async function startMailCatcher(options = {}) {
 <style>body{font:15px system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}
 article{border:1px solid #ddd;border-radius:6px;padding:.5rem 1rem;margin:1rem 0}.meta{color:#666}
 pre{white-space:pre-wrap;background:#f7f7f7;padding:.5rem}
-iframe{width:100%;height:22rem;border:1px solid #eee;border-radius:4px}</style></head>
+iframe{width:100%;height:30rem;border:1px solid #eee;border-radius:4px}</style></head>
 <body><h1>Demo inbox: ${messages.length} message(s)</h1>
 <p>Every e-mail n8n sends through the "Demo mail catcher" SMTP credential lands here. Nothing leaves this machine. This page refreshes every 5 seconds.</p>
 ${rows || '<p>No e-mail yet.</p>'}</body></html>`,

@@ -769,11 +769,11 @@ describe('the MCP server example (MCP Server Trigger, bearer authentication) thr
 		);
 	});
 
-	test('without the bearer token, or with a wrong one, the server refuses the session (401)', async () => {
+	test('without the bearer token, or with a wrong one, the server refuses the session (n8n answers 403)', async () => {
 		for (const headers of [{}, { authorization: 'Bearer wrong-token' }])
 			await assert.rejects(
 				() => connectMcp(h.mcpUrl(PATHS.mcp), headers),
-				/401|Unauthorized/i,
+				/403|Forbidden/i,
 				JSON.stringify(headers),
 			);
 	});

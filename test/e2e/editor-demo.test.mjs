@@ -383,7 +383,7 @@ for (const line of lines) {
 				headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
 				body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
 			});
-			assert.equal(anonymous.status, 401, 'a request without the token is refused');
+			assert.equal(anonymous.status, 403, 'a request without the token is refused (n8n answers 403)');
 			const client = new Client({ name: 'e2e', version: '1.0.0' });
 			await client.connect(
 				new StreamableHTTPClientTransport(url, {
