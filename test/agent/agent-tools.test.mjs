@@ -773,7 +773,8 @@ describe('the MCP server example (MCP Server Trigger, bearer authentication) thr
 		for (const headers of [{}, { authorization: 'Bearer wrong-token' }])
 			await assert.rejects(
 				() => connectMcp(h.mcpUrl(PATHS.mcp), headers),
-				/403|Forbidden/i,
+				// the SDK's StreamableHTTPError carries the HTTP status as `code`
+				(error) => error.code === 403 && /Authorization data is wrong/.test(error.message),
 				JSON.stringify(headers),
 			);
 	});
