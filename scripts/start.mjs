@@ -3,9 +3,10 @@
 // sandbox service on 127.0.0.1:4010 and a mail catcher (SMTP on 2525, web inbox on
 // http://127.0.0.1:4011), installs the latest n8n into a cache outside the clone (first run
 // only, with progress), loads the package into a kept n8n user folder exactly as a user install
-// does, imports the sandbox and SMTP credentials and the example workflows once, and starts n8n
-// on http://127.0.0.1:5678 with an owner account. Ctrl-C stops n8n gracefully, then the
-// sandbox and the mail catcher.
+// does, imports the sandbox, SMTP and MCP-token credentials and the example workflows once, and
+// starts n8n on http://127.0.0.1:5678 with an owner account, the examples' data tables (the client
+// directory filled from the sandbox's accounts) and the MCP server example published. Ctrl-C
+// stops n8n gracefully, then the sandbox and the mail catcher.
 //
 // Env: SANDBOX_PORT (4010), N8N_PORT_DEMO (5678), MAIL_SMTP_PORT (2525), MAIL_INBOX_PORT (4011).
 import { spawn } from 'node:child_process';
