@@ -229,6 +229,7 @@ async function main() {
 }
 
 main().catch((error) => {
-	process.stderr.write(`[start] failed: ${error?.message ?? error}\n`);
+	const cause = error?.cause?.message ? ` (${error.cause.message})` : '';
+	process.stderr.write(`[start] failed: ${error?.message ?? error}${cause}\n`);
 	void stopAll(1);
 });
