@@ -65,18 +65,39 @@ const PATHS = {
 };
 const live = (op) => toolNode(op, CREDENTIALS.adLive);
 
-/** The importable MCP server example (examples/), bound to the harness's credentials. */
-const MCP_TOKEN = `agent-test-${crypto.randomBytes(16).toString('hex')}`;
-const MCP_BEARER = { id: 'mcp-bearer', name: 'Ad Performance MCP token' };
-function mcpServerExample() {
-	const wf = JSON.parse(
-		fs.readFileSync(path.join(REPO_ROOT, 'examples', 'ad-performance-mcp-server.json'), 'utf8'),
-	);
+/** An importable example (examples/), its Ad Performance nodes bound to the harness's live key. */
+function example(file, name) {
+	const wf = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'examples', file), 'utf8'));
 	for (const node of wf.nodes)
 		if (node.credentials?.adPerformanceApi)
 			node.credentials = { adPerformanceApi: CREDENTIALS.adLive };
-	return { ...wf, id: undefined, name: 'MCP: every tool (the example)' };
+	return { ...wf, id: undefined, name };
 }
+const MCP_TOKEN = `agent-test-${crypto.randomBytes(16).toString('hex')}`;
+const MCP_BEARER = { id: 'mcp-bearer', name: 'Ad Performance MCP token' };
+const mcpServerExample = () =>
+	example('ad-performance-mcp-server.json', 'MCP: every tool (the example)');
+/**
+ * The chat example as a user runs it, with two changes a test needs: the scripted model instead
+ * of OpenAI's, and the chat made public, so that its production URL answers a test's POST (a
+ * non-public Chat Trigger answers only the editor's chat).
+ */
+function chatExample() {
+	const wf = example('chat-with-your-ad-accounts.json', 'Chat with your ad accounts (the example)');
+	for (const node of wf.nodes) {
+		if (node.type === '@n8n/n8n-nodes-langchain.chatTrigger')
+			node.parameters = { ...node.parameters, public: true };
+		if (node.type === '@n8n/n8n-nodes-langchain.lmChatOpenAi') {
+			node.credentials = { openAiApi: CREDENTIALS.openAi };
+			node.parameters = {
+				...node.parameters,
+				model: { __rl: true, mode: 'id', value: 'scripted-model' },
+			};
+		}
+	}
+	return wf;
+}
+const CHAT = chatExample();
 
 /**
  * An MCP client session through the official SDK (Streamable HTTP): { client, transport, close }.
@@ -119,6 +140,8 @@ const WORKFLOWS = [
 	}),
 	// examples/ad-performance-mcp-server.json: every tool, behind bearer authentication
 	mcpServerExample(),
+	// examples/chat-with-your-ad-accounts.json
+	CHAT,
 	mcpWorkflow({
 		name: 'MCP: revoked key',
 		path: PATHS.mcpRevoked,
@@ -686,6 +709,132 @@ describe(`AI Agent 3.1 + OpenAI Chat Model (scripted) with one tool node per ope
 				assert.equal(r.json.id, results[0].json.id, 'the same report');
 			}
 		});
+	});
+});
+
+// ---------------------------------------------------------------- the chat example
+
+describe("the chat example (Chat Trigger, AI Agent with memory, the tools) answers an agency's questions", () => {
+	const trigger = CHAT.nodes.find((n) => n.type === '@n8n/n8n-nodes-langchain.chatTrigger');
+	const sessionId = `chat-${crypto.randomUUID()}`;
+	const chat = async (chatInput) => {
+		const res = await fetch(`${h.server.baseUrl}/webhook/${trigger.webhookId}/chat`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ action: 'sendMessage', sessionId, chatInput }),
+			signal: AbortSignal.timeout(180_000),
+		});
+		return { status: res.status, text: await res.text() };
+	};
+	const day = (d) => d.toISOString().slice(0, 10);
+	const now = new Date();
+	const lastMonth = {
+		start: day(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1))),
+		end: day(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 0))),
+	};
+	const key = '#chat-example';
+	before(() => {
+		// one plan for the session: the follow-up question continues it (the memory replays the
+		// first question, so the conversation keeps its key)
+		// one plan for the session (the memory replays the first question, which holds the key);
+		// each question starts again at step 0, so the steps look at the latest question
+		const followUp = (ctx) =>
+			/Acme/.test(JSON.stringify(ctx.messages.filter((m) => m.role === 'user').at(-1)?.content));
+		const generate = {
+			call: 'Generate_a_report',
+			args: (ctx) => {
+				const acme = ctx.last.results.find((a) => /^Acme/.test(a.name));
+				if (!acme) throw new Error(`no Acme among ${JSON.stringify(ctx.last.results)}`);
+				return {
+					account: acme.id,
+					title: `Acme Outdoor – ${lastMonth.start.slice(0, 7)}`,
+					dateStart: lastMonth.start,
+					dateEnd: lastMonth.end,
+					format: 'pdf',
+				};
+			},
+		};
+		const highRisk = {
+			say: (ctx) =>
+				`High risk this week: ${
+					ctx.last.results
+						.filter((r) => ['HIGH', 'CRITICAL'].includes(r.riskLevel))
+						.map((r) => r.title)
+						.join(', ') || 'none'
+				}.`,
+		};
+		h.model.plan(key, [
+			(ctx) =>
+				followUp(ctx)
+					? { call: 'Get_many_accounts', args: {} }
+					: {
+							call: 'Get_many_reports',
+							args: { status: 'completed', from: day(new Date(Date.now() - 7 * 86_400_000)) },
+						},
+			(ctx) => (followUp(ctx) ? generate : highRisk),
+			{ call: 'Wait_for_Ad_Report', args: (ctx) => ({ reportId: ctx.last.id }) },
+			{ say: (ctx) => `Report ${ctx.last.id} is ${ctx.last.status}: ${ctx.last.downloadUrl}` },
+		]);
+	});
+
+	test('"which clients are at high risk this week?" runs with the system message, every tool and the reports of the week', async () => {
+		const reply = await chat(`${key} Which clients are at high risk this week?`);
+		await explained(
+			() => h.model.transcript(key),
+			() => {
+				assert.equal(reply.status, 200, reply.text.slice(0, 1000));
+				assert.match(JSON.parse(reply.text).output, /^High risk this week: /);
+				const [first] = h.model.chats(key);
+				const system = first.body.messages.find((m) => m.role === 'system');
+				assert.match(system?.content ?? '', /reporting assistant of an advertising agency/);
+				// $now in n8n's time zone: within a day of this machine's UTC date
+				const today = /Today is \w+ (\d{4}-\d{2}-\d{2})\./.exec(system.content)?.[1];
+				assert.ok(
+					today && Math.abs(Date.parse(today) - Date.parse(day(new Date()))) <= 86_400_000,
+					`today: ${today}`,
+				);
+				assert.doesNotMatch(system.content, /\{\{/, 'the expression is rendered');
+				assert.deepEqual(
+					h.model
+						.offered(key)
+						.map((t) => t.name)
+						.sort(),
+					[...TOOL_NAMES].sort(),
+				);
+				const [reports] = h.model.received(key);
+				assert.equal(reports.name, 'Get_many_reports');
+				assert.ok(reports.json.results.length > 0, reports.content.slice(0, 500));
+			},
+		);
+	});
+
+	test('the follow-up "generate last month\'s report for Acme" remembers the conversation and waits for the report', async () => {
+		const reply = await chat("Generate last month's report for Acme.");
+		await explained(
+			() => h.model.transcript(key),
+			() => {
+				assert.equal(reply.status, 200, reply.text.slice(0, 1000));
+				const last = h.model.chats(key).at(-1);
+				assert.ok(
+					last.body.messages.some(
+						(m) =>
+							m.role === 'user' && /Which clients are at high risk/.test(JSON.stringify(m.content)),
+					),
+					'the memory gives the model the first question',
+				);
+				const generated = h.model.received(key).find((r) => r.name === 'Generate_a_report');
+				assert.ok(generated?.json?.id, generated?.content);
+				assert.match(
+					JSON.parse(reply.text).output,
+					new RegExp(`Report ${generated.json.id} is completed`),
+				);
+			},
+		);
+		const report = (await h.sandbox.state()).data.reports.find(
+			(r) => r.title === `Acme Outdoor – ${lastMonth.start.slice(0, 7)}`,
+		);
+		assert.ok(report, 'the sandbox holds the report');
+		assert.deepEqual(report.dateRange, { from: lastMonth.start, to: lastMonth.end });
 	});
 });
 
