@@ -162,14 +162,9 @@ async function prepareExamples(n8n, server, userFolder, sandbox) {
 		record.recoveryPublished = true;
 		save();
 	}
-	// Published as the editor's Publish button does, so that the running server serves its URL.
+	// Published as the editor's Publish button does (the server runs), so that its URL answers.
 	if (record.workflows.includes('ad-performance-mcp-server.json') && !record.mcpServerPublished) {
-		const wf = await server.request('GET', '/rest/workflows/adperfMcpServer');
-		const r = await server.request('POST', '/rest/workflows/adperfMcpServer/activate', {
-			versionId: wf.json?.data?.versionId,
-		});
-		if (r.status !== 200)
-			throw new Error(`publishing the MCP server example answered ${r.status}: ${r.text.slice(0, 300)}`);
+		await n8n.publishWorkflow('adperfMcpServer');
 		record.mcpServerPublished = true;
 		save();
 	}
