@@ -3,9 +3,10 @@
 // sandbox service on 127.0.0.1:4010 and a mail catcher (SMTP on 2525, web inbox on
 // http://127.0.0.1:4011), installs the latest n8n into a cache outside the clone (first run
 // only, with progress), loads the package into a kept n8n user folder exactly as a user install
-// does, imports the sandbox and SMTP credentials and the example workflows once, and starts n8n
-// on http://127.0.0.1:5678 with an owner account. Ctrl-C stops n8n gracefully, then the
-// sandbox and the mail catcher.
+// does, imports the sandbox, SMTP and MCP-token credentials and the example workflows once, and
+// starts n8n on http://127.0.0.1:5678 with an owner account, the examples' data tables (the client
+// directory filled from the sandbox's accounts) and the MCP server example published. Ctrl-C
+// stops n8n gracefully, then the sandbox and the mail catcher.
 //
 // Env: SANDBOX_PORT (4010), N8N_PORT_DEMO (5678), MAIL_SMTP_PORT (2525), MAIL_INBOX_PORT (4011).
 import { spawn } from 'node:child_process';
@@ -16,7 +17,11 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 
-import { EXAMPLE_DATA_TABLES, ensureDataTables } from './e2e/data-tables.mjs';
+import {
+	EXAMPLE_DATA_TABLES,
+	ensureDataTables,
+	fillDemoClientDirectory,
+} from './e2e/data-tables.mjs';
 import { cacheRoot, ensureLine } from './e2e/install-n8n.mjs';
 import { createInstance } from './e2e/n8n-instance.mjs';
 import { packPackage, REPO_ROOT } from './e2e/pack.mjs';
@@ -113,6 +118,16 @@ async function importOnce(n8n, userFolder, sandbox, mail) {
 		record.mailSmtpPort = mail.smtpPort;
 		save();
 	}
+	// The MCP server example authenticates its clients with the bearer token `mcp-bearer`.
+	// The token is kept in the user folder's record too, so that each start can print it.
+	if (!record.credentials.includes('mcp-bearer')) {
+		record.mcpToken = crypto.randomBytes(24).toString('hex');
+		await n8n.importCredentials([
+			{ id: 'mcp-bearer', name: 'Ad Performance MCP token', type: 'httpBearerAuth', data: { token: record.mcpToken } },
+		]);
+		record.credentials.push('mcp-bearer');
+		save();
+	}
 	const examplesDir = path.join(REPO_ROOT, 'examples');
 	const added = [];
 	for (const [index, file] of fs.readdirSync(examplesDir).filter((f) => f.endsWith('.json')).sort().entries()) {
@@ -127,20 +142,33 @@ async function importOnce(n8n, userFolder, sandbox, mail) {
 }
 
 /**
- * The exactly-once weekly e-mail needs its data tables and its recovery workflow published (an
- * Error Workflow runs only when published): done once, through the running server, as a user
- * would in the editor. The examples' IDs are kept on import, so the weekly workflow's Error
- * Workflow setting already names the recovery.
+ * Done once, through the running server, as a user would in the editor: the examples' data
+ * tables (the client directory filled from the sandbox's accounts while it is empty), the
+ * exactly-once example's recovery workflow published (an Error Workflow runs only when
+ * published) and the MCP server example published (its URL answers only then). The examples'
+ * IDs are kept on import, so the weekly workflow's Error Workflow setting already names the
+ * recovery.
  */
-async function prepareExactlyOnceExamples(n8n, server, userFolder) {
+async function prepareExamples(n8n, server, userFolder, sandbox) {
 	const recordFile = path.join(userFolder, 'demo-imported.json');
 	const record = JSON.parse(fs.readFileSync(recordFile, 'utf8'));
-	await ensureDataTables(server, EXAMPLE_DATA_TABLES);
+	const tables = await ensureDataTables(server, EXAMPLE_DATA_TABLES);
+	const state = await (await fetch(`${sandbox.url}/__fake/state`)).json();
+	const added = await fillDemoClientDirectory(server, tables, state.data.accounts);
+	if (added) say(`client directory: ${added} clients, each with its own demo address`);
+	const save = () => fs.writeFileSync(recordFile, JSON.stringify(record, null, 2) + '\n');
 	if (record.workflows.includes('weekly-report-recovery.json') && !record.recoveryPublished) {
 		await n8n.publishWorkflow('adperfWeeklyRecovery');
 		record.recoveryPublished = true;
-		fs.writeFileSync(recordFile, JSON.stringify(record, null, 2) + '\n');
+		save();
 	}
+	// Published as the editor's Publish button does (the server runs), so that its URL answers.
+	if (record.workflows.includes('ad-performance-mcp-server.json') && !record.mcpServerPublished) {
+		await n8n.publishWorkflow('adperfMcpServer');
+		record.mcpServerPublished = true;
+		save();
+	}
+	return { mcpUrl: `${server.baseUrl}/mcp/ad-performance`, mcpToken: record.mcpToken };
 }
 
 async function main() {
@@ -167,7 +195,7 @@ async function main() {
 	await importOnce(n8n, userFolder, sandbox, running.mail);
 	say('starting n8n…');
 	const server = await n8n.start({ port: N8N_PORT, timeoutMs: 180_000 });
-	await prepareExactlyOnceExamples(n8n, server, userFolder);
+	const mcp = await prepareExamples(n8n, server, userFolder, sandbox);
 
 	process.stdout.write(`
   n8n with the Ad Performance nodes is running.
@@ -179,10 +207,16 @@ async function main() {
     Inbox:     ${running.mail.inboxUrl}   (every e-mail n8n sends lands here)
 
   Already there: the credentials "Ad Performance sandbox" (the offline sandbox at
-  ${sandbox.url}) and "Demo mail catcher (SMTP)", and the example workflows. Try
-  "Weekly client report e-mail": open it and click Execute workflow. After about a minute the
-  inbox has one e-mail per active client account, each with its PDF report attached. The
-  sandbox behaves like the real service: reports take 10–20 s, rate limits apply.
+  ${sandbox.url}) and "Demo mail catcher (SMTP)", the data table "clients" (one row per
+  sandbox account, each with its own demo address) and the example workflows. Try
+  "Weekly client report e-mail (client directory)": open it and click Execute workflow. About
+  25 seconds later the inbox has one e-mail per active client account, at that client's
+  address, each with its PDF report attached; the workflow's last node, "Run summary", lists
+  who was sent what and who was skipped and why. The sandbox behaves like the real service:
+  reports take 10–20 s, rate limits apply.
+
+    MCP server (published):  ${mcp.mcpUrl}
+    Header:                  Authorization: Bearer ${mcp.mcpToken ?? '(the token of the credential "Ad Performance MCP token")'}
 
   n8n's log: ${server.logFile}
   Press Ctrl-C to stop n8n, the sandbox and the mail catcher.
@@ -190,6 +224,7 @@ async function main() {
 }
 
 main().catch((error) => {
-	process.stderr.write(`[start] failed: ${error?.message ?? error}\n`);
+	const cause = error?.cause?.message ? ` (${error.cause.message})` : '';
+	process.stderr.write(`[start] failed: ${error?.message ?? error}${cause}\n`);
 	void stopAll(1);
 });

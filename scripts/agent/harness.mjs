@@ -5,7 +5,7 @@
 //   const h = await startAgentHarness({ tarball, workflows: [agentWorkflow(...), mcpWorkflow(...)] });
 //   h.model.plan('#q1', [{ call: 'Get_many_accounts', args: {} }, { say: 'done' }]);
 //   const answer = await h.ask('agent-live', '#q1 Which accounts do I have?');
-//   const mcp = await connectMcp(h.mcpUrl('ad-performance'));
+//   const url = h.mcpUrl('ad-performance');   // for the MCP SDK's StreamableHTTPClientTransport
 //   await h.stop();
 import fs from 'node:fs';
 import path from 'node:path';
@@ -27,6 +27,7 @@ export const CREDENTIALS = Object.freeze({
  *   tarball: string,                  // from packPackage()
  *   workflows: object[],              // imported and published, in order
  *   unpublished?: object[],           // imported only (ids follow those of `workflows`)
+ *   credentials?: object[],           // more credentials to import ({ id, name, type, data })
  *   timeScale?: number,               // sandbox clock (and the credential's Time Scale)
  *   prepareSandbox?: (sandbox) => Promise<void>,  // e.g. add accounts before n8n starts
  *   log?: (line: string) => void,
@@ -36,6 +37,7 @@ export async function startAgentHarness({
 	tarball,
 	workflows,
 	unpublished = [],
+	credentials = [],
 	timeScale = 0.02,
 	prepareSandbox,
 	log = () => {},
@@ -77,6 +79,7 @@ export async function startAgentHarness({
 				type: 'openAiApi',
 				data: { apiKey: 'sk-scripted-model', url: model.url },
 			},
+			...credentials,
 		]);
 		const workflowIds = await n8n.importWorkflows([...workflows, ...unpublished]);
 		// Published through the CLI before the server starts, as test:scale does: that route stores

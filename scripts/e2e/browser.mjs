@@ -358,17 +358,33 @@ export async function searchNodeCreator({ baseUrl, email, password, query, scree
 }
 
 /**
- * Opens a saved workflow in the editor and runs it with the canvas's "Execute workflow" button,
- * as a user does; resolves once the button is clickable again (the run has ended) and a
- * screenshot of the canvas after the run is taken.
+ * Runs `work(page)` on a fresh page logged in to n8n and resolves with its result; on a failure
+ * it saves a screenshot next to `screenshotPath` (`….failure.png`).
  */
-export async function executeWorkflowInEditor({ baseUrl, email, password, workflowId, screenshotPath, browser: given, timeoutMs = 180_000 }) {
+async function withEditorPage({ baseUrl, email, password, screenshotPath, browser: given }, work) {
 	const browser = given ?? (await launchBrowser());
 	const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
 	const page = await context.newPage();
 	try {
 		await login(page, { baseUrl, email, password });
-		await page.goto(`${baseUrl}/workflow/${workflowId}`);
+		return await work(page);
+	} catch (e) {
+		if (screenshotPath) await page.screenshot({ path: screenshotPath.replace(/(\.png)?$/, '.failure.png') }).catch(() => {});
+		throw e;
+	} finally {
+		await context.close().catch(() => {});
+		if (!given) await browser.close().catch(() => {});
+	}
+}
+
+/**
+ * Opens a saved workflow in the editor and runs it with the canvas's "Execute workflow" button,
+ * as a user does; resolves once the button is clickable again (the run has ended) and a
+ * screenshot of the canvas after the run is taken.
+ */
+export async function executeWorkflowInEditor({ workflowId, screenshotPath, timeoutMs = 180_000, ...session }) {
+	return withEditorPage({ ...session, screenshotPath }, async (page) => {
+		await page.goto(`${session.baseUrl}/workflow/${workflowId}`);
 		const button = page.locator('[data-test-id="execute-workflow-button"]').first();
 		await button.waitFor({ state: 'visible', timeout: 30_000 });
 		await button.click();
@@ -378,9 +394,38 @@ export async function executeWorkflowInEditor({ baseUrl, email, password, workfl
 		await stop.waitFor({ state: 'hidden', timeout: timeoutMs });
 		await page.waitForTimeout(1_000);
 		if (screenshotPath) await page.screenshot({ path: screenshotPath });
-	} catch (e) {
-		if (screenshotPath) await page.screenshot({ path: screenshotPath.replace(/(\.png)?$/, '.failure.png') }).catch(() => {});
-		throw e;
+	});
+}
+
+/**
+ * Opens a saved workflow in the editor and the parameter panel of its node `nodeName` (by
+ * double-clicking it on the canvas, as a user does), screenshots the panel and resolves with
+ * the panel's text.
+ */
+export async function openNodeInWorkflow({ workflowId, nodeName, screenshotPath, timeoutMs = 30_000, ...session }) {
+	return withEditorPage({ ...session, screenshotPath }, async (page) => {
+		await page.goto(`${session.baseUrl}/workflow/${workflowId}`, { timeout: timeoutMs });
+		const node = page.locator(`[data-test-id="canvas-node"][data-node-name="${nodeName}"]`).first();
+		await node.waitFor({ state: 'visible', timeout: timeoutMs });
+		await node.dblclick();
+		await page.locator(SELECTORS.ndv).first().waitFor({ state: 'visible', timeout: timeoutMs });
+		await page.waitForTimeout(1_000); // parameters and list searches settle
+		if (screenshotPath) await page.screenshot({ path: screenshotPath });
+		return (await page.locator(SELECTORS.ndv).first().innerText()).trim();
+	});
+}
+
+/** Screenshot of a page that needs no login (e.g. the demo inbox); returns its visible text. */
+export async function screenshotUrl({ url, screenshotPath, browser: given, viewport = { width: 1280, height: 1000 } }) {
+	const browser = given ?? (await launchBrowser());
+	const context = await browser.newContext({ viewport });
+	const page = await context.newPage();
+	try {
+		await page.goto(url);
+		await page.waitForLoadState('load');
+		await page.waitForTimeout(500);
+		await page.screenshot({ path: screenshotPath });
+		return await page.locator('body').innerText();
 	} finally {
 		await context.close().catch(() => {});
 		if (!given) await browser.close().catch(() => {});

@@ -3,9 +3,24 @@
 //
 //   const tables = await ensureDataTables(server, { weekly_report_emails: ['client_week', …] });
 //   const rows = await dataTableRows(server, tables, 'weekly_report_emails');
+//   await insertDataTableRows(server, tables, 'clients', demoClientRows(accounts));
+//
+// A column is a name (a string column) or { name, type } (type: string, number, boolean, date).
 
-/** The data tables the exactly-once examples use, with their string columns (see their sticky notes). */
+/**
+ * The client directory of the weekly directory example: one row per ad account (its ad platform
+ * ID `act_…`), the client's name, To, optional Cc, and whether to send at all.
+ */
+export const CLIENT_DIRECTORY_TABLE = Object.freeze({
+	clients: ['account_id', 'client_name', 'to_email', 'cc_email', { name: 'send', type: 'boolean' }],
+});
+
+/**
+ * The data tables the examples use, with their columns (see their sticky notes): those of the
+ * exactly-once examples and the client directory.
+ */
 export const EXAMPLE_DATA_TABLES = Object.freeze({
+	...CLIENT_DIRECTORY_TABLE,
 	weekly_report_emails: ['client_week', 'account_id', 'report_id', 'execution_id'],
 	weekly_report_recoveries: [
 		'failed_execution_id',
@@ -31,7 +46,7 @@ async function listDataTables(server, projectId) {
 }
 
 /**
- * Creates each table (name → string columns) in the owner's personal project unless a table of
+ * Creates each table (name → columns) in the owner's personal project unless a table of
  * that name exists. Returns { projectId, ids: Map(name → id) }.
  */
 export async function ensureDataTables(server, tables) {
@@ -45,7 +60,9 @@ export async function ensureDataTables(server, tables) {
 		}
 		const r = await server.request('POST', `/rest/projects/${projectId}/data-tables`, {
 			name,
-			columns: columns.map((column) => ({ name: column, type: 'string' })),
+			columns: columns.map((column) =>
+				typeof column === 'string' ? { name: column, type: 'string' } : column,
+			),
 		});
 		// 409: a table of that name exists after all (the list above could not be read)
 		if (r.status === 409) continue;
@@ -69,4 +86,54 @@ export async function dataTableRows(server, { projectId, ids }, name) {
 		rows.push(...r.json.data.data);
 		if (r.json.data.data.length < 100) return rows;
 	}
+}
+
+/** Adds rows (objects of column → value) to a table made by ensureDataTables. */
+export async function insertDataTableRows(server, { projectId, ids }, name, rows) {
+	if (!rows.length) return;
+	const r = await server.request(
+		'POST',
+		`/rest/projects/${projectId}/data-tables/${ids.get(name)}/insert`,
+		{ data: rows, returnType: 'count' },
+	);
+	if (r.status !== 200)
+		throw new Error(`adding rows to data table ${name} answered ${r.status}: ${r.text.slice(0, 300)}`);
+}
+
+/**
+ * The demo's client directory: every sandbox account, each with a distinct demo address
+ * (`<client-name>@clients.example`), sending switched on.
+ * @param {{ platformAccountId: string, name: string }[]} accounts
+ */
+export function demoClientRows(accounts) {
+	const used = new Set();
+	return accounts.map((account) => {
+		const base =
+			account.name
+				.toLowerCase()
+				.normalize('NFKD')
+				.replace(/[^a-z0-9]+/g, '-')
+				.replace(/^-|-$/g, '') || 'client';
+		let local = base;
+		for (let n = 2; used.has(local); n++) local = `${base}-${n}`;
+		used.add(local);
+		return {
+			account_id: account.platformAccountId,
+			client_name: account.name,
+			to_email: `${local}@clients.example`,
+			cc_email: '',
+			send: true,
+		};
+	});
+}
+
+/**
+ * Fills the client directory from the sandbox's accounts when it is empty (a kept user folder
+ * keeps the user's rows). Returns the number of rows added.
+ */
+export async function fillDemoClientDirectory(server, tables, accounts) {
+	if ((await dataTableRows(server, tables, 'clients')).length > 0) return 0;
+	const rows = demoClientRows(accounts);
+	await insertDataTableRows(server, tables, 'clients', rows);
+	return rows.length;
 }

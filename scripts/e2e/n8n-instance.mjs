@@ -84,6 +84,38 @@ export function newId() {
 }
 
 /** Parses `n8n execute --rawOutput` stdout: JSON from the first line that starts with `{`. */
+/**
+ * n8n keeps run data in the `flatted` format: a JSON array whose first entry is the root, and in
+ * which every string and every object inside an object or array is the index of its entry.
+ */
+export function unflatten(text) {
+	const table = JSON.parse(text);
+	const built = new Map();
+	const entry = (index) => {
+		const value = table[index];
+		if (typeof value !== 'object' || value === null) return value;
+		if (built.has(index)) return built.get(index);
+		const out = Array.isArray(value) ? [] : {};
+		built.set(index, out);
+		for (const [key, item] of Object.entries(value))
+			out[key] = typeof item === 'string' ? entry(Number(item)) : item;
+		return out;
+	};
+	return entry(0);
+}
+
+/**
+ * The run of an execution as n8n stores it (`data` of GET /rest/executions/<id>, unflattened),
+ * through a started server's owner session: { status, resultData, … }.
+ */
+export async function executionRun(server, executionId) {
+	const r = await server.request('GET', `/rest/executions/${executionId}`);
+	if (r.status !== 200)
+		throw new Error(`GET /rest/executions/${executionId} answered ${r.status}: ${r.text.slice(0, 300)}`);
+	const data = r.json.data.data;
+	return { status: r.json.data.status, ...(typeof data === 'string' ? unflatten(data) : data) };
+}
+
 export function parseExecuteOutput(stdout) {
 	const lines = stdout.split(/\r?\n/);
 	const start = lines.findIndex((l) => l.startsWith('{'));

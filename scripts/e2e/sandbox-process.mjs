@@ -33,6 +33,16 @@ export async function startFakeProcess({ timeScale = 0.02, extraArgs = [] } = {}
 		...info,
 		control,
 		state: () => control('GET', '/__fake/state'),
+		/**
+		 * Adds an account to workspace A (the one the live key reaches) with `campaigns` campaigns;
+		 * resolves with the account's record.
+		 */
+		async addAccount({ name, connectionStatus = 'active', campaigns = 3 }) {
+			const res = await control('POST', '/__fake/accounts', { name, connectionStatus });
+			if (campaigns > 0)
+				await control('POST', '/__fake/campaigns', { accountId: res.data.id, count: campaigns });
+			return res.data;
+		},
 		log: () => control('GET', '/__fake/log'),
 		/** The data of an Ad Performance API credential for this sandbox (live key, its Time Scale). */
 		credentialData: () => ({

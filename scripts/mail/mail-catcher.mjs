@@ -8,7 +8,8 @@
 //   mail.credentialData()     // data of an n8n `smtp` credential pointing at it
 //   mail.inboxUrl             // http://127.0.0.1:<port>/
 //   await mail.waitForMessage((m) => m.subject === '…')
-//   mail.messages             // [{ id, from, to, auth, subject, text, html, attachments, receivedAt }]
+//   mail.messages             // [{ id, from, to, toHeader, cc, auth, subject, text, html, attachments, receivedAt }]
+//                             // (to: every envelope recipient; toHeader, cc: the message's To and Cc headers)
 //   await mail.close()
 import { EventEmitter } from 'node:events';
 import http from 'node:http';
@@ -18,7 +19,7 @@ import { SMTPServer } from 'smtp-server';
 
 /**
  * @typedef {{ filename?: string, contentType: string, size: number, content: Buffer }} CaughtAttachment
- * @typedef {{ id: number, from?: string, to: string[], auth?: { method: string, user: string, pass: string },
+ * @typedef {{ id: number, from?: string, to: string[], toHeader?: string, cc?: string, auth?: { method: string, user: string, pass: string },
  *   subject?: string, text?: string, html?: string, attachments: CaughtAttachment[], receivedAt: Date }} CaughtMessage
  */
 
@@ -51,6 +52,8 @@ export async function startMailCatcher(options = {}) {
 						id: messages.length + 1,
 						from: session.envelope.mailFrom ? session.envelope.mailFrom.address : undefined,
 						to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
+						toHeader: parsed.to?.text,
+						cc: parsed.cc?.text,
 						auth: session.caughtAuth,
 						subject: parsed.subject,
 						text: parsed.text,
@@ -106,8 +109,12 @@ export async function startMailCatcher(options = {}) {
 			.map(
 				(m) => `<article data-test-id="message">
   <h2>${escapeHtml(m.subject ?? '(no subject)')}</h2>
-  <p class="meta">To ${escapeHtml(m.to.join(', '))} · from ${escapeHtml(m.from)} · ${m.receivedAt.toISOString()}</p>
-  <pre>${escapeHtml((m.text ?? '').slice(0, 2000))}</pre>
+  <p class="meta">To ${escapeHtml(m.toHeader ?? m.to.join(', '))}${m.cc ? ` · Cc ${escapeHtml(m.cc)}` : ''} · from ${escapeHtml(m.from)} · ${m.receivedAt.toISOString()}</p>
+  ${
+		m.html
+			? `<iframe title="HTML body" sandbox srcdoc="${escapeHtml(m.html)}"></iframe>`
+			: `<pre>${escapeHtml((m.text ?? '').slice(0, 2000))}</pre>`
+	}
   <ul>${m.attachments
 		.map(
 			(a, i) =>
@@ -124,7 +131,8 @@ export async function startMailCatcher(options = {}) {
 <meta http-equiv="refresh" content="5">
 <style>body{font:15px system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}
 article{border:1px solid #ddd;border-radius:6px;padding:.5rem 1rem;margin:1rem 0}.meta{color:#666}
-pre{white-space:pre-wrap;background:#f7f7f7;padding:.5rem}</style></head>
+pre{white-space:pre-wrap;background:#f7f7f7;padding:.5rem}
+iframe{width:100%;height:30rem;border:1px solid #eee;border-radius:4px}</style></head>
 <body><h1>Demo inbox: ${messages.length} message(s)</h1>
 <p>Every e-mail n8n sends through the "Demo mail catcher" SMTP credential lands here. Nothing leaves this machine. This page refreshes every 5 seconds.</p>
 ${rows || '<p>No e-mail yet.</p>'}</body></html>`,

@@ -14,8 +14,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { dataTableRows, ensureDataTables, EXAMPLE_DATA_TABLES } from '../e2e/data-tables.mjs';
-import { createInstance } from '../e2e/n8n-instance.mjs';
+import {
+	dataTableRows,
+	ensureDataTables,
+	EXAMPLE_DATA_TABLES,
+	insertDataTableRows,
+} from '../e2e/data-tables.mjs';
+import { createInstance, unflatten } from '../e2e/n8n-instance.mjs';
 import { REPO_ROOT } from '../e2e/pack.mjs';
 import { startFakeProcess } from '../e2e/sandbox-process.mjs';
 import { startMailCatcher } from '../mail/mail-catcher.mjs';
@@ -169,14 +174,14 @@ function insertColumns(values) {
  * records them first (data table `weekly_report_runs`, keyed by execution id), because n8n empties
  * the stored data of an execution whose worker died: when the recovery runs the workflow again
  * for a failed execution, "Clients of the failed run" reads them back. Each client's e-mail goes
- * to an address made of its account id. Every other node is the example's, unchanged.
+ * to the address the client directory gives it (`clients`, filled by clientDirectoryRows: one
+ * made of its account id). Every other node is the example's, unchanged.
  */
 export function exactlyOnceWebhookVariant({ errorWorkflow } = {}) {
 	const wf = readExample('weekly-client-report-email-exactly-once.json');
 	const schedule = wf.nodes.find((n) => n.type === 'n8n-nodes-base.scheduleTrigger');
 	const again = wf.nodes.find((n) => n.type === 'n8n-nodes-base.executeWorkflowTrigger');
 	const list = wf.nodes.find((n) => n.name === 'Active client accounts');
-	const mail = wf.nodes.find((n) => n.type === 'n8n-nodes-base.emailSend');
 	const webhook = roundWebhook(EXACTLY_ONCE_WEBHOOK_PATH, [
 		schedule.position[0] - 440,
 		schedule.position[1],
@@ -220,7 +225,6 @@ export function exactlyOnceWebhookVariant({ errorWorkflow } = {}) {
 		"$('This run\\'s clients').first().json.accounts.split(',').includes",
 		[list.position[0] + 110, list.position[1] + 160],
 	);
-	mail.parameters.toEmail = '={{ $json.accountId }}@clients.example';
 	const to = (node) => ({ main: [[{ node, type: 'main', index: 0 }]] });
 	const connections = { ...wf.connections };
 	delete connections[schedule.name];
@@ -229,9 +233,9 @@ export function exactlyOnceWebhookVariant({ errorWorkflow } = {}) {
 		[remember.name]: to(clients.name),
 		[again.name]: to(failedRun.name),
 		[failedRun.name]: to(clients.name),
-		[clients.name]: to(list.name),
+		[clients.name]: to('Client directory'),
 		[list.name]: to(filter.name),
-		[filter.name]: to('Not e-mailed yet this week'),
+		[filter.name]: to('Look up the client'),
 	});
 	return {
 		...wf,
@@ -249,6 +253,20 @@ export function exactlyOnceWebhookVariant({ errorWorkflow } = {}) {
 		settings: { ...wf.settings, ...(errorWorkflow ? { errorWorkflow } : {}) },
 		active: false,
 	};
+}
+
+/**
+ * The client directory of the exactly-once variant: each account with sending on and the address
+ * the test reads its e-mails at, `<act_ id>@clients.example`.
+ */
+export function clientDirectoryRows(accounts) {
+	return accounts.map((account) => ({
+		account_id: account.platformAccountId,
+		client_name: account.name,
+		to_email: `${account.platformAccountId}@clients.example`,
+		cc_email: '',
+		send: true,
+	}));
 }
 
 /** The recovery example (examples/weekly-report-recovery.json), unchanged but for its id. */
@@ -342,13 +360,8 @@ export async function startQueueCluster({
 		// 60 active client accounts: the sandbox's own active ones plus new ones with campaigns
 		const state = async () => (await sandbox.state()).data;
 		const active = (await state()).accounts.filter((a) => a.connectionStatus === 'active');
-		for (let i = active.length; i < activeAccounts; i++) {
-			const res = await sandbox.control('POST', '/__fake/accounts', {
-				name: `Client ${String(i + 1).padStart(2, '0')}`,
-				connectionStatus: 'active',
-			});
-			await sandbox.control('POST', '/__fake/campaigns', { accountId: res.data.id, count: 3 });
-		}
+		for (let i = active.length; i < activeAccounts; i++)
+			await sandbox.addAccount({ name: `Client ${String(i + 1).padStart(2, '0')}` });
 		const accounts = (await state()).accounts.filter((a) => a.connectionStatus === 'active');
 		if (accounts.length !== activeAccounts)
 			throw new Error(`sandbox has ${accounts.length} active accounts, not ${activeAccounts}`);
@@ -392,6 +405,8 @@ export async function startQueueCluster({
 			startedWorkers.push(await n8n.startWorker({ name: `worker-${i + 1}`, concurrency }));
 		const main = await n8n.start();
 		const dataTables = await ensureDataTables(main, DATA_TABLES);
+		// the exactly-once example's client directory: every round's client, at its own address
+		await insertDataTableRows(main, dataTables, 'clients', clientDirectoryRows(accounts));
 
 		Object.assign(cluster, {
 			n8n,
@@ -495,26 +510,6 @@ function executionsOf(pg, workflowId, { allModes = false } = {}) {
 				stoppedAt: stoppedAt ? Number(stoppedAt) : undefined,
 			};
 		});
-}
-
-/**
- * n8n keeps run data in the `flatted` format: a JSON array whose first entry is the root, and in
- * which every string and every object inside an object or array is the index of its entry.
- */
-function unflatten(text) {
-	const table = JSON.parse(text);
-	const built = new Map();
-	const entry = (index) => {
-		const value = table[index];
-		if (typeof value !== 'object' || value === null) return value;
-		if (built.has(index)) return built.get(index);
-		const out = Array.isArray(value) ? [] : {};
-		built.set(index, out);
-		for (const [key, item] of Object.entries(value))
-			out[key] = typeof item === 'string' ? entry(Number(item)) : item;
-		return out;
-	};
-	return entry(0);
 }
 
 /**

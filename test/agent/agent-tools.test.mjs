@@ -1,6 +1,7 @@
 // Proof of the tool variants (issue 21, docs/agent-tools.md) in a real n8n: n8n's AI Agent 3.1 with
 // its OpenAI Chat Model pointed at the scripted model (scripts/agent/scripted-model.mjs), and an
-// activated MCP Server Trigger called by a small JSON-RPC client, both with one tool node per
+// activated MCP Server Trigger called by the official MCP TypeScript SDK client (Streamable HTTP),
+// both with one tool node per
 // operation, each added as a user adds it (only Resource and Operation set). The assertions are on
 // what the model was offered (tool names, schemas, descriptions) and what it received (tool
 // messages), and on the sandbox's request log. `npm run test:agent`.
@@ -16,12 +17,15 @@
 // the last suite) and still writes the figures.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
 import { CREDENTIALS, startAgentHarness } from '../../scripts/agent/harness.mjs';
-import { connectMcp } from '../../scripts/agent/mcp-client.mjs';
 import { parseToolContent } from '../../scripts/agent/scripted-model.mjs';
 import {
 	agentWorkflow,
@@ -60,6 +64,59 @@ const PATHS = {
 	mcpRevoked: 'ad-performance-revoked',
 };
 const live = (op) => toolNode(op, CREDENTIALS.adLive);
+
+/** An importable example (examples/), its Ad Performance nodes bound to the harness's live key. */
+function example(file, name) {
+	const wf = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'examples', file), 'utf8'));
+	for (const node of wf.nodes)
+		if (node.credentials?.adPerformanceApi)
+			node.credentials = { adPerformanceApi: CREDENTIALS.adLive };
+	return { ...wf, id: undefined, name };
+}
+const MCP_TOKEN = `agent-test-${crypto.randomBytes(16).toString('hex')}`;
+const MCP_BEARER = { id: 'mcp-bearer', name: 'Ad Performance MCP token' };
+const mcpServerExample = () =>
+	example('ad-performance-mcp-server.json', 'MCP: every tool (the example)');
+/**
+ * The chat example as a user runs it, with two changes a test needs: the scripted model instead
+ * of OpenAI's, and the chat made public, so that its production URL answers a test's POST (a
+ * non-public Chat Trigger answers only the editor's chat).
+ */
+function chatExample() {
+	const wf = example('chat-with-your-ad-accounts.json', 'Chat with your ad accounts (the example)');
+	for (const node of wf.nodes) {
+		if (node.type === '@n8n/n8n-nodes-langchain.chatTrigger')
+			node.parameters = { ...node.parameters, public: true };
+		if (node.type === '@n8n/n8n-nodes-langchain.lmChatOpenAi') {
+			node.credentials = { openAiApi: CREDENTIALS.openAi };
+			node.parameters = {
+				...node.parameters,
+				model: { __rl: true, mode: 'id', value: 'scripted-model' },
+			};
+		}
+	}
+	return wf;
+}
+const CHAT = chatExample();
+
+/**
+ * An MCP client session through the official SDK (Streamable HTTP): { client, transport, close }.
+ * `headers` go with every request (the example's bearer token).
+ */
+async function connectMcp(url, headers = {}) {
+	const client = new Client({ name: 'ad-performance-agent-test', version: '1.0.0' });
+	const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
+	await client.connect(transport);
+	return {
+		client,
+		transport,
+		async close() {
+			await transport.terminateSession().catch(() => {});
+			await client.close();
+		},
+	};
+}
+const withToken = { authorization: `Bearer ${MCP_TOKEN}` };
 const listOps = TOOL_OPERATIONS.filter((op) => op.operation === 'getAll');
 
 const WORKFLOWS = [
@@ -81,7 +138,10 @@ const WORKFLOWS = [
 		openAiCredential: CREDENTIALS.openAi,
 		tools: listOps.map((op) => toolNode(op, CREDENTIALS.adLive, { extra: { returnAll: true } })),
 	}),
-	mcpWorkflow({ name: 'MCP: every tool', path: PATHS.mcp, tools: TOOL_OPERATIONS.map(live) }),
+	// examples/ad-performance-mcp-server.json: every tool, behind bearer authentication
+	mcpServerExample(),
+	// examples/chat-with-your-ad-accounts.json
+	CHAT,
 	mcpWorkflow({
 		name: 'MCP: revoked key',
 		path: PATHS.mcpRevoked,
@@ -128,22 +188,18 @@ before(async () => {
 		tarball,
 		workflows: WORKFLOWS,
 		unpublished: PUBLISH_CHECK,
+		credentials: [{ ...MCP_BEARER, type: 'httpBearerAuth', data: { token: MCP_TOKEN } }],
 		timeScale: TIME_SCALE,
 		log: process.env.AGENT_TEST_VERBOSE ? (line) => process.stderr.write(`${line}\n`) : undefined,
 		async prepareSandbox(sandbox) {
 			const state = async () => (await sandbox.state()).data;
 			const { accounts } = await state();
 			// the state lists workspace A, the one the live key reaches
-			for (let i = accounts.length; i < ACCOUNTS; i++) {
-				const res = await sandbox.control('POST', '/__fake/accounts', {
+			for (let i = accounts.length; i < ACCOUNTS; i++)
+				await sandbox.addAccount({
 					name: `Client ${String(i + 1).padStart(2, '0')}`,
-					connectionStatus: 'active',
+					campaigns: CAMPAIGNS_PER_NEW_ACCOUNT,
 				});
-				await sandbox.control('POST', '/__fake/campaigns', {
-					accountId: res.data.id,
-					count: CAMPAIGNS_PER_NEW_ACCOUNT,
-				});
-			}
 			await sandbox.control('POST', '/__fake/reports', { count: EXTRA_REPORTS });
 		},
 	});
@@ -656,14 +712,140 @@ describe(`AI Agent 3.1 + OpenAI Chat Model (scripted) with one tool node per ope
 	});
 });
 
+// ---------------------------------------------------------------- the chat example
+
+describe("the chat example (Chat Trigger, AI Agent with memory, the tools) answers an agency's questions", () => {
+	const trigger = CHAT.nodes.find((n) => n.type === '@n8n/n8n-nodes-langchain.chatTrigger');
+	const sessionId = `chat-${crypto.randomUUID()}`;
+	const chat = async (chatInput) => {
+		const res = await fetch(`${h.server.baseUrl}/webhook/${trigger.webhookId}/chat`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ action: 'sendMessage', sessionId, chatInput }),
+			signal: AbortSignal.timeout(180_000),
+		});
+		return { status: res.status, text: await res.text() };
+	};
+	const day = (d) => d.toISOString().slice(0, 10);
+	const now = new Date();
+	const lastMonth = {
+		start: day(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1))),
+		end: day(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 0))),
+	};
+	const key = '#chat-example';
+	before(() => {
+		// one plan for the session: the follow-up question continues it (the memory replays the
+		// first question, so the conversation keeps its key)
+		// one plan for the session (the memory replays the first question, which holds the key);
+		// each question starts again at step 0, so the steps look at the latest question
+		const followUp = (ctx) =>
+			/Acme/.test(JSON.stringify(ctx.messages.filter((m) => m.role === 'user').at(-1)?.content));
+		const generate = {
+			call: 'Generate_a_report',
+			args: (ctx) => {
+				const acme = ctx.last.results.find((a) => /^Acme/.test(a.name));
+				if (!acme) throw new Error(`no Acme among ${JSON.stringify(ctx.last.results)}`);
+				return {
+					account: acme.id,
+					title: `Acme Outdoor – ${lastMonth.start.slice(0, 7)}`,
+					dateStart: lastMonth.start,
+					dateEnd: lastMonth.end,
+					format: 'pdf',
+				};
+			},
+		};
+		const highRisk = {
+			say: (ctx) =>
+				`High risk this week: ${
+					ctx.last.results
+						.filter((r) => ['HIGH', 'CRITICAL'].includes(r.riskLevel))
+						.map((r) => r.title)
+						.join(', ') || 'none'
+				}.`,
+		};
+		h.model.plan(key, [
+			(ctx) =>
+				followUp(ctx)
+					? { call: 'Get_many_accounts', args: {} }
+					: {
+							call: 'Get_many_reports',
+							args: { status: 'completed', from: day(new Date(Date.now() - 7 * 86_400_000)) },
+						},
+			(ctx) => (followUp(ctx) ? generate : highRisk),
+			{ call: 'Wait_for_Ad_Report', args: (ctx) => ({ reportId: ctx.last.id }) },
+			{ say: (ctx) => `Report ${ctx.last.id} is ${ctx.last.status}: ${ctx.last.downloadUrl}` },
+		]);
+	});
+
+	test('"which clients are at high risk this week?" runs with the system message, every tool and the reports of the week', async () => {
+		const reply = await chat(`${key} Which clients are at high risk this week?`);
+		await explained(
+			() => h.model.transcript(key),
+			() => {
+				assert.equal(reply.status, 200, reply.text.slice(0, 1000));
+				assert.match(JSON.parse(reply.text).output, /^High risk this week: /);
+				const [first] = h.model.chats(key);
+				const system = first.body.messages.find((m) => m.role === 'system');
+				assert.match(system?.content ?? '', /reporting assistant of an advertising agency/);
+				// $now in n8n's time zone: within a day of this machine's UTC date
+				const today = /Today is \w+ (\d{4}-\d{2}-\d{2})\./.exec(system.content)?.[1];
+				assert.ok(
+					today && Math.abs(Date.parse(today) - Date.parse(day(new Date()))) <= 86_400_000,
+					`today: ${today}`,
+				);
+				assert.doesNotMatch(system.content, /\{\{/, 'the expression is rendered');
+				assert.deepEqual(
+					h.model
+						.offered(key)
+						.map((t) => t.name)
+						.sort(),
+					[...TOOL_NAMES].sort(),
+				);
+				const [reports] = h.model.received(key);
+				assert.equal(reports.name, 'Get_many_reports');
+				assert.ok(reports.json.results.length > 0, reports.content.slice(0, 500));
+			},
+		);
+	});
+
+	test('the follow-up "generate last month\'s report for Acme" remembers the conversation and waits for the report', async () => {
+		const reply = await chat("Generate last month's report for Acme.");
+		await explained(
+			() => h.model.transcript(key),
+			() => {
+				assert.equal(reply.status, 200, reply.text.slice(0, 1000));
+				const last = h.model.chats(key).at(-1);
+				assert.ok(
+					last.body.messages.some(
+						(m) =>
+							m.role === 'user' && /Which clients are at high risk/.test(JSON.stringify(m.content)),
+					),
+					'the memory gives the model the first question',
+				);
+				const generated = h.model.received(key).find((r) => r.name === 'Generate_a_report');
+				assert.ok(generated?.json?.id, generated?.content);
+				assert.match(
+					JSON.parse(reply.text).output,
+					new RegExp(`Report ${generated.json.id} is completed`),
+				);
+			},
+		);
+		const report = (await h.sandbox.state()).data.reports.find(
+			(r) => r.title === `Acme Outdoor – ${lastMonth.start.slice(0, 7)}`,
+		);
+		assert.ok(report, 'the sandbox holds the report');
+		assert.deepEqual(report.dateRange, { from: lastMonth.start, to: lastMonth.end });
+	});
+});
+
 // ---------------------------------------------------------------- MCP
 
-describe('MCP Server Trigger (Streamable HTTP) with one tool node per operation', () => {
+describe('the MCP server example (MCP Server Trigger, bearer authentication) through the official MCP SDK client', () => {
 	let mcp;
 	let tools;
 	before(async () => {
-		mcp = await connectMcp(h.mcpUrl(PATHS.mcp));
-		tools = (await mcp.listTools()).tools;
+		mcp = await connectMcp(h.mcpUrl(PATHS.mcp), withToken);
+		tools = (await mcp.client.listTools()).tools;
 		for (const tool of tools)
 			figures.mcp.tools[tool.name] = {
 				properties: Object.keys(tool.inputSchema?.properties ?? {}).length,
@@ -672,9 +854,10 @@ describe('MCP Server Trigger (Streamable HTTP) with one tool node per operation'
 				descriptionChars: tool.description?.length ?? 0,
 			};
 		figures.mcp.transport = {
-			answerFormat: mcp.answerFormat,
-			protocolVersion: mcp.protocolVersion,
-			server: mcp.server.serverInfo,
+			client: '@modelcontextprotocol/sdk (Streamable HTTP)',
+			protocolVersion: mcp.transport.protocolVersion,
+			sessionId: Boolean(mcp.transport.sessionId),
+			server: mcp.client.getServerVersion(),
 		};
 	});
 	after(async () => {
@@ -683,7 +866,7 @@ describe('MCP Server Trigger (Streamable HTTP) with one tool node per operation'
 
 	test('tools/list: every tool, with the documented schema keys and a description of 150–700 characters', async (t) => {
 		t.diagnostic(
-			`MCP ${mcp.answerFormat} answers, protocol ${mcp.protocolVersion}, server ${JSON.stringify(mcp.server.serverInfo)}`,
+			`MCP SDK client, protocol ${mcp.transport.protocolVersion}, server ${JSON.stringify(mcp.client.getServerVersion())}`,
 		);
 		assert.deepEqual(
 			tools.map((x) => x.name).sort(),
@@ -713,7 +896,7 @@ describe('MCP Server Trigger (Streamable HTTP) with one tool node per operation'
 
 	test('tools/call: a default Get Many gives one bounded result', async (t) => {
 		for (const name of LIST_TOOLS) {
-			const result = await mcp.callTool(name, {});
+			const result = await mcp.client.callTool({ name, arguments: {} });
 			const text = result.content?.map((x) => x.text ?? '').join('') ?? '';
 			const json = parseToolContent(text);
 			figures.mcp.calls[name] = {
@@ -735,10 +918,20 @@ describe('MCP Server Trigger (Streamable HTTP) with one tool node per operation'
 		);
 	});
 
+	test('without the bearer token, or with a wrong one, the server refuses the session (n8n answers 403)', async () => {
+		for (const headers of [{}, { authorization: 'Bearer wrong-token' }])
+			await assert.rejects(
+				() => connectMcp(h.mcpUrl(PATHS.mcp), headers),
+				// the SDK's StreamableHTTPError carries the HTTP status as `code`
+				(error) => error.code === 403 && /Authorization data is wrong/.test(error.message),
+				JSON.stringify(headers),
+			);
+	});
+
 	test('tools/call with a revoked key: isError, and the text says the fix', async (t) => {
 		const revoked = await connectMcp(h.mcpUrl(PATHS.mcpRevoked));
 		try {
-			const result = await revoked.callTool('Get_many_accounts', {});
+			const result = await revoked.client.callTool({ name: 'Get_many_accounts', arguments: {} });
 			const text = result.content?.map((x) => x.text ?? '').join('') ?? '';
 			figures.mcp.revoked = { isError: Boolean(result.isError), text };
 			t.diagnostic(

@@ -1,23 +1,41 @@
 // End-to-end: the newcomer's path of `npm start`, driven in the real editor (Debian's Chromium):
-// the node creator finds every node under "Ad Performance", and the weekly e-mail example runs
-// from the editor's Execute workflow button and delivers one e-mail with its PDF per active
-// account to the mail catcher. Screenshots go to .e2e-out/ (E2E_OUT).
+// the node creator finds every node under "Ad Performance"; the weekly e-mail examples run from
+// the editor's Execute workflow button and deliver their e-mails with the PDFs to the mail
+// catcher: the simple one, and (n8n 2.x) the client-directory one, set up as `npm start` sets it
+// up (data table `clients` filled from the sandbox's accounts), each client's e-mail at its own
+// address, an HTML body with the figures, skipped clients named in the run summary; the agent
+// examples (chat, MCP server) import and publish. Screenshots go to .e2e-out/ (E2E_OUT); those
+// the README shows (the directory example on the canvas, the Generate node's panel, the demo
+// inbox) go to docs/images/ (E2E_DOCS_IMAGES).
 //
-// Env: E2E_LINES (default latest; the editor path is checked on the line `npm start` uses) ·
-//      E2E_BROWSER=0 skips it.
+// Env: E2E_EDITOR_LINES (default latest; the editor path is checked on the line `npm start`
+//      uses) · E2E_BROWSER=0 skips it.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
 import {
 	executeWorkflowInEditor,
 	launchBrowser,
+	openNodeInWorkflow,
+	screenshotUrl,
 	searchNodeCreator,
 } from '../../scripts/e2e/browser.mjs';
+import {
+	CLIENT_DIRECTORY_TABLE,
+	demoClientRows,
+	ensureDataTables,
+	EXAMPLE_DATA_TABLES,
+	fillDemoClientDirectory,
+	insertDataTableRows,
+} from '../../scripts/e2e/data-tables.mjs';
 import { installedLine } from '../../scripts/e2e/install-n8n.mjs';
-import { createInstance } from '../../scripts/e2e/n8n-instance.mjs';
+import { createInstance, executionRun } from '../../scripts/e2e/n8n-instance.mjs';
 import { packPackage, REPO_ROOT } from '../../scripts/e2e/pack.mjs';
 import { startMailCatcher } from '../../scripts/mail/mail-catcher.mjs';
 import { startFakeProcess } from '../../scripts/e2e/sandbox-process.mjs';
@@ -28,8 +46,68 @@ const lines = (process.env.E2E_EDITOR_LINES ?? 'latest')
 	.map((s) => s.trim())
 	.filter(Boolean);
 const outDir = path.resolve(process.env.E2E_OUT ?? path.join(REPO_ROOT, '.e2e-out'));
+const docsImages = path.resolve(
+	process.env.E2E_DOCS_IMAGES ?? path.join(REPO_ROOT, 'docs', 'images'),
+);
 const TIME_SCALE = 0.02;
+const MCP_TOKEN = 'e2e-mcp-token-0123456789abcdef';
+const readExample = (file) =>
+	JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'examples', file), 'utf8'));
+const DIRECTORY = readExample('weekly-client-report-email-directory.json');
+/** The directory example reading its own table, for the run with skipped clients. */
+const DIRECTORY_SKIPS = {
+	...DIRECTORY,
+	id: 'adperfDirectorySkips',
+	name: `${DIRECTORY.name}: skips`,
+	nodes: DIRECTORY.nodes.map((n) =>
+		n.name === 'Client directory'
+			? {
+					...n,
+					parameters: {
+						...n.parameters,
+						dataTableId: { __rl: true, mode: 'name', value: 'clients_skips' },
+					},
+				}
+			: n,
+	),
+};
+const AGENT_EXAMPLES = ['chat-with-your-ad-accounts.json', 'ad-performance-mcp-server.json'].map(
+	readExample,
+);
 
+/** The single item of the directory example's "Run summary" in the workflow's latest execution. */
+async function lastRunSummary(server, workflowId) {
+	const list = await server.request(
+		'GET',
+		`/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId }))}`,
+	);
+	const latest = (list.json?.data?.results ?? list.json?.data ?? [])[0];
+	assert.equal(latest?.status, 'success', `execution: ${JSON.stringify(latest).slice(0, 400)}`);
+	const run = await executionRun(server, latest.id);
+	const items = run.resultData.runData['Run summary']?.[0]?.data?.main?.[0] ?? [];
+	assert.equal(items.length, 1, 'Run summary outputs one item');
+	return items[0].json;
+}
+
+/** Asserts that an e-mail carries a report's figures in its HTML body and its text alternative. */
+function assertFigures(message, report, label) {
+	const s = report.summary;
+	const figures = [
+		report.dateRange.from,
+		report.dateRange.to,
+		s.totalSpend.toFixed(2),
+		String(s.totalConversions),
+		s.avgRoas.toFixed(2),
+		s.overallRiskLevel,
+	];
+	assert.ok(message.html, `${label}: no HTML body`);
+	assert.match(message.html, /<table/, `${label}: the HTML body has no table`);
+	for (const figure of figures) {
+		assert.ok(message.html.includes(figure), `${label}: ${figure} not in the HTML body`);
+		assert.ok(message.text?.includes(figure), `${label}: ${figure} not in the plain text`);
+	}
+	assert.doesNotMatch(message.html, /sent automatically with n8n/i, `${label}: n8n attribution`);
+}
 for (const line of lines) {
 	describe(`the npm start path in the editor of n8n ${line}`, { skip }, () => {
 		let fake;
@@ -37,6 +115,8 @@ for (const line of lines) {
 		let n8n;
 		let server;
 		let browser;
+		let tables;
+		const needs2x = () => !n8n.version.startsWith('2.') && `n8n ${n8n.version} is not 2.x`;
 		before(async () => {
 			installedLine(line);
 			fs.mkdirSync(outDir, { recursive: true });
@@ -61,16 +141,35 @@ for (const line of lines) {
 					type: 'smtp',
 					data: mail.credentialData(),
 				},
+				// the agent examples' credentials: a model that is never called, the MCP token
+				{
+					id: 'openai-agency',
+					name: 'OpenAI account',
+					type: 'openAiApi',
+					data: { apiKey: 'sk-e2e-never-called' },
+				},
+				{
+					id: 'mcp-bearer',
+					name: 'Ad Performance MCP token',
+					type: 'httpBearerAuth',
+					data: { token: MCP_TOKEN },
+				},
 			]);
-			const weekly = JSON.parse(
-				fs.readFileSync(
-					path.join(REPO_ROOT, 'examples', 'weekly-client-report-email.json'),
-					'utf8',
-				),
-			);
-			await n8n.importWorkflow(weekly);
+			await n8n.importWorkflow(readExample('weekly-client-report-email.json'));
+			if (n8n.version.startsWith('2.'))
+				for (const wf of [DIRECTORY, DIRECTORY_SKIPS, ...AGENT_EXAMPLES])
+					await n8n.importWorkflow(wf);
 			server = await n8n.start();
+			if (n8n.version.startsWith('2.')) {
+				// what `npm start` does: the examples' data tables, the directory filled from the sandbox
+				tables = await ensureDataTables(server, {
+					...EXAMPLE_DATA_TABLES,
+					clients_skips: CLIENT_DIRECTORY_TABLE.clients,
+				});
+				await fillDemoClientDirectory(server, tables, (await fake.state()).data.accounts);
+			}
 			browser = await launchBrowser();
+			fs.mkdirSync(docsImages, { recursive: true });
 		});
 		after(async () => {
 			await browser?.close().catch(() => {});
@@ -109,13 +208,9 @@ for (const line of lines) {
 			assert.match(entry, /Generate AI ad performance reports/);
 		});
 
-		test('the weekly example runs from the editor: one e-mail with its PDF per active account', async () => {
-			const weekly = JSON.parse(
-				fs.readFileSync(
-					path.join(REPO_ROOT, 'examples', 'weekly-client-report-email.json'),
-					'utf8',
-				),
-			);
+		test('the weekly example runs from the editor: one e-mail with its PDF and figures per active account', async () => {
+			const weekly = readExample('weekly-client-report-email.json');
+			mail.clear();
 			await executeWorkflowInEditor({
 				...server,
 				browser,
@@ -151,9 +246,172 @@ for (const line of lines) {
 					`${title}: the attachment is not the report`,
 				);
 				assert.match(message.attachments[0].filename, /\.pdf$/);
+				assertFigures(message, report, title);
 			}
 			const inbox = await (await fetch(mail.inboxUrl)).text();
 			assert.match(inbox, new RegExp(`Demo inbox: ${active.length} message`));
+		});
+
+		test('the npm start walk-through: the client-directory example e-mails each client at its own address, with the figures, and sums up the run', async (t) => {
+			if (needs2x()) return t.skip(needs2x());
+			mail.clear();
+			const accounts = (await fake.state()).data.accounts;
+			const directory = demoClientRows(accounts);
+			await executeWorkflowInEditor({
+				...server,
+				browser,
+				workflowId: DIRECTORY.id,
+				screenshotPath: path.join(docsImages, 'weekly-directory-run.png'),
+			});
+			const summary = await lastRunSummary(server, DIRECTORY.id);
+			const active = accounts.filter((a) => a.connectionStatus === 'active');
+			await mail.waitForMessage(() => mail.messages.length >= active.length, 30_000);
+			assert.equal(mail.messages.length, active.length, 'one e-mail per active account');
+			const reports = (await fake.state()).data.reports;
+			for (const account of active) {
+				const row = directory.find((r) => r.account_id === account.platformAccountId);
+				const message = mail.messages.find((m) => m.toHeader === row.to_email);
+				assert.ok(message, `no e-mail to ${row.to_email} (${account.name})`);
+				assert.deepEqual(message.to, [row.to_email], `${account.name}: only its own address`);
+				const sent = summary.sent.find((s) => s.account_id === account.platformAccountId);
+				assert.ok(sent, `${account.name} is not among the sent: ${JSON.stringify(summary)}`);
+				assert.equal(sent.to, row.to_email);
+				const report = reports.find((r) => r.id === sent.report_id);
+				assert.equal(message.subject, `Your weekly ad performance report: ${report.title}`);
+				assert.match(message.html, new RegExp(`Hello ${account.name},`));
+				assertFigures(message, report, account.name);
+				const expected = await fake.download(report.id);
+				assert.equal(message.attachments.length, 1);
+				assert.ok(message.attachments[0].content.equals(expected.bytes), `${account.name}: PDF`);
+			}
+			assert.equal(new Set(mail.messages.map((m) => m.toHeader)).size, active.length);
+			// the directory's other accounts are not connected: named, with the reason
+			assert.deepEqual(
+				summary.skipped.map((s) => `${s.client_name}: ${s.reason}`).sort(),
+				accounts
+					.filter((a) => a.connectionStatus !== 'active')
+					.map((a) => `${a.name}: account not connected`)
+					.sort(),
+			);
+			const inbox = await screenshotUrl({
+				url: mail.inboxUrl,
+				browser,
+				screenshotPath: path.join(docsImages, 'demo-inbox.png'),
+			});
+			assert.match(inbox, new RegExp(`Demo inbox: ${active.length} message`));
+			for (const account of active)
+				assert.ok(
+					inbox.includes(
+						directory.find((r) => r.account_id === account.platformAccountId).to_email,
+					),
+					`the inbox does not show ${account.name}'s address`,
+				);
+			const panel = await openNodeInWorkflow({
+				...server,
+				browser,
+				workflowId: DIRECTORY.id,
+				nodeName: "Generate last week's report",
+				screenshotPath: path.join(docsImages, 'generate-node-panel.png'),
+			});
+			// the panel of our node (select values are inputs, not text): its own fields
+			for (const label of [
+				"Generate last week's report",
+				'Ad Account',
+				'Title',
+				'Start Date',
+				'End Date',
+				'Additional Fields',
+			])
+				assert.ok(
+					panel.includes(label),
+					`the panel does not show "${label}": ${panel.slice(0, 500)}`,
+				);
+		});
+
+		test('the client-directory example skips clients switched off, without an address or not in the directory, and names them in its summary', async (t) => {
+			if (needs2x()) return t.skip(needs2x());
+			const [noAddress, missing, newClient] = [
+				await fake.addAccount({ name: 'Nordic Bikes' }),
+				await fake.addAccount({ name: 'Olive Kitchen' }),
+				await fake.addAccount({ name: 'Pine Legal' }),
+			];
+			const accounts = (await fake.state()).data.accounts;
+			const byName = (name) => accounts.find((a) => a.name === name);
+			const acme = byName('Acme Outdoor');
+			const delta = byName('Delta Fitness');
+			const rows = demoClientRows(accounts.filter((a) => a.id !== missing.id)).map((row) => {
+				if (row.account_id === acme.platformAccountId)
+					return { ...row, cc_email: 'account-manager@your-agency.example' };
+				if (row.account_id === delta.platformAccountId) return { ...row, send: false };
+				if (row.account_id === noAddress.platformAccountId) return { ...row, to_email: '' };
+				return row;
+			});
+			await insertDataTableRows(server, tables, 'clients_skips', rows);
+			mail.clear();
+			await executeWorkflowInEditor({
+				...server,
+				browser,
+				workflowId: DIRECTORY_SKIPS.id,
+				screenshotPath: path.join(outDir, `weekly-directory-skips-${line}.png`),
+			});
+			const summary = await lastRunSummary(server, DIRECTORY_SKIPS.id);
+			const expectedSent = [acme, newClient];
+			await mail.waitForMessage(() => mail.messages.length >= expectedSent.length, 30_000);
+			assert.equal(mail.messages.length, expectedSent.length, JSON.stringify(summary));
+			for (const account of expectedSent) {
+				const row = rows.find((r) => r.account_id === account.platformAccountId);
+				const message = mail.messages.find((m) => m.toHeader === row.to_email);
+				assert.ok(message, `no e-mail to ${row.to_email}`);
+				assert.equal(message.cc, row.cc_email || undefined);
+				assert.deepEqual(message.to.sort(), [row.to_email, row.cc_email].filter(Boolean).sort());
+			}
+			assert.deepEqual(
+				summary.sent.map((s) => s.client_name).sort(),
+				expectedSent.map((a) => a.name).sort(),
+			);
+			const skipped = Object.fromEntries(summary.skipped.map((s) => [s.client_name, s.reason]));
+			assert.deepEqual(skipped, {
+				'Delta Fitness': 'switched off',
+				'Nordic Bikes': 'no e-mail address',
+				'Olive Kitchen': 'not in the directory',
+				...Object.fromEntries(
+					accounts
+						.filter((a) => a.connectionStatus !== 'active')
+						.map((a) => [a.name, 'account not connected']),
+				),
+			});
+		});
+
+		test('the agent examples (chat, MCP server) import and publish; the MCP server wants its bearer token', async (t) => {
+			if (needs2x()) return t.skip(needs2x());
+			// as the editor's Publish button does; refused with n8n's message otherwise
+			for (const wf of AGENT_EXAMPLES) await n8n.publishWorkflow(wf.id);
+			const url = new URL(`${server.baseUrl}/mcp/ad-performance`);
+			const anonymous = await fetch(url, {
+				method: 'POST',
+				headers: {
+					'content-type': 'application/json',
+					accept: 'application/json, text/event-stream',
+				},
+				body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+			});
+			assert.equal(
+				anonymous.status,
+				403,
+				'a request without the token is refused (n8n answers 403)',
+			);
+			const client = new Client({ name: 'e2e', version: '1.0.0' });
+			await client.connect(
+				new StreamableHTTPClientTransport(url, {
+					requestInit: { headers: { authorization: `Bearer ${MCP_TOKEN}` } },
+				}),
+			);
+			try {
+				const { tools } = await client.listTools();
+				assert.equal(tools.length, 10, tools.map((x) => x.name).join(', '));
+			} finally {
+				await client.close();
+			}
 		});
 	});
 }
