@@ -78,13 +78,24 @@ export function serviceError(
 }
 
 /**
- * A field that holds a value we already know the service would refuse (InputValidator). A
- * tool argument ("argument reportId") is the model's to correct; any other field is a setting
- * of the node.
+ * How an error names a tool argument ("argument reportId"). Which kind of field it is stays
+ * data: an argument is the model's to correct, any other field is a setting of the node.
  */
+export class ArgumentName {
+	constructor(readonly key: string) {}
+
+	toString(): string {
+		return `argument ${this.key}`;
+	}
+}
+
+/** How an error names a field: a setting by its label, or a tool argument. */
+export type FieldName = string | ArgumentName;
+
+/** A field that holds a value we already know the service would refuse (InputValidator). */
 export function fieldError(
 	node: INode,
-	field: string,
+	field: FieldName,
 	problem: string,
 	fix: string,
 	itemIndex: number,
@@ -93,7 +104,7 @@ export function fieldError(
 		description: fix,
 		itemIndex,
 	});
-	return typed(error, field.startsWith('argument ') ? 'invalid_argument' : 'invalid_input');
+	return typed(error, field instanceof ArgumentName ? 'invalid_argument' : 'invalid_input');
 }
 
 /** A node setting that names no operation of this node (an old or hand-edited workflow). */

@@ -1,5 +1,6 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
+import type { FieldName } from './errors';
 import { InputValidator } from './validation';
 
 /**
@@ -39,7 +40,7 @@ export interface InputSource {
 	/** The field's value as given; undefined when it is empty or not given. */
 	value(field: InputField): unknown;
 	/** How an error names the field: by its label, or in a tool call by its argument key. */
-	name(field: InputField): string;
+	name(field: InputField): FieldName;
 }
 
 /** Nothing, an empty text or only spaces: not given. */
@@ -69,7 +70,7 @@ export class NodeParameters implements InputSource {
 		);
 	}
 
-	name(field: InputField): string {
+	name(field: InputField): FieldName {
 		return field.label;
 	}
 }
@@ -88,7 +89,7 @@ export function required(source: InputSource, field: InputField): unknown {
 export function read<T>(
 	source: InputSource,
 	field: InputField,
-	rule: (name: string, value: unknown) => T,
+	rule: (name: FieldName, value: unknown) => T,
 ): T {
 	return rule(source.name(field), required(source, field));
 }
@@ -97,7 +98,7 @@ export function read<T>(
 export function readOptional<T>(
 	source: InputSource,
 	field: InputField,
-	rule: (name: string, value: unknown) => T,
+	rule: (name: FieldName, value: unknown) => T,
 ): T | undefined {
 	const value = source.value(field);
 	return value === undefined ? undefined : rule(source.name(field), value);

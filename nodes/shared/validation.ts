@@ -1,6 +1,6 @@
 import type { INode } from 'n8n-workflow';
 
-import { fieldError } from './errors';
+import { fieldError, type FieldName } from './errors';
 
 /**
  * Input checks that run before any request: what we already know the service would refuse
@@ -12,13 +12,13 @@ export class InputValidator {
 		private readonly itemIndex: number,
 	) {}
 
-	fail(field: string, problem: string, fix: string): never {
+	fail(field: FieldName, problem: string, fix: string): never {
 		throw fieldError(this.node, field, problem, fix, this.itemIndex);
 	}
 
 	/** A non-empty string (numbers are accepted as their text); nothing else. */
 	text(
-		field: string,
+		field: FieldName,
 		value: unknown,
 		options: { maxLength?: number; required?: boolean } = {},
 	): string {
@@ -47,7 +47,7 @@ export class InputValidator {
 	}
 
 	/** An id with a type prefix, e.g. `camp_…`; only letters, digits, `_` and `-` after it. */
-	id(field: string, value: unknown, prefix: string, example: string): string {
+	id(field: FieldName, value: unknown, prefix: string, example: string): string {
 		const text = this.text(field, value, { maxLength: 200 });
 		if (!text.startsWith(prefix)) {
 			this.fail(
@@ -66,25 +66,25 @@ export class InputValidator {
 		return text;
 	}
 
-	reportId(field: string, value: unknown): string {
+	reportId(field: FieldName, value: unknown): string {
 		return this.id(field, value, 'rpt_', 'rpt_4k9x2m7q1z8w3h5j');
 	}
 
-	campaignId(field: string, value: unknown): string {
+	campaignId(field: FieldName, value: unknown): string {
 		return this.id(field, value, 'camp_', 'camp_8h2k4m9x1z7q');
 	}
 
-	diagnosticId(field: string, value: unknown): string {
+	diagnosticId(field: FieldName, value: unknown): string {
 		return this.id(field, value, 'diag_', 'diag_3m8k2x9q1z7w');
 	}
 
 	/** A service account id or an ad platform account id; both start with `act_`. */
-	accountId(field: string, value: unknown): string {
+	accountId(field: FieldName, value: unknown): string {
 		return this.id(field, value, 'act_', 'act_123456789012345');
 	}
 
 	/** An ad platform account id: `act_` followed by digits. */
-	platformAccountId(field: string, value: unknown): string {
+	platformAccountId(field: FieldName, value: unknown): string {
 		const text = this.text(field, value, { maxLength: 200 });
 		if (!/^act_\d+$/.test(text)) {
 			this.fail(
@@ -97,7 +97,7 @@ export class InputValidator {
 	}
 
 	/** A calendar date `YYYY-MM-DD` (a full ISO timestamp is cut to its date). */
-	date(field: string, value: unknown): string {
+	date(field: FieldName, value: unknown): string {
 		let text: string | undefined;
 		if (typeof value === 'string') text = value.trim();
 		else if (value instanceof Date && !Number.isNaN(value.getTime())) text = value.toISOString();
@@ -141,7 +141,7 @@ export class InputValidator {
 	}
 
 	/** Start strictly before end, at most 90 days apart (docs/service-notes.md, Report requests). */
-	dateRange(startField: string, start: string, endField: string, end: string) {
+	dateRange(startField: FieldName, start: string, endField: FieldName, end: string) {
 		const days = (Date.parse(`${end}T00:00:00Z`) - Date.parse(`${start}T00:00:00Z`)) / 86_400_000;
 		if (days <= 0) {
 			this.fail(
@@ -160,7 +160,7 @@ export class InputValidator {
 	}
 
 	/** Two ISO 8601 moments of a filter (timestamp): the first not after the second. */
-	timestampOrder(fromField: string, from: string, toField: string, to: string) {
+	timestampOrder(fromField: FieldName, from: string, toField: FieldName, to: string) {
 		if (Date.parse(from) > Date.parse(to)) {
 			this.fail(
 				fromField,
@@ -171,7 +171,7 @@ export class InputValidator {
 	}
 
 	/** An ISO 8601 date or timestamp for a list filter. */
-	timestamp(field: string, value: unknown): string {
+	timestamp(field: FieldName, value: unknown): string {
 		const text = this.text(field, value, { maxLength: 64 });
 		if (
 			!/^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(text) ||
@@ -189,7 +189,7 @@ export class InputValidator {
 	}
 
 	/** Campaign ids as an array or a comma-separated string; at most 20 (docs/service-notes.md, Report requests). */
-	campaignIds(field: string, value: unknown): string[] {
+	campaignIds(field: FieldName, value: unknown): string[] {
 		let list: unknown[];
 		if (Array.isArray(value)) list = value;
 		else if (typeof value === 'string') list = value.split(',');
@@ -215,7 +215,7 @@ export class InputValidator {
 	}
 
 	/** One of `allowed`, in any letter case (a model may write `active` for `ACTIVE`); the listed spelling comes back. */
-	oneOf<T extends string>(field: string, value: unknown, allowed: readonly T[]): T {
+	oneOf<T extends string>(field: FieldName, value: unknown, allowed: readonly T[]): T {
 		const match =
 			typeof value === 'string'
 				? allowed.find((option) => option.toLowerCase() === value.trim().toLowerCase())
@@ -231,7 +231,7 @@ export class InputValidator {
 	}
 
 	/** A whole number within bounds (page limits, attempts, seconds). */
-	integer(field: string, value: unknown, min: number, max: number): number {
+	integer(field: FieldName, value: unknown, min: number, max: number): number {
 		const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
 		if (typeof number !== 'number' || !Number.isInteger(number) || number < min || number > max) {
 			this.fail(
@@ -244,22 +244,22 @@ export class InputValidator {
 	}
 
 	/** A number of seconds within bounds (fractions allowed). */
-	seconds(field: string, value: unknown, min: number, max: number): number {
+	seconds(field: FieldName, value: unknown, min: number, max: number): number {
 		return this.finiteNumber(field, value, min, max, 'seconds');
 	}
 
 	/** A number of minutes within bounds (fractions allowed). */
-	minutes(field: string, value: unknown, min: number, max: number): number {
+	minutes(field: FieldName, value: unknown, min: number, max: number): number {
 		return this.finiteNumber(field, value, min, max, 'minutes');
 	}
 
 	/** A size in MB within bounds (fractions allowed), e.g. Max File Size. */
-	megabytes(field: string, value: unknown, min: number, max: number): number {
+	megabytes(field: FieldName, value: unknown, min: number, max: number): number {
 		return this.finiteNumber(field, value, min, max, 'MB');
 	}
 
 	/** Expressions can yield NaN, Infinity, words or objects: none of them may pass as a number. */
-	private finiteNumber(field: string, value: unknown, min: number, max: number, unit: string) {
+	private finiteNumber(field: FieldName, value: unknown, min: number, max: number, unit: string) {
 		const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
 		if (typeof number !== 'number' || !Number.isFinite(number) || number < min || number > max) {
 			this.fail(
@@ -271,7 +271,7 @@ export class InputValidator {
 		return number;
 	}
 
-	color(field: string, value: unknown): string {
+	color(field: FieldName, value: unknown): string {
 		const text = this.text(field, value, { maxLength: 7 });
 		if (!/^#[0-9a-fA-F]{6}$/.test(text)) {
 			this.fail(
@@ -283,7 +283,7 @@ export class InputValidator {
 		return text;
 	}
 
-	url(field: string, value: unknown): string {
+	url(field: FieldName, value: unknown): string {
 		const text = this.text(field, value, { maxLength: 2000 });
 		let parsed: URL | undefined;
 		try {

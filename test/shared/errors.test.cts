@@ -3,6 +3,7 @@
  * the model-facing message reads that type, whatever the message says.
  */
 import {
+	ArgumentName,
 	cancelledError,
 	credentialError,
 	errorTypeOf,
@@ -26,7 +27,7 @@ describe('every builder records the type as data', () => {
 	test.each([
 		[
 			'a tool argument',
-			() => fieldError(NODE, 'argument reportId', 'is empty', 'Enter it.', 0),
+			() => fieldError(NODE, new ArgumentName('reportId'), 'is empty', 'Enter it.', 0),
 			'invalid_argument',
 		],
 		[
@@ -98,6 +99,15 @@ describe('the type is never read back from the message', () => {
 		const error = fieldError(NODE, 'Report ID', 'is empty', 'Enter it.', 0);
 		error.message = 'argument reportId: Report rpt_1 failed: gave up after 30 seconds';
 		expect(toolErrorMessage(error)).toMatch(/\(invalid_input\)\./);
+	});
+
+	test('a field is a tool argument by what it is, not by how its label reads', () => {
+		const argument = fieldError(NODE, new ArgumentName('reportId'), 'is empty', 'Enter it.', 0);
+		const setting = fieldError(NODE, 'argument reportId', 'is empty', 'Enter it.', 0);
+		expect(argument.message).toBe('argument reportId: is empty');
+		expect(setting.message).toBe(argument.message);
+		expect(errorTypeOf(argument)).toBe('invalid_argument');
+		expect(errorTypeOf(setting)).toBe('invalid_input');
 	});
 
 	test('an error we did not build is "error", whatever it says', () => {

@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
+import type { FieldName } from '../../shared/errors';
 import { defined, read, inputField, type InputSource } from '../../shared/inputSource';
 import type { OperationTool } from '../../shared/tool/operationTool';
 import type { ToolArgument } from '../../shared/tool/toolArguments';
@@ -51,7 +52,7 @@ const PAGE = inputField('toolPage', 'Page', 'page');
 export function readListInput(source: InputSource, qs: IDataObject): ListInput {
 	const { check } = source;
 	const filters = defined(qs);
-	const integer = (min: number, max: number) => (name: string, value: unknown) =>
+	const integer = (min: number, max: number) => (name: FieldName, value: unknown) =>
 		check.integer(name, value, min, max);
 	if (source.isTool) {
 		return {

@@ -5,6 +5,7 @@ import { hiddenInTool, toolProperties, type ToolArgument } from './toolArguments
 import type { Simplifier } from './toolResults';
 import type { AdPerformanceClient } from '../transport';
 import type { ServiceAccount } from '../types';
+import type { FieldName } from '../errors';
 import { InputValidator } from '../validation';
 
 /**
@@ -128,7 +129,7 @@ export async function platformAccountIdOf(
 	client: AdPerformanceClient,
 	id: string,
 	itemIndex: number,
-	field: string,
+	field: FieldName,
 ): Promise<string> {
 	if (/^act_\d+$/.test(id)) return id;
 	const envelope = await client.listPage<ServiceAccount>('/accounts', {}, 1, 100, { itemIndex });

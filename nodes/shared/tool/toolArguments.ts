@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { given, type InputField, type InputSource } from '../inputSource';
+import { ArgumentName, type FieldName } from '../errors';
 import { InputValidator } from '../validation';
 
 /**
@@ -183,8 +184,9 @@ export class ToolArguments implements InputSource {
 		return argument.default === '' ? undefined : argument.default;
 	}
 
-	name(field: InputField): string {
-		if (this.argumentOf(field)) return `argument ${field.argument}`;
+	name(field: InputField): FieldName {
+		const argument = this.argumentOf(field);
+		if (argument) return new ArgumentName(argument.key);
 		const setting = this.settings.find((property) => property.name === field.setting);
 		return setting?.displayName ?? field.label;
 	}

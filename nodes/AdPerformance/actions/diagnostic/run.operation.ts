@@ -1,5 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
+import type { FieldName } from '../../../shared/errors';
 import { createDiagnostic } from '../../../shared/diagnostics';
 import { waitUntilFinished } from '../../../shared/waitUntilFinished';
 import type { AdPerformanceClient } from '../../../shared/transport';
@@ -86,7 +87,7 @@ const TIMEOUT = inputField('options.timeoutSeconds', 'Options → Timeout (Secon
 
 export function readInput(source: InputSource): DiagnosticRun {
 	const { check } = source;
-	const seconds = (min: number, max: number) => (name: string, value: unknown) =>
+	const seconds = (min: number, max: number) => (name: FieldName, value: unknown) =>
 		check.seconds(name, value, min, max);
 	return {
 		campaignId: read(source, CAMPAIGN_FIELD, (name, value) => check.campaignId(name, value)),

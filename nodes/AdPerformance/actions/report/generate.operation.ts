@@ -12,6 +12,7 @@ import {
 	inputField,
 	type InputSource,
 } from '../../../shared/inputSource';
+import type { FieldName } from '../../../shared/errors';
 import { createReport, reuseOrCreateReport } from '../../../shared/reportLedger';
 import type { AdPerformanceClient } from '../../../shared/transport';
 import { REPORT_FORMAT_OPTIONS, REPORT_FORMATS, type ServiceReport } from '../../../shared/types';
@@ -156,7 +157,7 @@ interface ReportRequest {
 	/** An ad platform account ID, or in a tool call also the service's account `id`. */
 	account: string;
 	/** How errors name the account (platformAccountIdOf). */
-	accountName: string;
+	accountName: FieldName;
 	body: IDataObject;
 	reuse: boolean;
 }

@@ -1,3 +1,4 @@
+import type { FieldName } from '../../../shared/errors';
 import { readOptional, inputField, type InputSource } from '../../../shared/inputSource';
 import {
 	REPORT_FORMAT_OPTIONS,
@@ -113,7 +114,7 @@ export const description = withTool('report', 'getAll', properties, tool);
 
 export function readInput(source: InputSource): ListInput {
 	const { check } = source;
-	const timestamp = (name: string, value: unknown) => check.timestamp(name, value);
+	const timestamp = (name: FieldName, value: unknown) => check.timestamp(name, value);
 	const qs = {
 		accountId: readOptional(source, ACCOUNT, (name, value) => check.accountId(name, value)),
 		campaignId: readOptional(source, CAMPAIGN, (name, value) => check.campaignId(name, value)),
