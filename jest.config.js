@@ -15,6 +15,12 @@ module.exports = {
 		'^.+\\.c?ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }],
 	},
 	testTimeout: 30000,
+	// Two workers whatever the machine: most of a run is waiting (on the fake's time-scaled
+	// clock, on timeouts and Stop that the tests prove, on n8n's engine), so a second file runs
+	// while the first one waits. Jest's own default on 2 cores is one worker, in band. Every
+	// file starts its own fake service on an ephemeral port of 127.0.0.1 and gets its own n8n
+	// user folder (test/harness/env.cts), so files share nothing but the CPU.
+	maxWorkers: 2,
 	// n8n-core keeps process-wide handles (its DI services) open after a workflow has run.
 	forceExit: true,
 };
