@@ -19,7 +19,7 @@ import {
 import { harnessUserFolder } from '../harness/env.cjs';
 import type { RunWorkflowResult } from '../harness/run-workflow.cjs';
 import { registerNodeType } from '../harness/run-workflow.cjs';
-import { adNode, apiRequests, rl, WAIT_NODE } from '../nodes/helpers.cjs';
+import { adNode, apiRequests, rl, stopAfterMark, WAIT_NODE } from '../nodes/helpers.cjs';
 import {
 	errorText,
 	runAttack,
@@ -347,12 +347,17 @@ describe('an answer trickling in a byte at a time is cut at the deadline', () =>
 	});
 
 	test('Stop during a trickle stops at once and lets the connection go', async () => {
+		// Stop half a second into the trickle (a byte or two are in).
+		const { mark, stop } = stopAfterMark(500);
 		service.fake.intercept({
 			method: 'GET',
 			pathPrefix: '/v1/accounts',
-			respond: (_request, real) => trickling({ reply: real() }, 1, 300),
+			respond: (_request, real) => {
+				mark();
+				return trickling({ reply: real() }, 1, 300);
+			},
 		});
-		const result = await runAttack(service, [accountsNode()], { cancelAfterMs: 1_000 });
+		const result = await runAttack(service, [accountsNode()], { cancelWhen: stop });
 		expect(result.durationMs).toBeLessThan(1_600);
 		const [answer] = await streamedAnswers('/v1/accounts');
 		expect(answer.closedByClient).toBe(true);

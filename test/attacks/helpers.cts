@@ -10,7 +10,14 @@ import tls from 'node:tls';
 import { startOtherOrigin, type LoggedRequest, type OtherOrigin } from '../../sandbox/index.cjs';
 import { captureLogs, expectNoKey } from '../faults/matrix.cjs';
 import type { RunWorkflowResult, WorkflowNodeInput } from '../harness/run-workflow.cjs';
-import { adNode, apiRequests, run, useFakeService, type TestService } from '../nodes/helpers.cjs';
+import {
+	adNode,
+	apiRequests,
+	run,
+	useFakeService,
+	type RunOptions,
+	type TestService,
+} from '../nodes/helpers.cjs';
 
 export interface HostileService extends TestService {
 	/** A second local server on another origin (where hostile redirects and links lead). */
@@ -48,7 +55,7 @@ export function useHostileService(
 export async function runAttack(
 	service: TestService,
 	nodes: WorkflowNodeInput[],
-	options: { items?: IDataObject[]; credentials?: IDataObject; cancelAfterMs?: number } = {},
+	options: RunOptions = {},
 ): Promise<RunWorkflowResult> {
 	const { value: result, logs } = await captureLogs(() => run(service, nodes, options));
 	const key = String(service.credentials(options.credentials).adPerformanceApi.apiKey);
