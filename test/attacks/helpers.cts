@@ -188,6 +188,13 @@ export function editListedReports(service: TestService, edit: (record: IDataObje
 }
 
 /**
+ * The longest a hostile answer may stay open, as the fake times it, when an item's 2 s Timeout
+ * cuts it: the Timeout, plus a second for a busy machine to act on it and for the fake to see the
+ * connection go (the answers these tests send would otherwise last many seconds or never end).
+ */
+export const ANSWER_CUT_BY_2_S_TIMEOUT_MS = 3_000;
+
+/**
  * The fake's record of how its streamed answers to `pathPrefix` ended, once every one of them
  * has ended (the fake notes it just after the client hangs up), or after 3 s.
  */
