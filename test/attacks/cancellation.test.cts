@@ -5,7 +5,7 @@
  */
 import { AdPerformanceWaitForReport } from '../../nodes/AdPerformanceWaitForReport/AdPerformanceWaitForReport.node';
 import { registerNodeType } from '../harness/run-workflow.cjs';
-import { adNode, run, WAIT_NODE } from '../nodes/helpers.cjs';
+import { adNode, run, stopAfterMark, WAIT_NODE } from '../nodes/helpers.cjs';
 import { useHostileService } from './helpers.cjs';
 
 registerNodeType(WAIT_NODE, () => new AdPerformanceWaitForReport());
@@ -15,14 +15,19 @@ const service = useHostileService({ downloadOrigin: 'foreign' });
 describe('cancelling stops every request', () => {
 	test('Wait for Ad Report: a hanging download from another origin stops at Stop, and the next item’s never starts', async () => {
 		const reports = service.fake.addReports(2, { status: 'completed' });
+		// Stop while the first download hangs.
+		const { mark, stop } = stopAfterMark(500);
 		service.fake.intercept({
 			origin: 'foreign',
-			respond: (_request, real) => ({ reply: real(), delayMs: 7_000 }),
+			respond: (_request, real) => {
+				mark();
+				return { reply: real(), delayMs: 7_000 };
+			},
 		});
 		const result = await run(
 			service,
 			[{ name: 'Wait', type: WAIT_NODE, parameters: { pollIntervalSeconds: 0.2 } }],
-			{ items: reports.map((report) => ({ id: report.id })), cancelAfterMs: 700 },
+			{ items: reports.map((report) => ({ id: report.id })), cancelWhen: stop },
 		);
 		const foreign = service.fake.log.filter((entry) => entry.origin === 'foreign');
 		// One download started; the hang was cut at Stop, far from its 7 s.
@@ -36,38 +41,48 @@ describe('cancelling stops every request', () => {
 	});
 
 	test('a hanging request to the service stops at Stop', async () => {
+		// Stop while the request hangs.
+		const { mark, stop } = stopAfterMark(400);
 		service.fake.intercept({
 			method: 'GET',
 			pathPrefix: '/v1/accounts',
-			respond: (_request, real) => ({ reply: real(), delayMs: 7_000 }),
+			respond: (_request, real) => {
+				mark();
+				return { reply: real(), delayMs: 7_000 };
+			},
 		});
 		const result = await run(
 			service,
 			[adNode({ resource: 'account', operation: 'getAll', returnAll: true })],
-			{ cancelAfterMs: 500 },
+			{ cancelWhen: stop },
 		);
 		expect(result.durationMs).toBeLessThan(4_000);
 		expect(service.fake.log.filter((entry) => entry.path === '/v1/accounts')).toHaveLength(1);
 	});
 
 	test('a wait for the rate limit stops at Stop', async () => {
+		// Stop while the node waits out the 429.
+		const { mark, stop } = stopAfterMark(400);
 		service.fake.intercept({
 			method: 'GET',
 			pathPrefix: '/v1/accounts',
-			respond: () => ({
-				status: 429,
-				json: {
-					error: {
-						type: 'rate_limit_error',
-						message: 'Rate limit exceeded. Retry after 600 seconds.',
+			respond: () => {
+				mark();
+				return {
+					status: 429,
+					json: {
+						error: {
+							type: 'rate_limit_error',
+							message: 'Rate limit exceeded. Retry after 600 seconds.',
+						},
 					},
-				},
-			}),
+				};
+			},
 		});
 		const result = await run(
 			service,
 			[adNode({ resource: 'account', operation: 'getAll', returnAll: true })],
-			{ cancelAfterMs: 500, credentials: { timeScale: 1 } },
+			{ cancelWhen: stop, credentials: { timeScale: 1 } },
 		);
 		expect(result.durationMs).toBeLessThan(4_000);
 		expect(service.fake.log.filter((entry) => entry.path === '/v1/accounts')).toHaveLength(1);

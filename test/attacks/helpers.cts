@@ -10,7 +10,14 @@ import tls from 'node:tls';
 import { startOtherOrigin, type LoggedRequest, type OtherOrigin } from '../../sandbox/index.cjs';
 import { captureLogs, expectNoKey } from '../faults/matrix.cjs';
 import type { RunWorkflowResult, WorkflowNodeInput } from '../harness/run-workflow.cjs';
-import { adNode, apiRequests, run, useFakeService, type TestService } from '../nodes/helpers.cjs';
+import {
+	adNode,
+	apiRequests,
+	run,
+	useFakeService,
+	type RunOptions,
+	type TestService,
+} from '../nodes/helpers.cjs';
 
 export interface HostileService extends TestService {
 	/** A second local server on another origin (where hostile redirects and links lead). */
@@ -48,7 +55,7 @@ export function useHostileService(
 export async function runAttack(
 	service: TestService,
 	nodes: WorkflowNodeInput[],
-	options: { items?: IDataObject[]; credentials?: IDataObject; cancelAfterMs?: number } = {},
+	options: RunOptions = {},
 ): Promise<RunWorkflowResult> {
 	const { value: result, logs } = await captureLogs(() => run(service, nodes, options));
 	const key = String(service.credentials(options.credentials).adPerformanceApi.apiKey);
@@ -179,6 +186,13 @@ export function editListedReports(service: TestService, edit: (record: IDataObje
 		},
 	});
 }
+
+/**
+ * The longest a hostile answer may stay open, as the fake times it, when an item's 2 s Timeout
+ * cuts it: the Timeout, plus a second for a busy machine to act on it and for the fake to see the
+ * connection go (the answers these tests send would otherwise last many seconds or never end).
+ */
+export const ANSWER_CUT_BY_2_S_TIMEOUT_MS = 3_000;
 
 /**
  * The fake's record of how its streamed answers to `pathPrefix` ended, once every one of them

@@ -97,6 +97,12 @@ export interface RunWorkflowInput {
 	credentials?: Record<string, ICredentialDataDecryptedObject>;
 	/** Cancel the execution after this many milliseconds (as the Stop button does). */
 	cancelAfterMs?: number;
+	/**
+	 * Cancel the execution when this settles (as the Stop button does): a Stop tied to what the
+	 * run has reached (a request arrived at the fake) rather than to the clock, so a busy machine
+	 * cannot move it before or after that point.
+	 */
+	cancelWhen?: Promise<unknown>;
 }
 
 export interface NodeRunResult {
@@ -243,6 +249,10 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunWorkflowR
 	if (input.cancelAfterMs !== undefined) {
 		const timer = setTimeout(() => running.cancel(), input.cancelAfterMs);
 		void finished.promise.finally(() => clearTimeout(timer));
+	}
+	if (input.cancelWhen) {
+		const cancel = () => running.cancel(); // no effect once the run has ended
+		input.cancelWhen.then(cancel, cancel);
 	}
 	await running;
 	// What n8n records for the execution: on cancel the hook reports it as canceled at once.

@@ -132,11 +132,31 @@ export function rl(value: string, mode: 'id' | 'list' = 'id') {
 	return { __rl: true, mode, value };
 }
 
+/** What `run` takes besides the nodes: input items, credential overrides, when to press Stop. */
+export interface RunOptions {
+	items?: IDataObject[];
+	credentials?: IDataObject;
+	cancelAfterMs?: number;
+	cancelWhen?: Promise<unknown>;
+}
+
+/**
+ * A Stop for `cancelWhen`, pressed `afterMs` after `mark()` is first called (from an intercept's
+ * `respond`, say: once a request has reached the fake) rather than at a fixed time from the run's
+ * start, which a busy machine stretches: the run is where the test means it to be when stopped.
+ */
+export function stopAfterMark(afterMs: number): { mark: () => void; stop: Promise<void> } {
+	let mark!: () => void;
+	const marked = new Promise<void>((resolve) => (mark = resolve));
+	const stop = marked.then(() => new Promise<void>((resolve) => setTimeout(resolve, afterMs)));
+	return { mark, stop };
+}
+
 /** Runs [Manual Trigger → (Set Items) → nodes] and clears the fake's log first. */
 export async function run(
 	service: TestService,
 	nodes: WorkflowNodeInput[],
-	options: { items?: IDataObject[]; credentials?: IDataObject; cancelAfterMs?: number } = {},
+	options: RunOptions = {},
 ): Promise<RunWorkflowResult> {
 	service.fake.clearLog();
 	const chain = options.items
@@ -153,6 +173,7 @@ export async function run(
 		nodes: chain,
 		credentials: service.credentials(options.credentials),
 		cancelAfterMs: options.cancelAfterMs,
+		cancelWhen: options.cancelWhen,
 	});
 }
 

@@ -104,6 +104,17 @@ describe('fake service: GET /v1/reports/{id}/download', () => {
 	});
 
 	test('not completed → 409 report_not_ready (also failed); unknown → 404; needs a key; counts as a read', async () => {
+		// In real time the reports added as generating and pending stay so while the test asks (at
+		// the suite's 0.005 they finish 75 ms after being added, which a busy machine can let pass).
+		const realTime = await startFakeService({ timeScale: 1 });
+		try {
+			await notReady(realTime);
+		} finally {
+			await realTime.stop();
+		}
+	});
+
+	async function notReady(svc: FakeService) {
 		const [generating] = svc.addReports(1, { status: 'generating' });
 		expectError(await get(svc, `/v1/reports/${generating.id}/download`), 409, 'report_not_ready');
 		const [pending] = svc.addReports(1, { status: 'pending' });
@@ -120,7 +131,7 @@ describe('fake service: GET /v1/reports/{id}/download', () => {
 		svc.clearLog();
 		await get(svc, `/v1/reports/${done.id}/download`);
 		expect(svc.log[0].bucket).toBe('read');
-	});
+	}
 
 	test('expireReport → link and download answer 404 not_found, expiresAt in the past', async () => {
 		const r = await completedReport(svc, { format: 'markdown' });

@@ -19,6 +19,12 @@ async function statusOrDrop(p: Promise<{ status: number }>): Promise<number | 'd
 	}
 }
 
+/**
+ * For tests that count what a rate-limit window has charged: in real time the window lasts 60 s,
+ * so it cannot end between two requests of a test however busy the machine (at 0.01 it is 0.6 s).
+ */
+const REAL_TIME = { timeScale: 1 };
+
 describe('fake service: faults', () => {
 	let svc: FakeService;
 	afterEach(() => svc?.stop());
@@ -59,7 +65,7 @@ describe('fake service: faults', () => {
 	});
 
 	test('injected 500 (before): api_error envelope, the work is not done', async () => {
-		svc = await startFakeService({ timeScale: 0.01 });
+		svc = await startFakeService(REAL_TIME);
 		const before = svc.reports().length;
 		svc.injectOnce({ method: 'POST', pathPrefix: '/v1/reports', kind: '500', phase: 'before' });
 		const res = await post(svc, '/v1/reports', reportBody(svc));
@@ -71,7 +77,7 @@ describe('fake service: faults', () => {
 	});
 
 	test('injected 500 (after): the report IS created and the limit counted, the client sees 500', async () => {
-		svc = await startFakeService({ timeScale: 0.01 });
+		svc = await startFakeService(REAL_TIME);
 		const before = svc.reports().length;
 		svc.injectOnce({ pathPrefix: '/v1/reports', kind: '500', phase: 'after' });
 		expectError(await post(svc, '/v1/reports', reportBody(svc)), 500, 'api_error');
@@ -80,7 +86,7 @@ describe('fake service: faults', () => {
 	});
 
 	test("'after' drop on POST /v1/reports creates the report though the client saw a dropped connection", async () => {
-		svc = await startFakeService({ timeScale: 0.01 });
+		svc = await startFakeService(REAL_TIME);
 		const before = svc.reports().map((r) => r.id);
 		svc.injectOnce({ method: 'POST', pathPrefix: '/v1/reports', kind: 'drop', phase: 'after' });
 		await expect(
@@ -112,7 +118,7 @@ describe('fake service: faults', () => {
 	});
 
 	test('injected 429: rate_limit_error with a seeded N between 1 and 30, nothing charged', async () => {
-		svc = await startFakeService({ timeScale: 0.01 });
+		svc = await startFakeService(REAL_TIME);
 		svc.injectOnce({ kind: '429', pathPrefix: '/v1/accounts', times: 5 });
 		expect((await get(svc, '/v1/campaigns')).status).toBe(200); // no match
 		for (let i = 0; i < 5; i++) {
@@ -163,8 +169,9 @@ describe('fake service: faults', () => {
 
 describe('fake service: request log and control API', () => {
 	let svc: FakeService;
+	// In real time a generating report (10-20 s) also stays generating while a test looks at it.
 	beforeEach(async () => {
-		svc = await startFakeService({ timeScale: 0.01 });
+		svc = await startFakeService(REAL_TIME);
 	});
 	afterEach(() => svc.stop());
 
