@@ -5,11 +5,17 @@
  * never "Report rpt_… was not found" (not_found). The same holds for the type a model reads
  * from the tool variant. And the type is data recorded by the error's builder: a service
  * reason that reads like another type's message does not change it.
+ *
+ * The class, for every waiter (Wait for Ad Report, Diagnostic → Run, their tools): the last look
+ * decides. An answer seen before the service fell silent is told as what was last seen, never
+ * taken for "still running" at the timeout.
  */
 import { createServer } from 'node:net';
 
+import type { IDataObject } from 'n8n-workflow';
+
 import type { RunWorkflowResult } from '../harness/run-workflow.cjs';
-import { WAIT_NODE, WAIT_TOOL_NODE } from '../nodes/helpers.cjs';
+import { AD_NODE, AD_TOOL_NODE, rl, WAIT_NODE, WAIT_TOOL_NODE } from '../nodes/helpers.cjs';
 import { errorText, runAttack, useHostileService } from './helpers.cjs';
 
 const service = useHostileService();
@@ -117,5 +123,174 @@ describe('the error type is data, not read back from the message', () => {
 			/^Report rpt_\w+ failed: The renderer gave up after 30 seconds \(generation_failed\)\./,
 		);
 		expect(result.error?.message).toMatch(/Retry: yes, generating the report again may work/);
+	});
+});
+
+/** Every GET of `pathPrefix` after the first `answered` ones hangs for 20 s. */
+function silentAfter(pathPrefix: string, answered: number, edit?: (record: IDataObject) => void) {
+	let looks = 0;
+	service.fake.intercept({
+		method: 'GET',
+		pathPrefix,
+		respond: (_request, real) => {
+			const reply = real();
+			if (looks++ >= answered) return { reply, delayMs: 20_000 };
+			const data = (reply.json as { data?: unknown } | undefined)?.data;
+			if (edit)
+				for (const record of Array.isArray(data) ? data : [data]) edit(record as IDataObject);
+			return { reply };
+		},
+	});
+}
+
+/** After the POST that starts it is answered, connections are refused (for 20 s at most). */
+function refuseConnectionsAfterStart(path: string) {
+	let reopen: Promise<() => Promise<void>> | undefined;
+	service.fake.intercept({
+		method: 'POST',
+		pathPrefix: path,
+		times: 1,
+		respond: (_request, real) => {
+			const reply = real();
+			service.fake.holdRunningDiagnostics(60_000);
+			// Once the answer has left.
+			setTimeout(() => (reopen = service.fake.refuseConnections(20_000)), 50);
+			return { reply };
+		},
+	});
+	return async () => await (await reopen)?.();
+}
+
+function campaignId(): string {
+	const account = service.fake.addAccount();
+	return service.fake.addCampaigns(account.id, 1)[0].id;
+}
+
+/** A diagnostic that the service keeps running once it is started. */
+function diagnosticKeepsRunning() {
+	service.fake.intercept({
+		method: 'POST',
+		pathPrefix: '/v1/diagnostics',
+		times: 1,
+		respond: (_request, real) => {
+			const reply = real();
+			service.fake.holdRunningDiagnostics(60_000);
+			return { reply };
+		},
+	});
+}
+
+const diagnosticOptions = { pollIntervalSeconds: 0.1, timeoutSeconds: 2 };
+const runDiagnostic = (campaign: string, requestOptions: IDataObject = {}) => ({
+	name: 'Ad Performance',
+	type: AD_NODE,
+	parameters: {
+		resource: 'diagnostic',
+		operation: 'run',
+		campaignId: rl(campaign),
+		options: diagnosticOptions,
+		requestOptions,
+	},
+});
+const runDiagnosticTool = (requestOptions: IDataObject = {}) => ({
+	name: 'Ad Performance Tool',
+	type: AD_TOOL_NODE,
+	parameters: {
+		resource: 'diagnostic',
+		operation: 'run',
+		options: diagnosticOptions,
+		requestOptions,
+	},
+});
+
+function expectNotStillRunning(result: RunWorkflowResult, type: string) {
+	expect(result.error).toBeDefined();
+	expect(errorText(result)).not.toMatch(/still (pending|running|generating)/i);
+	expect(result.error?.context?.errorType).toBe(type);
+}
+
+describe('Diagnostic → Run when the service falls silent while it waits', () => {
+	test('no look answered in time: timed out, not "still running"', async () => {
+		diagnosticKeepsRunning();
+		silentAfter('/v1/diagnostics/', 0);
+		const result = await runAttack(service, [runDiagnostic(campaignId())]);
+		expectNotStillRunning(result, 'timeout');
+		expect(result.error?.message).toMatch(
+			/^The service did not answer within the timeout \(2 seconds\), so diagnostic diag_\w+ could not be looked for/,
+		);
+		expect(result.durationMs).toBeLessThan(10_000);
+	});
+
+	test('answered "running", then silent: timed out, telling what was last seen', async () => {
+		diagnosticKeepsRunning();
+		silentAfter('/v1/diagnostics/', 1);
+		const result = await runAttack(service, [runDiagnostic(campaignId())]);
+		expectNotStillRunning(result, 'timeout');
+		expect(errorText(result)).toMatch(
+			/The service last showed diagnostic diag_\w+ (pending|running);/,
+		);
+	});
+
+	test('connections refused while it waits: unreachable (service_unreachable)', async () => {
+		const reopen = refuseConnectionsAfterStart('/v1/diagnostics');
+		try {
+			const result = await runAttack(service, [runDiagnostic(campaignId(), { maxAttempts: 10 })], {
+				credentials: { timeScale: 1 },
+			});
+			expectNotStillRunning(result, 'service_unreachable');
+			expect(result.error?.message).toMatch(/could not be reached .*: the connection was refused/);
+		} finally {
+			await reopen();
+		}
+	});
+
+	test('the tool: the model reads timeout, not "still running"', async () => {
+		diagnosticKeepsRunning();
+		silentAfter('/v1/diagnostics/', 1);
+		const result = await runAttack(service, [runDiagnosticTool()], {
+			items: [{ campaignId: campaignId() }],
+		});
+		expectNotStillRunning(result, 'timeout');
+		expect(result.error?.message).toMatch(/\(timeout\)\. Fix: .* Retry: yes/);
+	});
+
+	test('answered "running" at every look: still running (timeout), as seen', async () => {
+		diagnosticKeepsRunning();
+		const result = await runAttack(service, [runDiagnostic(campaignId())]);
+		expect(result.error?.message).toMatch(
+			/^Diagnostic diag_\w+ was still (pending|running) after 2 seconds$/,
+		);
+		expect(result.error?.context?.errorType).toBe('timeout');
+	});
+});
+
+describe('Wait for Ad Report when the service falls silent after an answer', () => {
+	const generating = (record: IDataObject) => (record.status = 'generating');
+
+	test('seen generating, then silent: timed out, not "still generating"; On Timeout → output does not output it', async () => {
+		const [report] = service.fake.addReports(1, { status: 'completed' });
+		silentAfter('/v1/reports', 1, generating);
+		const result = await runAttack(service, [waitNode({ onTimeout: 'outputPending' })], {
+			items: [{ id: report.id }],
+		});
+		expectNotStillRunning(result, 'timeout');
+		expect(errorText(result)).toMatch(/The service last showed report rpt_\w+ as generating;/);
+		expect(result.items).toHaveLength(0);
+	});
+
+	test('the tool: an error of type timeout, not "not finished, call again"', async () => {
+		const [report] = service.fake.addReports(1, { status: 'completed' });
+		silentAfter('/v1/reports', 1, generating);
+		const result = await runAttack(service, [waitTool()], { items: [{ reportId: report.id }] });
+		expectNotStillRunning(result, 'timeout');
+		expect(result.error?.message).toMatch(/\(timeout\)\. Fix: .* Retry: yes/);
+	});
+
+	test('listed without it, then silent: timed out, not "not found"', async () => {
+		silentAfter('/v1/reports', 1);
+		const result = await runAttack(service, [waitNode()], {
+			items: [{ id: 'rpt_notlistedyet00' }],
+		});
+		expectNamed(result, 'timeout');
 	});
 });
