@@ -15,6 +15,7 @@ import { createServer } from 'node:net';
 import type { IDataObject } from 'n8n-workflow';
 
 import type { RunWorkflowResult } from '../harness/run-workflow.cjs';
+import { ActiveTrigger, ids } from '../nodes/AdPerformanceTrigger/poll-harness.cjs';
 import { AD_NODE, AD_TOOL_NODE, rl, WAIT_NODE, WAIT_TOOL_NODE } from '../nodes/helpers.cjs';
 import { errorText, runAttack, useHostileService } from './helpers.cjs';
 
@@ -292,5 +293,66 @@ describe('Wait for Ad Report when the service falls silent after an answer', () 
 			items: [{ id: 'rpt_notlistedyet00' }],
 		});
 		expectNamed(result, 'timeout');
+	});
+});
+
+describe('the trigger when nothing answers its poll', () => {
+	const trigger = (parameters: IDataObject) =>
+		new ActiveTrigger(parameters, service.credentials().adPerformanceApi);
+
+	test('account connections: a silent or refusing service is no removal, and no change after it', async () => {
+		const t = trigger({ event: 'accountConnectionChanged' });
+		service.fake.addAccount({ name: 'Still There Co' });
+		expect((await t.poll()).items).toBeNull();
+		const stored = JSON.stringify((await t.poll()).nodeStaticData);
+
+		const stopHanging = service.fake.intercept({
+			method: 'GET',
+			pathPrefix: '/v1/accounts',
+			respond: (_request, real) => ({ reply: real(), delayMs: 20_000 }),
+		});
+		const silent = await t.poll();
+		stopHanging();
+		expect(silent.items).toBeNull();
+		expect(silent.durationMs).toBeLessThan(10_000);
+		expect(JSON.stringify(silent.nodeStaticData)).toBe(stored);
+
+		const reopen = await service.fake.refuseConnections(20_000);
+		let refused: unknown;
+		try {
+			await t.poll().catch((error: unknown) => (refused = error));
+		} finally {
+			await reopen();
+		}
+		expect((refused as { context?: IDataObject })?.context?.errorType).toBe('service_unreachable');
+		expect(String((refused as Error)?.message)).not.toMatch(/removed|not found/i);
+		expect(JSON.stringify(t.nodeStaticData)).toBe(stored);
+
+		expect((await t.poll()).items).toBeNull();
+	});
+
+	test('report completions: a silent poll infers no completion; the next answer brings it once', async () => {
+		const account = service.fake.addAccount({ name: 'Silent Reports Co' });
+		const t = trigger({
+			event: 'reportCompleted',
+			filters: { accountId: account.platformAccountId },
+		});
+		expect((await t.poll()).items).toBeNull();
+		const now = Date.now();
+		const [report] = service.fake.addReports(1, {
+			accountId: account.platformAccountId,
+			createdAt: new Date(now).toISOString(),
+			completedAt: new Date(now).toISOString(),
+		});
+		const stopHanging = service.fake.intercept({
+			method: 'GET',
+			pathPrefix: '/v1/reports',
+			respond: (_request, real) => ({ reply: real(), delayMs: 20_000 }),
+		});
+		const silent = await t.poll();
+		stopHanging();
+		expect(silent.items).toBeNull();
+		expect(ids((await t.poll()).items)).toEqual([report.id]);
+		expect((await t.poll()).items).toBeNull();
 	});
 });
