@@ -356,3 +356,26 @@ describe('the trigger when nothing answers its poll', () => {
 		expect((await t.poll()).items).toBeNull();
 	});
 });
+
+describe('a cancelled execution is named cancelled', () => {
+	test('Diagnostic → Run stopped while a look hangs: cancelled, not timed out or unreachable', async () => {
+		diagnosticKeepsRunning();
+		silentAfter('/v1/diagnostics/', 1);
+		const result = await runAttack(service, [runDiagnostic(campaignId())], {
+			cancelAfterMs: 800,
+		});
+		expect(result.run.status).toBe('canceled');
+		expect(result.error?.context?.errorType).toBe('cancelled');
+		expect(result.durationMs).toBeLessThan(2_000);
+	});
+
+	test('Wait for Ad Report stopped while the list hangs: cancelled', async () => {
+		listNeverAnswers();
+		const result = await runAttack(service, [waitNode({ timeoutSeconds: 30 })], {
+			items: [{ id: 'rpt_neveranswered01' }],
+			cancelAfterMs: 800,
+		});
+		expect(result.run.status).toBe('canceled');
+		expect(result.error?.context?.errorType).toBe('cancelled');
+	});
+});
