@@ -197,9 +197,9 @@ async function findCreatedBy(
  * asked for within the last REUSE_WINDOW_MS by the service's clock, that has not failed;
  * undefined when there is none. The newest such report is the one returned.
  *
- * One page of GET /v1/reports (100 records, newest first), narrowed by account and by
- * `from`: the window below the earliest time the service's clock can show now, widened by
- * CLOCK_SKEW_MARGIN_MS. A second read (with an earlier `from`) is made only when the first
+ * GET /v1/reports (newest first) narrowed by account and by `from`, to its end (one page of
+ * 100 records unless the window holds more): the window below the earliest time the service's
+ * clock can show now, widened by CLOCK_SKEW_MARGIN_MS. A second read (with an earlier `from`) is made only when the first
  * answer shows the service's clock further behind n8n's than that margin, so that `from` may
  * have cut off part of the window.
  * A whole-account request also reads the account's campaigns once, as the lost-answer search
@@ -231,7 +231,8 @@ async function findRecent(
 					if (REUSABLE_STATUSES.has(report.status as string) && matchesRequest(report, body))
 						matching.set(report.id, report);
 				}
-				return false;
+				// To the end of the window: "none" is concluded from a whole answer, never from a
+				// first page (a busy account can have more than 100 reports in 10 minutes).
 			},
 			{ itemIndex },
 		);

@@ -379,3 +379,52 @@ describe('a cancelled execution is named cancelled', () => {
 		expect(result.error?.context?.errorType).toBe('cancelled');
 	});
 });
+
+describe('Report → Generate: "no identical report" only from a whole answer', () => {
+	test('Reuse a Recent Identical Report: one past the first page of the window is reused, not made again', async () => {
+		const account = service.fake.accounts().find((a) => a.connectionStatus === 'active')!;
+		const campaigns = service.fake
+			.campaigns()
+			.filter((campaign) => campaign.accountId === account.id)
+			.map((campaign) => campaign.id)
+			.slice(0, 2);
+		const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
+		const request = {
+			accountId: account.platformAccountId,
+			dateRange: { from: '2026-05-01', to: '2026-05-07' },
+			format: 'pdf',
+			campaignIds: campaigns,
+			status: 'completed' as const,
+		};
+		const [identical] = service.fake.addReports(1, {
+			...request,
+			title: 'Past the first page',
+			createdAt: minutesAgo(5),
+		});
+		// Newer reports of other requests fill the first page (100 records, newest first).
+		service.fake.addReports(100, {
+			...request,
+			title: 'Another request',
+			createdAt: minutesAgo(4),
+		});
+		service.fake.clearLog();
+		const result = await runAttack(service, [
+			{
+				name: 'Ad Performance',
+				type: AD_NODE,
+				parameters: {
+					resource: 'report',
+					operation: 'generate',
+					accountId: rl(account.platformAccountId),
+					title: 'Past the first page',
+					dateStart: '2026-05-01',
+					dateEnd: '2026-05-07',
+					additionalFields: { reuseRecentReport: true, campaignIds: campaigns.join(',') },
+				},
+			},
+		]);
+		expect(result.error).toBeUndefined();
+		expect(result.items[0].json).toMatchObject({ id: identical.id, reused: true });
+		expect(service.fake.log.filter((entry) => entry.method === 'POST')).toHaveLength(0);
+	});
+});
