@@ -2,6 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { CLOCK_SKEW_MARGIN_MS, type AdPerformanceClient } from './transport';
 import { serviceTime } from './transport/serviceClock';
+import { errorTypeOf } from './errorTypes';
 import type { ServiceCampaign, ServiceReport, SingleEnvelope } from './types';
 
 /** Below a service time, for a `from` filter that compares exclusively or to the second. */
@@ -116,8 +117,35 @@ export async function createReport(
 			client.clock.observeCreation(report.createdAt, outcome.sentAt ?? Date.now());
 			return { kind: 'done', value: report };
 		},
-		{ onAmbiguous: async (sentAt) => await findCreatedBy(client, body, sentAt, itemIndex) },
+		{ onAmbiguous: async (sentAt) => await searchAfterLostAnswer(client, body, sentAt, itemIndex) },
 	);
+}
+
+/**
+ * findCreatedBy, named for what was seen when the search itself gets no whole answer: the
+ * report may exist (the request's answer was lost) and nothing says it does not, so the item
+ * fails as ambiguous_outcome ("check before calling again"), with what the search met, never
+ * as the search's error alone (which would invite a resend that makes a second report).
+ */
+async function searchAfterLostAnswer(
+	client: AdPerformanceClient,
+	body: IDataObject,
+	sentAt: number,
+	itemIndex: number,
+): Promise<ServiceReport | undefined> {
+	try {
+		return await findCreatedBy(client, body, sentAt, itemIndex);
+	} catch (error) {
+		client.throwIfCancelled();
+		if (errorTypeOf(error) === 'ambiguous_outcome') throw error;
+		const seen = error instanceof Error ? error.message : String(error);
+		throw client.apiError(
+			`The answer to this report request was lost, and the search for the report it may have created got no answer: ${seen}`,
+			'The report may or may not have been created: the service did not answer the search for it, so the request was not sent again (that could create a second report). Check the report list (Report → Get Many) before running the item again.',
+			itemIndex,
+			'ambiguous_outcome',
+		);
+	}
 }
 
 /**

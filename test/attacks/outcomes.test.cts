@@ -428,3 +428,45 @@ describe('Report → Generate: "no identical report" only from a whole answer', 
 		expect(service.fake.log.filter((entry) => entry.method === 'POST')).toHaveLength(0);
 	});
 });
+
+describe('Report → Generate: a lost answer whose search gets no answer', () => {
+	test('is ambiguous_outcome (check before calling again), not the search error that invites a resend', async () => {
+		const account = service.fake.accounts().find((a) => a.connectionStatus === 'active')!;
+		// The report is made, its answer is lost; then every read of the list fails.
+		service.fake.injectOnce({
+			kind: 'drop',
+			phase: 'after',
+			method: 'POST',
+			pathPrefix: '/v1/reports',
+		});
+		service.fake.intercept({
+			method: 'GET',
+			pathPrefix: '/v1/reports',
+			respond: () => ({
+				status: 503,
+				json: { error: { type: 'api_error', message: 'Service unavailable' } },
+			}),
+		});
+		service.fake.clearLog();
+		const result = await runAttack(service, [
+			{
+				name: 'Ad Performance',
+				type: AD_NODE,
+				parameters: {
+					resource: 'report',
+					operation: 'generate',
+					accountId: rl(account.platformAccountId),
+					title: 'Lost and not looked for',
+					dateStart: '2026-05-01',
+					dateEnd: '2026-05-07',
+				},
+			},
+		]);
+		expect(result.error?.context?.errorType).toBe('ambiguous_outcome');
+		expect(result.error?.message).toMatch(
+			/^The answer to this report request was lost, and the search/,
+		);
+		expect(errorText(result)).toMatch(/Check the report list/);
+		expect(service.fake.log.filter((entry) => entry.method === 'POST')).toHaveLength(1);
+	});
+});
