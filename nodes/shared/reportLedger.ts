@@ -122,8 +122,8 @@ export async function createReport(
 }
 
 /**
- * findCreatedBy, named for what was seen when the search itself gets no whole answer: the
- * report may exist (the request's answer was lost) and nothing says it does not, so the item
+ * findCreatedBy, named for what was seen when the search itself fails (no answer, or error
+ * answers until the attempts ran out): the report may exist (the request's answer was lost) and nothing says it does not, so the item
  * fails as ambiguous_outcome ("check before calling again"), with what the search met, never
  * as the search's error alone (which would invite a resend that makes a second report).
  */
@@ -133,19 +133,22 @@ async function searchAfterLostAnswer(
 	sentAt: number,
 	itemIndex: number,
 ): Promise<ServiceReport | undefined> {
+	let failure: unknown;
 	try {
 		return await findCreatedBy(client, body, sentAt, itemIndex);
 	} catch (error) {
-		client.throwIfCancelled();
-		if (errorTypeOf(error) === 'ambiguous_outcome') throw error;
-		const seen = error instanceof Error ? error.message : String(error);
-		throw client.apiError(
-			`The answer to this report request was lost, and the search for the report it may have created got no answer: ${seen}`,
-			'The report may or may not have been created: the service did not answer the search for it, so the request was not sent again (that could create a second report). Check the report list (Report → Get Many) before running the item again.',
-			itemIndex,
-			'ambiguous_outcome',
-		);
+		failure = error;
 	}
+	client.throwIfCancelled();
+	// Already named for what the search saw (a report that may be ours or another's).
+	if (errorTypeOf(failure) === 'ambiguous_outcome') throw failure as Error;
+	const seen = failure instanceof Error ? failure.message : String(failure);
+	throw client.apiError(
+		`The answer to this report request was lost, and the search for the report it may have created failed: ${seen}`,
+		'The report may or may not have been created: the service gave no usable answer to the search for it, so the request was not sent again (that could create a second report). Check the report list (Report → Get Many) before running the item again.',
+		itemIndex,
+		'ambiguous_outcome',
+	);
 }
 
 /**

@@ -392,7 +392,7 @@ describe('Report → Generate: "no identical report" only from a whole answer', 
 		const request = {
 			accountId: account.platformAccountId,
 			dateRange: { from: '2026-05-01', to: '2026-05-07' },
-			format: 'pdf',
+			format: 'pdf' as const,
 			campaignIds: campaigns,
 			status: 'completed' as const,
 		};
