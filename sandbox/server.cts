@@ -485,7 +485,9 @@ export class FakeServer {
 		});
 	}
 
-	private reopening: { timer: ReturnType<typeof setTimeout>; reopen: () => Promise<void> } | undefined;
+	private reopening:
+		| { timer: ReturnType<typeof setTimeout>; reopen: () => Promise<void> }
+		| undefined;
 
 	async refuseConnections(realMs: number): Promise<() => Promise<void>> {
 		const main = this.servers.find((server) => this.originOf.get(server) === 'main');

@@ -48,7 +48,9 @@ export function unseenReportError(
 	return unansweredError(client, outcome, {
 		subject: `report ${report.id}`,
 		timeoutSeconds: report.timeoutSeconds,
-		lastSeen: outcome.lastSeen ? `as ${typeof status === 'string' ? status : 'unknown'}` : undefined,
+		lastSeen: outcome.lastSeen
+			? `as ${typeof status === 'string' ? status : 'unknown'}`
+			: undefined,
 		itemIndex: report.itemIndex,
 	});
 }

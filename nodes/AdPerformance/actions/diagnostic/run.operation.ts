@@ -1,11 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { createDiagnostic } from '../../../shared/diagnostics';
-import {
-	outcomeOf,
-	unansweredError,
-	waitUntilFinished,
-} from '../../../shared/waitUntilFinished';
+import { outcomeOf, unansweredError, waitUntilFinished } from '../../../shared/waitUntilFinished';
 import type { AdPerformanceClient } from '../../../shared/transport';
 import { isFinished, type ServiceDiagnostic } from '../../../shared/types';
 import { getRecord } from '../listRecords';
