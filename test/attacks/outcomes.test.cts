@@ -144,12 +144,12 @@ function silentAfter(pathPrefix: string, answered: number, edit?: (record: IData
 	});
 }
 
-/** After the POST that starts it is answered, connections are refused (for 20 s at most). */
-function refuseConnectionsAfterStart(path: string) {
+/** A diagnostic kept running once started; after that answer, connections are refused (20 s at most). */
+function refuseConnectionsOnceDiagnosticStarts() {
 	let reopen: Promise<() => Promise<void>> | undefined;
 	service.fake.intercept({
 		method: 'POST',
-		pathPrefix: path,
+		pathPrefix: '/v1/diagnostics',
 		times: 1,
 		respond: (_request, real) => {
 			const reply = real();
@@ -233,7 +233,7 @@ describe('Diagnostic → Run when the service falls silent while it waits', () =
 	});
 
 	test('connections refused while it waits: unreachable (service_unreachable)', async () => {
-		const reopen = refuseConnectionsAfterStart('/v1/diagnostics');
+		const reopen = refuseConnectionsOnceDiagnosticStarts();
 		try {
 			const result = await runAttack(service, [runDiagnostic(campaignId(), { maxAttempts: 10 })], {
 				credentials: { timeScale: 1 },
@@ -380,6 +380,21 @@ describe('a cancelled execution is named cancelled', () => {
 	});
 });
 
+/** Report → Generate of the same week for an account. */
+const generateNode = (accountId: string, title: string, additionalFields: IDataObject = {}) => ({
+	name: 'Ad Performance',
+	type: AD_NODE,
+	parameters: {
+		resource: 'report',
+		operation: 'generate',
+		accountId: rl(accountId),
+		title,
+		dateStart: '2026-05-01',
+		dateEnd: '2026-05-07',
+		additionalFields,
+	},
+});
+
 describe('Report → Generate: "no identical report" only from a whole answer', () => {
 	test('Reuse a Recent Identical Report: one past the first page of the window is reused, not made again', async () => {
 		const account = service.fake.accounts().find((a) => a.connectionStatus === 'active')!;
@@ -409,19 +424,10 @@ describe('Report → Generate: "no identical report" only from a whole answer', 
 		});
 		service.fake.clearLog();
 		const result = await runAttack(service, [
-			{
-				name: 'Ad Performance',
-				type: AD_NODE,
-				parameters: {
-					resource: 'report',
-					operation: 'generate',
-					accountId: rl(account.platformAccountId),
-					title: 'Past the first page',
-					dateStart: '2026-05-01',
-					dateEnd: '2026-05-07',
-					additionalFields: { reuseRecentReport: true, campaignIds: campaigns.join(',') },
-				},
-			},
+			generateNode(account.platformAccountId, 'Past the first page', {
+				reuseRecentReport: true,
+				campaignIds: campaigns.join(','),
+			}),
 		]);
 		expect(result.error).toBeUndefined();
 		expect(result.items[0].json).toMatchObject({ id: identical.id, reused: true });
@@ -449,18 +455,7 @@ describe('Report → Generate: a lost answer whose search gets no answer', () =>
 		});
 		service.fake.clearLog();
 		const result = await runAttack(service, [
-			{
-				name: 'Ad Performance',
-				type: AD_NODE,
-				parameters: {
-					resource: 'report',
-					operation: 'generate',
-					accountId: rl(account.platformAccountId),
-					title: 'Lost and not looked for',
-					dateStart: '2026-05-01',
-					dateEnd: '2026-05-07',
-				},
-			},
+			generateNode(account.platformAccountId, 'Lost and not looked for'),
 		]);
 		expect(result.error?.context?.errorType).toBe('ambiguous_outcome');
 		expect(result.error?.message).toMatch(
