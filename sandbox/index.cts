@@ -58,6 +58,7 @@ export async function startFakeService(options: FakeServiceOptions = {}): Promis
 		failNextReports: (count, error) => state.failNextReports(count, error),
 		failNextDiagnostics: (count) => state.failNextDiagnostics(count),
 		holdRunningDiagnostics: (realMs) => state.holdRunningDiagnostics(realMs),
+		refuseConnections: (realMs) => server.refuseConnections(realMs),
 		expireReport: (reportId) => state.expireReport(reportId),
 		setReportFileSize: (reportId, bytes) => state.setReportFileSize(reportId, bytes),
 		setClockOffset: (offsetMs) => {

@@ -231,6 +231,13 @@ export interface FakeService {
 	failNextDiagnostics(count: number): void;
 	/** Keeps every diagnostic that is running now running for `realMs` more (real time). */
 	holdRunningDiagnostics(realMs: number): void;
+	/**
+	 * Nothing listens on the main origin for `realMs` (real time), as when the service is down:
+	 * open connections are closed and every new one is refused (ECONNREFUSED). Then it listens
+	 * again on the same port. Resolves once connections are refused, with a function that
+	 * listens again at once (for a test's cleanup).
+	 */
+	refuseConnections(realMs: number): Promise<() => Promise<void>>;
 	completeReportAt?: never;
 	expireReport(reportId: string): void;
 	setReportFileSize(reportId: string, bytes: number): void;
@@ -363,6 +370,7 @@ export class FakeServer {
 	coarseFromFilter = false;
 	private readonly routes: Route[];
 	private servers: Server[] = [];
+	private readonly originOf = new WeakMap<Server, 'main' | 'foreign'>();
 	private sockets = new Set<Socket>();
 	url = '';
 	foreignUrl: string | undefined;
@@ -473,6 +481,7 @@ export class FakeServer {
 			s.on('close', () => this.sockets.delete(s));
 		});
 		this.servers.push(server);
+		this.originOf.set(server, origin);
 		return new Promise((resolve, reject) => {
 			server.once('error', reject);
 			server.listen(port, host, () => {
@@ -483,7 +492,33 @@ export class FakeServer {
 		});
 	}
 
+	private reopening:
+		| { timer: ReturnType<typeof setTimeout>; reopen: () => Promise<void> }
+		| undefined;
+
+	async refuseConnections(realMs: number): Promise<() => Promise<void>> {
+		const main = this.servers.find((server) => this.originOf.get(server) === 'main');
+		if (!main || this.reopening) return this.reopening?.reopen ?? (async () => {});
+		const { port } = main.address() as AddressInfo;
+		this.servers = this.servers.filter((server) => server !== main);
+		const closed = new Promise<void>((resolve) => main.close(() => resolve()));
+		main.closeAllConnections();
+		let reopened: Promise<void> | undefined;
+		const reopen = async () => {
+			clearTimeout(timer);
+			if (this.reopening?.reopen === reopen) this.reopening = undefined;
+			reopened ??= this.listenOne(this.options.host ?? '127.0.0.1', port, 'main').then(() => {});
+			await reopened;
+		};
+		const timer = setTimeout(() => void reopen(), realMs);
+		this.reopening = { timer, reopen };
+		await closed;
+		return reopen;
+	}
+
 	async stop(): Promise<void> {
+		if (this.reopening) clearTimeout(this.reopening.timer);
+		this.reopening = undefined;
 		await Promise.all(
 			this.servers.map(
 				(s) =>

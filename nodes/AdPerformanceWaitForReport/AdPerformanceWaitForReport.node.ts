@@ -14,7 +14,7 @@ import {
 	requestOptionsProperty,
 } from '../shared/descriptions';
 import { everyItemFailed, ItemResults } from '../shared/items';
-import type { WaitUntilFinishedResult } from '../shared/waitUntilFinished';
+import { outcomeOf, type WaitUntilFinishedResult } from '../shared/waitUntilFinished';
 import { downloadReportFile } from '../shared/reportFiles';
 import type { ReportHint } from '../shared/reportLedger';
 import { createClient } from '../shared/createClient';
@@ -209,16 +209,19 @@ async function settleReport(
 	found: WaitUntilFinishedResult<ServiceReport>,
 ): Promise<INodeExecutionData> {
 	const { itemIndex, reportId } = wait;
-	const report = found.states.get(reportId);
-	if (!report) {
+	const outcome = outcomeOf(found, reportId);
+	if (outcome.kind === 'unlisted' || outcome.kind === 'unanswered') {
+		// Also with On Timeout → output: a report last seen before the service fell silent is
+		// not one seen still unfinished at the timeout.
 		throw unseenReportError(
 			client,
-			found,
+			outcome,
 			{ id: reportId, itemIndex, timeoutSeconds: settings.timeoutSeconds },
 			`No report with this ID was listed within the timeout (${settings.timeoutSeconds} seconds). Check the Report ID (by default it is taken from the id field of the input).`,
 		);
 	}
-	if (found.timedOut.includes(reportId)) {
+	const report = outcome.state;
+	if (outcome.kind === 'running') {
 		if (settings.onTimeout === 'outputPending') return { json: report };
 		throw client.errors.timedOut(
 			`Report ${reportId} was still ${report.status ?? 'unknown'} after ${settings.timeoutSeconds} seconds`,

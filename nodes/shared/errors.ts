@@ -339,21 +339,27 @@ export class TransportErrors {
 	}
 
 	/**
-	 * A wait in which the service never gave a whole answer to look in: named for what was seen
-	 * since `since`. A failed connection is `service_unreachable`, no answer in time `timeout`,
-	 * error answers keep their own type.
+	 * A wait whose last look got no whole answer (waitUntilFinished.ts, outcomeOf): named for
+	 * what was seen since `since`, when that look began. A failed connection is
+	 * `service_unreachable`, no answer in time `timeout`, error answers keep their own type.
+	 * `lastSeen` is what an earlier answer showed (e.g. "running"), if any: it is told, never
+	 * taken for how things stand now.
 	 */
 	unanswered(
-		what: { subject: string; timeoutSeconds: number; since: number },
+		what: { subject: string; timeoutSeconds: number; since: number; lastSeen?: string },
 		itemIndex: number,
 	): NodeOperationError {
 		const last = this.lastFailureSince(what.since);
 		const within = `within the timeout (${what.timeoutSeconds} seconds)`;
-		const check = `Nothing was listed because nothing usable was answered, so ${what.subject} may well exist. Check that the service is up and that the Base URL in the credential (${this.baseUrl}) is right, then run again (or raise the timeout).`;
+		const recheck = `Check that the service is up and that the Base URL in the credential (${this.baseUrl}) is right, then run again (or raise the timeout).`;
+		const check =
+			what.lastSeen === undefined
+				? `Nothing was listed because nothing usable was answered, so ${what.subject} may well exist. ${recheck}`
+				: `The service last showed ${what.subject} ${what.lastSeen}; nothing it answered after that says how it stands now. ${recheck}`;
 		let message: string;
 		let type: string;
 		if (last?.kind === 'answered') {
-			message = `The service did not list ${what.subject} ${within}: ${last.prose} (${last.code})`;
+			message = `The service did not ${what.lastSeen === undefined ? 'list' : 'show'} ${what.subject} ${within}: ${last.prose} (${last.code})`;
 			type = last.code;
 		} else if (last && !TIMEOUT_CODES.has(last.code)) {
 			message = `The service could not be reached ${within} to look for ${what.subject}: ${last.prose}`;

@@ -108,6 +108,8 @@ export async function downloadReportFile(
 						`The download of report ${report.id} did not finish within ${ANSWER_LIMITS.downloadMs / 60_000} minutes`,
 						'The service sent the file too slowly, and the download was stopped. Run the workflow again later; if it persists, contact the service.',
 						itemIndex,
+						// Named for what was seen: no whole answer in time, not a malformed one.
+						'timeout',
 					),
 				};
 			}

@@ -2,6 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { CLOCK_SKEW_MARGIN_MS, type AdPerformanceClient } from './transport';
 import { serviceTime } from './transport/serviceClock';
+import { errorTypeOf } from './errorTypes';
 import type { ServiceCampaign, ServiceReport, SingleEnvelope } from './types';
 
 /** Below a service time, for a `from` filter that compares exclusively or to the second. */
@@ -116,7 +117,37 @@ export async function createReport(
 			client.clock.observeCreation(report.createdAt, outcome.sentAt ?? Date.now());
 			return { kind: 'done', value: report };
 		},
-		{ onAmbiguous: async (sentAt) => await findCreatedBy(client, body, sentAt, itemIndex) },
+		{ onAmbiguous: async (sentAt) => await searchAfterLostAnswer(client, body, sentAt, itemIndex) },
+	);
+}
+
+/**
+ * findCreatedBy, named for what was seen when the search itself fails (no answer, or error
+ * answers until the attempts ran out): the report may exist (the request's answer was lost) and nothing says it does not, so the item
+ * fails as ambiguous_outcome ("check before calling again"), with what the search met, never
+ * as the search's error alone (which would invite a resend that makes a second report).
+ */
+async function searchAfterLostAnswer(
+	client: AdPerformanceClient,
+	body: IDataObject,
+	sentAt: number,
+	itemIndex: number,
+): Promise<ServiceReport | undefined> {
+	let failure: unknown;
+	try {
+		return await findCreatedBy(client, body, sentAt, itemIndex);
+	} catch (error) {
+		failure = error;
+	}
+	client.throwIfCancelled();
+	// Already named for what the search saw (a report that may be ours or another's).
+	if (errorTypeOf(failure) === 'ambiguous_outcome') throw failure as Error;
+	const seen = failure instanceof Error ? failure.message : String(failure);
+	throw client.apiError(
+		`The answer to this report request was lost, and the search for the report it may have created failed: ${seen}`,
+		'The report may or may not have been created: the service gave no usable answer to the search for it, so the request was not sent again (that could create a second report). Check the report list (Report → Get Many) before running the item again.',
+		itemIndex,
+		'ambiguous_outcome',
 	);
 }
 
@@ -197,9 +228,9 @@ async function findCreatedBy(
  * asked for within the last REUSE_WINDOW_MS by the service's clock, that has not failed;
  * undefined when there is none. The newest such report is the one returned.
  *
- * One page of GET /v1/reports (100 records, newest first), narrowed by account and by
- * `from`: the window below the earliest time the service's clock can show now, widened by
- * CLOCK_SKEW_MARGIN_MS. A second read (with an earlier `from`) is made only when the first
+ * GET /v1/reports (newest first) narrowed by account and by `from`, to its end (one page of
+ * 100 records unless the window holds more): the window below the earliest time the service's
+ * clock can show now, widened by CLOCK_SKEW_MARGIN_MS. A second read (with an earlier `from`) is made only when the first
  * answer shows the service's clock further behind n8n's than that margin, so that `from` may
  * have cut off part of the window.
  * A whole-account request also reads the account's campaigns once, as the lost-answer search
@@ -231,7 +262,8 @@ async function findRecent(
 					if (REUSABLE_STATUSES.has(report.status as string) && matchesRequest(report, body))
 						matching.set(report.id, report);
 				}
-				return false;
+				// To the end of the window: "none" is concluded from a whole answer, never from a
+				// first page (a busy account can have more than 100 reports in 10 minutes).
 			},
 			{ itemIndex },
 		);

@@ -1,4 +1,9 @@
-import { waitUntilFinished, type WaitUntilFinishedResult } from './waitUntilFinished';
+import {
+	unansweredError,
+	waitUntilFinished,
+	type WaitOutcome,
+	type WaitUntilFinishedResult,
+} from './waitUntilFinished';
 import { reportNotFound, ReportSweep, type ReportHint } from './reportLedger';
 import type { AdPerformanceClient } from './transport';
 import { isFinished, type ServiceReport } from './types';
@@ -24,26 +29,28 @@ export async function waitForReports(
 }
 
 /**
- * The error for a report the wait never saw, named for what was observed: "not found" only
- * when the service answered with a list that did not hold it; when no sweep got a whole
- * answer, that the service could not be reached or did not answer in time (saying which, from
- * the client's last failure), since nothing was listed because nothing answered.
+ * The error for a report the wait did not see finished, named for what was observed
+ * (waitUntilFinished.ts, outcomeOf): "not found" only when the last look was answered with a
+ * list that did not hold it; when the last look got no answer, that the service could not be
+ * reached or did not answer in time (saying which, from the client's failures since that look
+ * began), since nothing was listed because nothing answered.
  */
 export function unseenReportError(
 	client: AdPerformanceClient,
-	found: WaitUntilFinishedResult<ServiceReport>,
+	outcome: Extract<WaitOutcome<ServiceReport>, { kind: 'unlisted' | 'unanswered' }>,
 	report: { id: string; itemIndex: number; timeoutSeconds: number },
 	notFoundDescription: string,
 ) {
-	if (found.answered) {
+	if (outcome.kind === 'unlisted') {
 		return reportNotFound(client, report.id, report.itemIndex, notFoundDescription);
 	}
-	return client.errors.unanswered(
-		{
-			subject: `report ${report.id}`,
-			timeoutSeconds: report.timeoutSeconds,
-			since: found.startedAt,
-		},
-		report.itemIndex,
-	);
+	const status = outcome.lastSeen?.status;
+	return unansweredError(client, outcome, {
+		subject: `report ${report.id}`,
+		timeoutSeconds: report.timeoutSeconds,
+		lastSeen: outcome.lastSeen
+			? `as ${typeof status === 'string' ? status : 'unknown'}`
+			: undefined,
+		itemIndex: report.itemIndex,
+	});
 }

@@ -137,6 +137,13 @@ describe('a wait that never got an answer is named for what was seen', () => {
 		expect(error.message).toMatch(/could not be reached .*: the connection was refused$/);
 	});
 
+	test('a wait that saw the item before falling silent tells what it last saw, not "may well exist"', () => {
+		const error = errors().unanswered({ ...subject, lastSeen: 'as generating' }, 0);
+		expect(error.context.errorType).toBe('timeout');
+		expect(error.description).toMatch(/^The service last showed report rpt_1 as generating;/);
+		expect(error.description).not.toMatch(/may well exist/);
+	});
+
 	test('error answers: their own type', () => {
 		const transport = errors();
 		transport.service({ status: 503, type: 'api_error' });

@@ -13,6 +13,7 @@ import { MAX_TOOL_RESULT_CHARS, simplifyReport } from './toolResults';
 import type { AdPerformanceClient } from '../transport';
 import { readItemInput, readWaitSettings } from '../waitInput';
 import { unseenReportError, waitForReports } from '../waitForReports';
+import { outcomeOf } from '../waitUntilFinished';
 
 /**
  * Wait for Ad Report as a tool (docs/agent-tools.md). A model receives no binary data, so the
@@ -103,17 +104,17 @@ async function waitForOneReport(
 	const settings = readWaitSettings(source);
 	const { reportId } = readItemInput(source, settings);
 	const { timeoutSeconds } = settings;
-	const found = await waitForReports(client, settings, [reportId]);
-	const report = found.states.get(reportId);
-	if (!report) {
+	const outcome = outcomeOf(await waitForReports(client, settings, [reportId]), reportId);
+	if (outcome.kind === 'unlisted' || outcome.kind === 'unanswered') {
 		throw unseenReportError(
 			client,
-			found,
+			outcome,
 			{ id: reportId, itemIndex, timeoutSeconds },
 			`No report with this id was listed within ${timeoutSeconds} seconds. Pass the id exactly as the generate tool returned it.`,
 		);
 	}
-	if (found.timedOut.includes(reportId)) {
+	const report = outcome.state;
+	if (outcome.kind === 'running') {
 		const retryAfterSeconds = 15;
 		return {
 			id: reportId,

@@ -343,7 +343,7 @@ export class AdPerformanceClient {
 		message: string,
 		description: string,
 		itemIndex?: number,
-		type?: 'protocol_error' | 'ambiguous_outcome',
+		type?: 'protocol_error' | 'ambiguous_outcome' | 'timeout',
 	): NodeApiError {
 		return this.errors.api(message, description, itemIndex, type);
 	}

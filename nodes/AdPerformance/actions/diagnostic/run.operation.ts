@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 
 import type { FieldName } from '../../../shared/errors';
 import { createDiagnostic } from '../../../shared/diagnostics';
-import { waitUntilFinished } from '../../../shared/waitUntilFinished';
+import { outcomeOf, unansweredError, waitUntilFinished } from '../../../shared/waitUntilFinished';
 import type { AdPerformanceClient } from '../../../shared/transport';
 import { isFinished, type ServiceDiagnostic } from '../../../shared/types';
 import { getRecord } from '../listRecords';
@@ -119,8 +119,20 @@ export async function execute(
 				[id, await getRecord<ServiceDiagnostic>(client, 'diagnostic', id, itemIndex, deadline)],
 			]),
 	});
-	const final = result.states.get(diagnostic.id) ?? diagnostic;
-	if (result.timedOut.length > 0) {
+	const outcome = outcomeOf(result, diagnostic.id);
+	if (outcome.kind === 'unanswered') {
+		// Not "still running": no answer after the last one says so.
+		const lastSeen = outcome.lastSeen ?? diagnostic;
+		throw unansweredError(client, outcome, {
+			subject: `diagnostic ${diagnostic.id}`,
+			timeoutSeconds,
+			lastSeen: `${lastSeen.status ?? 'running'}${outcome.lastSeen ? '' : ' when it was started'}`,
+			itemIndex,
+		});
+	}
+	// A diagnostic is read by its ID: a missing one is the service's 404, thrown by the sweep.
+	const final = outcome.kind === 'unlisted' ? diagnostic : outcome.state;
+	if (outcome.kind !== 'finished') {
 		throw client.errors.timedOut(
 			`Diagnostic ${diagnostic.id} was still ${final.status ?? 'running'} after ${timeoutSeconds} seconds`,
 			`Raise Options → Timeout, or switch off Wait for Completion and fetch the result later with Diagnostic → Get (ID ${diagnostic.id}).`,

@@ -1,0 +1,47 @@
+/**
+ * The one rule that names a wait's outcome (waitUntilFinished.ts, outcomeOf): the last look
+ * with time to be answered decides, whatever an earlier look showed.
+ */
+import { outcomeOf, type WaitUntilFinishedResult } from '../../nodes/shared/waitUntilFinished';
+
+type State = { status: string };
+
+function result(
+	states: Array<[string, State | undefined]>,
+	timedOut: string[],
+	look: { answered: boolean; silentSince?: number },
+): WaitUntilFinishedResult<State> {
+	return { states: new Map(states), timedOut, startedAt: 1_000, ...look };
+}
+
+describe('outcomeOf', () => {
+	const running = { status: 'running' };
+
+	test('seen final: finished, even if the service fell silent afterwards', () => {
+		const done = { status: 'completed' };
+		const found = result([['a', done]], [], { answered: true, silentSince: 5_000 });
+		expect(outcomeOf(found, 'a')).toEqual({ kind: 'finished', state: done });
+	});
+
+	test('the last look answered it unfinished: running', () => {
+		const found = result([['a', running]], ['a'], { answered: true });
+		expect(outcomeOf(found, 'a')).toEqual({ kind: 'running', state: running });
+	});
+
+	test('the last look answered without it: unlisted (not found)', () => {
+		const found = result([['a', undefined]], ['a'], { answered: true });
+		expect(outcomeOf(found, 'a')).toEqual({ kind: 'unlisted' });
+	});
+
+	test('the last look got no answer: unanswered since then, telling what was last seen', () => {
+		const seen = result([['a', running]], ['a'], { answered: true, silentSince: 5_000 });
+		expect(outcomeOf(seen, 'a')).toEqual({ kind: 'unanswered', since: 5_000, lastSeen: running });
+		const unseen = result([['a', undefined]], ['a'], { answered: true, silentSince: 5_000 });
+		expect(outcomeOf(unseen, 'a')).toEqual({ kind: 'unanswered', since: 5_000 });
+	});
+
+	test('no look answered at all: unanswered since the start, never unlisted', () => {
+		const found = result([['a', undefined]], ['a'], { answered: false });
+		expect(outcomeOf(found, 'a')).toEqual({ kind: 'unanswered', since: 1_000 });
+	});
+});
