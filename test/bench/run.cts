@@ -124,7 +124,7 @@ function queueRows(r: QueueRoundResult): Row[] {
 	if (r.skipped) {
 		return [
 			{
-				metric: `${label}: ${r.executions} executions x ${r.accountsEach} accounts`,
+				metric: label,
 				ours: '-',
 				baseline: `skipped: ${r.skipped}`,
 				ratio: undefined,
