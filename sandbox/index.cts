@@ -58,6 +58,18 @@ export async function startFakeService(options: FakeServiceOptions = {}): Promis
 		failNextReports: (count, error) => state.failNextReports(count, error),
 		failNextDiagnostics: (count) => state.failNextDiagnostics(count),
 		holdRunningDiagnostics: (realMs) => state.holdRunningDiagnostics(realMs),
+		holdNextDiagnosticRunning: (realMs) => {
+			server.intercept({
+				method: 'POST',
+				pathPrefix: '/v1/diagnostics',
+				times: 1,
+				respond: (_request, real) => {
+					const reply = real();
+					state.holdRunningDiagnostics(realMs);
+					return { reply };
+				},
+			});
+		},
 		refuseConnections: (realMs) => server.refuseConnections(realMs),
 		expireReport: (reportId) => state.expireReport(reportId),
 		setReportFileSize: (reportId, bytes) => state.setReportFileSize(reportId, bytes),

@@ -232,6 +232,11 @@ export interface FakeService {
 	/** Keeps every diagnostic that is running now running for `realMs` more (real time). */
 	holdRunningDiagnostics(realMs: number): void;
 	/**
+	 * The next diagnostic started keeps running for `realMs` (real time), held from the moment
+	 * the fake starts it, so a busy machine cannot let it finish first.
+	 */
+	holdNextDiagnosticRunning(realMs: number): void;
+	/**
 	 * Nothing listens on the main origin for `realMs` (real time), as when the service is down:
 	 * open connections are closed and every new one is refused (ECONNREFUSED). Then it listens
 	 * again on the same port. Resolves once connections are refused, with a function that

@@ -32,13 +32,18 @@ const waitTool = (parameters: Record<string, unknown> = {}) => ({
 	parameters: { pollIntervalSeconds: 0.1, toolTimeoutSeconds: 2, ...parameters },
 });
 
-/** The list of reports hangs for 20 s: no answer within any Timeout here. */
-function listNeverAnswers() {
-	service.fake.intercept({
+/** GETs of `pathPrefix` hang for 20 s: no answer within any Timeout here. Returns the undo. */
+function neverAnswers(pathPrefix: string): () => void {
+	return service.fake.intercept({
 		method: 'GET',
-		pathPrefix: '/v1/reports',
+		pathPrefix,
 		respond: (_request, real) => ({ reply: real(), delayMs: 20_000 }),
 	});
+}
+
+/** The list of reports hangs for 20 s. */
+function listNeverAnswers() {
+	neverAnswers('/v1/reports');
 }
 
 /** An address on this machine where nothing listens: every connection is refused. */
@@ -169,16 +174,7 @@ function campaignId(): string {
 
 /** A diagnostic that the service keeps running once it is started. */
 function diagnosticKeepsRunning() {
-	service.fake.intercept({
-		method: 'POST',
-		pathPrefix: '/v1/diagnostics',
-		times: 1,
-		respond: (_request, real) => {
-			const reply = real();
-			service.fake.holdRunningDiagnostics(60_000);
-			return { reply };
-		},
-	});
+	service.fake.holdNextDiagnosticRunning(60_000);
 }
 
 const diagnosticOptions = { pollIntervalSeconds: 0.1, timeoutSeconds: 2 };
@@ -306,11 +302,7 @@ describe('the trigger when nothing answers its poll', () => {
 		expect((await t.poll()).items).toBeNull();
 		const stored = JSON.stringify((await t.poll()).nodeStaticData);
 
-		const stopHanging = service.fake.intercept({
-			method: 'GET',
-			pathPrefix: '/v1/accounts',
-			respond: (_request, real) => ({ reply: real(), delayMs: 20_000 }),
-		});
+		const stopHanging = neverAnswers('/v1/accounts');
 		const silent = await t.poll();
 		stopHanging();
 		expect(silent.items).toBeNull();
@@ -344,11 +336,7 @@ describe('the trigger when nothing answers its poll', () => {
 			createdAt: new Date(now).toISOString(),
 			completedAt: new Date(now).toISOString(),
 		});
-		const stopHanging = service.fake.intercept({
-			method: 'GET',
-			pathPrefix: '/v1/reports',
-			respond: (_request, real) => ({ reply: real(), delayMs: 20_000 }),
-		});
+		const stopHanging = neverAnswers('/v1/reports');
 		const silent = await t.poll();
 		stopHanging();
 		expect(silent.items).toBeNull();

@@ -169,16 +169,7 @@ describe('every error type of the service becomes a NodeApiError with its own me
 		const campaign = service.fake.campaigns().filter((c) => c.accountId === acme().id)[5];
 		// Held from the moment the fake starts it, so a busy machine cannot let it finish before
 		// the hold below (a diagnostic takes 50-100 ms here).
-		service.fake.intercept({
-			method: 'POST',
-			pathPrefix: '/v1/diagnostics',
-			times: 1,
-			respond: (_request, real) => {
-				const reply = real();
-				service.fake.holdRunningDiagnostics(60_000);
-				return { reply };
-			},
-		});
+		service.fake.holdNextDiagnosticRunning(60_000);
 		pendingDiagnostic = fetch(`${service.fake.url}/v1/diagnostics`, {
 			method: 'POST',
 			headers: {
