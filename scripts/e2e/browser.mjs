@@ -78,13 +78,65 @@ export async function launchBrowser({ headless = true, executablePath = chromium
 	return chromium.launch({ executablePath, headless, args: CHROMIUM_ARGS });
 }
 
-/** Signs in through n8n's login form; resolves when the editor left /signin. */
+/**
+ * Signed-in sessions this process has made, by `baseUrl email`: the cookies and local storage
+ * (n8n ties its auth cookie to the browser id kept there). n8n allows 5 form logins a minute per
+ * e-mail (a keyed rate limit on POST /rest/login, 2.x) and a suite opens more pages than that, so
+ * later pages reuse the session and the form is only used when there is none or it has expired.
+ */
+const signedInSessions = new Map();
+
+/**
+ * Signs in to n8n; resolves when the editor left /signin. The first page of a process (or one
+ * whose session n8n no longer accepts) fills the login form, as a user does; a refusal for too
+ * many logins waits for n8n's Retry-After and submits again, within `timeoutMs` plus one
+ * rate-limit window. Resolves with how it signed in: `{ via: 'session' | 'form', refusals }`
+ * (refusals: answers of 429 waited out).
+ */
 export async function login(page, { baseUrl, email, password, timeoutMs = 30_000 }) {
+	const key = `${baseUrl} ${email}`;
+	const remembered = signedInSessions.get(key);
+	if (remembered) {
+		await page.context().addCookies(remembered.cookies);
+		const origin = new URL(baseUrl).origin;
+		const storage = remembered.origins.find((o) => o.origin === origin)?.localStorage ?? [];
+		await page.context().addInitScript(
+			({ origin, storage }) => {
+				if (location.origin !== origin) return;
+				for (const { name, value } of storage) if (localStorage.getItem(name) === null) localStorage.setItem(name, value);
+			},
+			{ origin, storage },
+		);
+	}
 	await page.goto(`${baseUrl}/signin`, { timeout: timeoutMs });
-	await page.locator(SELECTORS.loginEmail).first().fill(email, { timeout: timeoutMs });
-	await page.locator(SELECTORS.loginPassword).fill(password);
-	await page.locator(SELECTORS.loginSubmit).click();
-	await page.waitForURL((u) => !u.pathname.includes('/signin'), { timeout: timeoutMs });
+	// n8n sends a signed-in visitor of /signin on to the editor; anyone else gets the form
+	const emailField = page.locator(SELECTORS.loginEmail).first();
+	const left = page.waitForURL((u) => !u.pathname.includes('/signin'), { timeout: timeoutMs }).then(() => 'signed in');
+	const form = emailField.waitFor({ state: 'visible', timeout: timeoutMs }).then(() => 'form');
+	const seen = await Promise.race([left, form]);
+	left.catch(() => {});
+	form.catch(() => {});
+	let refusals = 0;
+	if (seen === 'form') {
+		await emailField.fill(email, { timeout: timeoutMs });
+		await page.locator(SELECTORS.loginPassword).fill(password);
+		const rateLimitWindowMs = 65_000;
+		const giveUpAt = Date.now() + timeoutMs + rateLimitWindowMs;
+		for (;;) {
+			const answered = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname.endsWith('/rest/login'), { timeout: timeoutMs });
+			await page.locator(SELECTORS.loginSubmit).click();
+			const answer = await answered;
+			if (answer.status() !== 429) break;
+			refusals++;
+			const retryAfterS = Number(answer.headers()['retry-after']);
+			const waitMs = (Number.isFinite(retryAfterS) && retryAfterS > 0 ? retryAfterS * 1000 : 10_000) + 500;
+			if (Date.now() + waitMs > giveUpAt) throw new Error(`n8n refused the login for too many attempts (HTTP 429) and asks to wait ${waitMs} ms, past this login's time`);
+			await page.waitForTimeout(waitMs);
+		}
+		await page.waitForURL((u) => !u.pathname.includes('/signin'), { timeout: timeoutMs });
+	}
+	signedInSessions.set(key, await page.context().storageState());
+	return { via: seen === 'form' ? 'form' : 'session', refusals };
 }
 
 /** Opens an empty new workflow in the editor. */

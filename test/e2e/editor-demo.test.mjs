@@ -22,6 +22,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import {
 	executeWorkflowInEditor,
 	launchBrowser,
+	login,
 	openNodeInWorkflow,
 	screenshotUrl,
 	searchNodeCreator,
@@ -380,6 +381,32 @@ for (const line of lines) {
 						.map((a) => [a.name, 'account not connected']),
 				),
 			});
+		});
+
+		test('page after page signs in: more editor pages in a minute than n8n takes form logins (5 a minute per e-mail)', async () => {
+			const signIns = [];
+			for (let i = 0; i < 7; i++) {
+				const context = await browser.newContext();
+				try {
+					const page = await context.newPage();
+					signIns.push(await login(page, server));
+					assert.ok(
+						!new URL(page.url()).pathname.includes('/signin'),
+						`page ${i + 1} is still on ${page.url()}`,
+					);
+				} finally {
+					await context.close();
+				}
+			}
+			assert.deepEqual(
+				signIns.map((s) => s.refusals),
+				[0, 0, 0, 0, 0, 0, 0],
+				`no login refused for too many attempts: ${JSON.stringify(signIns)}`,
+			);
+			assert.ok(
+				signIns.filter((s) => s.via === 'form').length <= 1,
+				`the pages reuse the session: ${JSON.stringify(signIns)}`,
+			);
 		});
 
 		test('the agent examples (chat, MCP server) import and publish; the MCP server wants its bearer token', async (t) => {
