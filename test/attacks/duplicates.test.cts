@@ -14,6 +14,15 @@ import { runAttack, useHostileService } from './helpers.cjs';
 const service = useHostileService();
 
 const TITLE = 'Weekly performance';
+/**
+ * Each test's own title, so a report an earlier test left (the same request, created within the
+ * Date header's second) is never a candidate: only the reports a test makes itself are.
+ */
+let title = TITLE;
+let testNumber = 0;
+beforeEach(() => {
+	title = `${TITLE} ${++testNumber}`;
+});
 const DATES = { date_start: '2026-10-01', date_end: '2026-10-07' };
 
 function account() {
@@ -35,7 +44,7 @@ async function otherExecutionCreates(body: IDataObject): Promise<string> {
 		},
 		body: JSON.stringify({
 			account_id: account().platformAccountId,
-			title: TITLE,
+			title,
 			...DATES,
 			...body,
 		}),
@@ -75,7 +84,7 @@ function generate(extra: IDataObject = {}) {
 		resource: 'report',
 		operation: 'generate',
 		accountId: rl(account().platformAccountId),
-		title: TITLE,
+		title,
 		dateStart: DATES.date_start,
 		dateEnd: DATES.date_end,
 		...extra,
