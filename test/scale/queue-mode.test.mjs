@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { installedLine } from '../../scripts/e2e/install-n8n.mjs';
+import { executionRun } from '../../scripts/e2e/n8n-instance.mjs';
 import { packPackage } from '../../scripts/e2e/pack.mjs';
 import {
 	archivedReports,
@@ -330,6 +331,18 @@ describe('queue mode: n8n main + 2 workers, Postgres, Redis, one API key', () =>
 		assert.equal(again.mails.length, 0, 'e-mails sent again');
 		assert.equal(again.newReports.length, 0, 'reports created again');
 		assert.equal(again.posts, 0, 'POST /v1/reports sent');
+		// each execution's Run summary names its clients, skipped as already e-mailed this week
+		for (const e of again.executions) {
+			const run = await executionRun(cluster.main, e.id);
+			const summary = run.resultData.runData['Run summary']?.[0]?.data?.main?.[0]?.[0]?.json;
+			assert.ok(summary, `execution ${e.id} has no Run summary`);
+			assert.deepEqual(summary.sent, [], `execution ${e.id} sent`);
+			assert.deepEqual(
+				summary.skipped.map((c) => `${c.account_id}: ${c.reason}`).sort(),
+				e.accounts.map((a) => `${a}: already e-mailed this week`).sort(),
+				`execution ${e.id}`,
+			);
+		}
 	});
 
 	test('the trigger emitted every report of both rounds exactly once, the crashed executions’ reports included', async () => {
