@@ -5,7 +5,7 @@
  * the same Max Wait, and its error says that it waited for them, not that the service refused.
  */
 import { runWorkflow } from '../harness/run-workflow.cjs';
-import { adNode, apiRequests, rl } from '../nodes/helpers.cjs';
+import { adNode, apiRequests, generateParameters, rl } from '../nodes/helpers.cjs';
 import { errorText, runAttack, useHostileService } from './helpers.cjs';
 
 const service = useHostileService();
@@ -142,17 +142,13 @@ describe('waiting for a turn on the key', () => {
 					},
 				},
 				adNode(
-					{
-						resource: 'report',
-						operation: 'generate',
+					generateParameters({
 						accountId: rl(account),
 						title: '={{ $json.title }}',
-						dateStart: '2026-10-01',
-						dateEnd: '2026-10-07',
 						...(waitMinutes === undefined
 							? {}
 							: { requestOptions: { rateLimitWaitMinutes: waitMinutes } }),
-					},
+					}),
 					{ continueOnFail: false },
 				),
 			],

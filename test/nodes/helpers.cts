@@ -132,6 +132,26 @@ export function rl(value: string, mode: 'id' | 'list' = 'id') {
 	return { __rl: true, mode, value };
 }
 
+/**
+ * Report → Generate's parameters: the first week of October 2026 for a fixed account ID, titled
+ * "Weekly". `overrides` replaces any of them; `additionalFields` is the collection as given.
+ */
+export function generateParameters(
+	overrides: IDataObject = {},
+	additionalFields: IDataObject = {},
+): IDataObject {
+	return {
+		resource: 'report',
+		operation: 'generate',
+		accountId: rl('act_123456789012345'),
+		title: 'Weekly',
+		dateStart: '2026-10-01',
+		dateEnd: '2026-10-07',
+		additionalFields,
+		...overrides,
+	};
+}
+
 /** What `run` takes besides the nodes: input items, credential overrides, when to press Stop. */
 export interface RunOptions {
 	items?: IDataObject[];

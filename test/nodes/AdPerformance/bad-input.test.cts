@@ -1,20 +1,10 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { adNode, apiRequests, rl, run, useFakeService } from '../helpers.cjs';
+import { adNode, apiRequests, generateParameters, rl, run, useFakeService } from '../helpers.cjs';
 
 const service = useFakeService();
 
-const generate = (overrides: IDataObject = {}, additionalFields: IDataObject = {}) => ({
-	resource: 'report',
-	operation: 'generate',
-	accountId: rl('act_123456789012345'),
-	title: 'Weekly',
-	dateStart: '2026-10-01',
-	dateEnd: '2026-10-07',
-	additionalFields,
-	...overrides,
-});
-const whiteLabel = (branding: IDataObject) => generate({}, { whiteLabel: { branding } });
+const whiteLabel = (branding: IDataObject) => generateParameters({}, { whiteLabel: { branding } });
 const campaignGet = (value: string) => ({
 	resource: 'campaign',
 	operation: 'get',
@@ -53,40 +43,63 @@ const list = (resource: string, extra: IDataObject) => ({
 
 /** [case, node parameters, the field the message must name] */
 const cases: Array<[string, IDataObject, string]> = [
-	['account id empty', generate({ accountId: rl('') }), 'Ad Account'],
-	['account id with letters', generate({ accountId: rl('act_abc') }), 'Ad Account'],
-	['account id without prefix', generate({ accountId: rl('123456789') }), 'Ad Account'],
-	['account id with ..', generate({ accountId: rl('act_123/../456') }), 'Ad Account'],
-	['account id with a space', generate({ accountId: rl('act_ 123') }), 'Ad Account'],
+	['account id empty', generateParameters({ accountId: rl('') }), 'Ad Account'],
+	['account id with letters', generateParameters({ accountId: rl('act_abc') }), 'Ad Account'],
+	['account id without prefix', generateParameters({ accountId: rl('123456789') }), 'Ad Account'],
+	['account id with ..', generateParameters({ accountId: rl('act_123/../456') }), 'Ad Account'],
+	['account id with a space', generateParameters({ accountId: rl('act_ 123') }), 'Ad Account'],
 	[
 		'account id as a service account id',
-		generate({ accountId: rl('act_k3x9q2m7pa') }),
+		generateParameters({ accountId: rl('act_k3x9q2m7pa') }),
 		'Ad Account',
 	],
-	['title empty', generate({ title: '' }), 'Title'],
-	['title only spaces', generate({ title: '    ' }), 'Title'],
-	['title huge', generate({ title: 'x'.repeat(10_000) }), 'Title'],
-	['title resolving to an object', generate({ title: '={{ { name: "x" } }}' }), 'Title'],
-	['title resolving to a list', generate({ title: '={{ ["a", "b"] }}' }), 'Title'],
-	['start date with slashes', generate({ dateStart: '2026/10/01' }), 'Start Date'],
-	['start date day first', generate({ dateStart: '01-10-2026' }), 'Start Date'],
-	['start date not a real day', generate({ dateStart: '2026-02-30' }), 'Start Date'],
-	['start date empty', generate({ dateStart: '' }), 'Start Date'],
-	['start date resolving to a number', generate({ dateStart: '={{ 20261001 }}' }), 'Start Date'],
-	['start date resolving to a boolean', generate({ dateStart: '={{ true }}' }), 'Start Date'],
-	['end date a word', generate({ dateEnd: 'tomorrow' }), 'End Date'],
-	['end date month 13', generate({ dateEnd: '2026-13-01' }), 'End Date'],
-	['start equals end', generate({ dateStart: '2026-10-07', dateEnd: '2026-10-07' }), 'Start Date'],
-	['start after end', generate({ dateStart: '2026-10-08', dateEnd: '2026-10-07' }), 'Start Date'],
-	['range of 91 days', generate({ dateStart: '2026-01-01', dateEnd: '2026-04-02' }), 'End Date'],
+	['title empty', generateParameters({ title: '' }), 'Title'],
+	['title only spaces', generateParameters({ title: '    ' }), 'Title'],
+	['title huge', generateParameters({ title: 'x'.repeat(10_000) }), 'Title'],
+	['title resolving to an object', generateParameters({ title: '={{ { name: "x" } }}' }), 'Title'],
+	['title resolving to a list', generateParameters({ title: '={{ ["a", "b"] }}' }), 'Title'],
+	['start date with slashes', generateParameters({ dateStart: '2026/10/01' }), 'Start Date'],
+	['start date day first', generateParameters({ dateStart: '01-10-2026' }), 'Start Date'],
+	['start date not a real day', generateParameters({ dateStart: '2026-02-30' }), 'Start Date'],
+	['start date empty', generateParameters({ dateStart: '' }), 'Start Date'],
+	[
+		'start date resolving to a number',
+		generateParameters({ dateStart: '={{ 20261001 }}' }),
+		'Start Date',
+	],
+	[
+		'start date resolving to a boolean',
+		generateParameters({ dateStart: '={{ true }}' }),
+		'Start Date',
+	],
+	['end date a word', generateParameters({ dateEnd: 'tomorrow' }), 'End Date'],
+	['end date month 13', generateParameters({ dateEnd: '2026-13-01' }), 'End Date'],
+	[
+		'start equals end',
+		generateParameters({ dateStart: '2026-10-07', dateEnd: '2026-10-07' }),
+		'Start Date',
+	],
+	[
+		'start after end',
+		generateParameters({ dateStart: '2026-10-08', dateEnd: '2026-10-07' }),
+		'Start Date',
+	],
+	[
+		'range of 91 days',
+		generateParameters({ dateStart: '2026-01-01', dateEnd: '2026-04-02' }),
+		'End Date',
+	],
 	[
 		'21 campaign ids',
-		generate({}, { campaignIds: Array.from({ length: 21 }, (_, i) => `camp_${i}`).join(',') }),
+		generateParameters(
+			{},
+			{ campaignIds: Array.from({ length: 21 }, (_, i) => `camp_${i}`).join(',') },
+		),
 		'Campaign IDs',
 	],
 	[
 		'21 campaign ids as a list',
-		generate(
+		generateParameters(
 			{},
 			{
 				campaignIds: `={{ ${JSON.stringify(Array.from({ length: 21 }, (_, i) => `camp_${i}`))} }}`,
@@ -96,18 +109,30 @@ const cases: Array<[string, IDataObject, string]> = [
 	],
 	[
 		'campaign id without prefix',
-		generate({}, { campaignIds: 'camp_a,b' }),
+		generateParameters({}, { campaignIds: 'camp_a,b' }),
 		'Campaign IDs (entry 2)',
 	],
-	['campaign id with ..', generate({}, { campaignIds: 'camp_a/..' }), 'Campaign IDs (entry 1)'],
-	['campaign id with ?', generate({}, { campaignIds: 'camp_x?y=1' }), 'Campaign IDs (entry 1)'],
-	['campaign ids resolving to a number', generate({}, { campaignIds: '={{ 5 }}' }), 'Campaign IDs'],
 	[
-		'campaign ids resolving to an object',
-		generate({}, { campaignIds: '={{ { id: "camp_a" } }}' }),
+		'campaign id with ..',
+		generateParameters({}, { campaignIds: 'camp_a/..' }),
+		'Campaign IDs (entry 1)',
+	],
+	[
+		'campaign id with ?',
+		generateParameters({}, { campaignIds: 'camp_x?y=1' }),
+		'Campaign IDs (entry 1)',
+	],
+	[
+		'campaign ids resolving to a number',
+		generateParameters({}, { campaignIds: '={{ 5 }}' }),
 		'Campaign IDs',
 	],
-	['format unknown', generate({}, { format: '={{ "docx" }}' }), 'Format'],
+	[
+		'campaign ids resolving to an object',
+		generateParameters({}, { campaignIds: '={{ { id: "camp_a" } }}' }),
+		'Campaign IDs',
+	],
+	['format unknown', generateParameters({}, { format: '={{ "docx" }}' }), 'Format'],
 	['white label colour a word', whiteLabel({ primaryColor: 'red' }), 'White Label → Primary Color'],
 	[
 		'white label colour too short',

@@ -21,6 +21,7 @@ import {
 	AD_TOOL_NODE,
 	adNode,
 	apiRequests,
+	generateParameters,
 	rl,
 	run,
 	useFakeService,
@@ -59,16 +60,6 @@ const list = (resource: string, filters: IDataObject) => ({
 	returnAll: false,
 	limit: 10,
 	filters,
-});
-const generate = (overrides: IDataObject, additionalFields: IDataObject = {}) => ({
-	resource: 'report',
-	operation: 'generate',
-	accountId: rl('act_123456789012345'),
-	title: 'Weekly',
-	dateStart: '2026-10-01',
-	dateEnd: '2026-10-07',
-	additionalFields,
-	...overrides,
 });
 const generateArgs = {
 	account: 'act_123456789012345',
@@ -117,7 +108,7 @@ const cases: Array<[string, Case]> = [
 	[
 		'Report → Generate: a start date with slashes',
 		{
-			parameters: generate({ dateStart: VALUE }),
+			parameters: generateParameters({ dateStart: VALUE }),
 			args: generateArgs,
 			label: 'Start Date',
 			key: 'dateStart',
@@ -127,7 +118,7 @@ const cases: Array<[string, Case]> = [
 	[
 		'Report → Generate: a start date after the end date',
 		{
-			parameters: generate({ dateStart: VALUE }),
+			parameters: generateParameters({ dateStart: VALUE }),
 			args: generateArgs,
 			label: 'Start Date',
 			key: 'dateStart',
@@ -138,7 +129,7 @@ const cases: Array<[string, Case]> = [
 	[
 		'Report → Generate: a title that is only spaces',
 		{
-			parameters: generate({ title: VALUE }),
+			parameters: generateParameters({ title: VALUE }),
 			args: generateArgs,
 			label: 'Title',
 			key: 'title',
@@ -148,7 +139,7 @@ const cases: Array<[string, Case]> = [
 	[
 		'Report → Generate: 21 campaign ids',
 		{
-			parameters: generate({}, { campaignIds: VALUE }),
+			parameters: generateParameters({}, { campaignIds: VALUE }),
 			args: generateArgs,
 			label: 'Campaign IDs',
 			key: 'campaignIds',
@@ -158,7 +149,7 @@ const cases: Array<[string, Case]> = [
 	[
 		'Report → Generate: a format that does not exist',
 		{
-			parameters: generate({}, { format: VALUE }),
+			parameters: generateParameters({}, { format: VALUE }),
 			args: generateArgs,
 			label: 'Format',
 			key: 'format',
