@@ -8,7 +8,12 @@ import { InputValidator } from './validation';
  * "abc", {} or NaN must never mean "no attempt limit".
  */
 function readClientOptions(node: INode, raw: unknown, itemIndex = 0): ClientOptions {
-	const options = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
+	const options = Object.fromEntries(
+		Object.entries(raw && typeof raw === 'object' ? raw : {}).filter(
+			// An empty text keeps the option's default; null from an expression is refused below.
+			([, value]) => !(typeof value === 'string' && value.trim() === ''),
+		),
+	);
 	const check = new InputValidator(node, itemIndex);
 	const clientOptions: ClientOptions = {};
 	if (options.maxAttempts !== undefined) {

@@ -1,4 +1,4 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions, INode, IPollFunctions } from 'n8n-workflow';
 
 import type { FieldName } from './errors';
 import { InputValidator } from './validation';
@@ -37,7 +37,10 @@ export interface InputSource {
 	 * returns one bounded page, takes either account ID, outputs no file, waits briefly.
 	 */
 	readonly isTool: boolean;
-	/** The field's value as given; undefined when it is empty or not given. */
+	/**
+	 * The field's value as given; undefined when it is empty or not given. A user's expression
+	 * that gives null or undefined is refused here (givenOrRefused), before any reader runs.
+	 */
 	value(field: InputField): unknown;
 	/** How an error names the field: by its label, or in a tool call by its argument key. */
 	name(field: InputField): FieldName;
@@ -50,24 +53,93 @@ export function given(value: unknown): unknown {
 	return value;
 }
 
-/** The regular node's parameters of one item. */
+/** A parameter as saved in the workflow (`collection.option` paths), before expressions run. */
+function savedValue(node: INode, path: string): unknown {
+	let value: unknown = node.parameters;
+	for (const key of path.split('.')) {
+		if (value === null || typeof value !== 'object') return undefined;
+		value = (value as Record<string, unknown>)[key];
+	}
+	// A resource locator's expression is its value.
+	if (value && typeof value === 'object' && '__rl' in value) {
+		return (value as { value?: unknown }).value;
+	}
+	return value;
+}
+
+/**
+ * Whether the user wrote an expression into the field: a `$fromAI` stand-in is the model's
+ * (its null means "left out"), any other expression is the user's.
+ */
+export function isUserExpression(saved: unknown): boolean {
+	return typeof saved === 'string' && saved.startsWith('=') && !/\$fromAI\(/i.test(saved);
+}
+
+/**
+ * A field's value as read: nothing (undefined), an empty text and blanks are "not given", and
+ * the field keeps its documented meaning. But an expression the user wrote that gives null or
+ * undefined (a renamed column, a missing key) is an error naming the field, never "not given":
+ * it would otherwise widen what the request covers (every campaign, every account) or switch a
+ * setting back to its default without a word.
+ */
+export function givenOrRefused(
+	check: InputValidator,
+	node: INode,
+	path: string,
+	name: FieldName,
+	value: unknown,
+): unknown {
+	if ((value === null || value === undefined) && isUserExpression(savedValue(node, path))) {
+		check.fail(
+			name,
+			`its expression gave ${value === null ? 'null' : 'undefined'} (no value)`,
+			`Check the expression of ${name}: the value it reads may be missing or renamed. To leave ${name} out, remove it or make the expression give an empty text.`,
+		);
+	}
+	return given(value);
+}
+
+/** How a source reads one parameter of the node (the execute and poll contexts differ). */
+type ParameterGetter = (
+	parameter: string,
+	fallback: unknown,
+	options: { extractValue: boolean },
+) => unknown;
+
+/** The regular node's parameters of one item, or of a poll of the trigger (`ofPoll`). */
 export class NodeParameters implements InputSource {
 	readonly check: InputValidator;
 	readonly isTool: boolean = false;
+	private readonly node: INode;
+	private readonly get: ParameterGetter;
 
+	constructor(ctx: IExecuteFunctions, itemIndex: number);
+	constructor(ctx: IPollFunctions, itemIndex: 0, get: ParameterGetter);
 	constructor(
-		private readonly ctx: IExecuteFunctions,
+		ctx: IExecuteFunctions | IPollFunctions,
 		readonly itemIndex: number,
+		get?: ParameterGetter,
 	) {
-		this.check = new InputValidator(ctx.getNode(), itemIndex);
+		this.node = ctx.getNode();
+		this.check = new InputValidator(this.node, itemIndex, ctx.getTimezone());
+		this.get =
+			get ??
+			((parameter, fallback, options) =>
+				(ctx as IExecuteFunctions).getNodeParameter(parameter, itemIndex, fallback, options));
+	}
+
+	/** The trigger's parameters: a poll has no items. */
+	static ofPoll(ctx: IPollFunctions): NodeParameters {
+		return new NodeParameters(ctx, 0, (parameter, fallback, options) =>
+			ctx.getNodeParameter(parameter, fallback, options),
+		);
 	}
 
 	value(field: InputField): unknown {
-		return given(
-			this.ctx.getNodeParameter(field.parameter, this.itemIndex, field.default ?? null, {
-				extractValue: field.locator === true,
-			}),
-		);
+		const value = this.get(field.parameter, field.default ?? null, {
+			extractValue: field.locator === true,
+		});
+		return givenOrRefused(this.check, this.node, field.parameter, field.label, value);
 	}
 
 	name(field: InputField): FieldName {
@@ -92,6 +164,17 @@ export function read<T>(
 	rule: (name: FieldName, value: unknown) => T,
 ): T {
 	return rule(source.name(field), required(source, field));
+}
+
+/** A field with a default: checked by `rule` when it is given, else `fallback` as it is. */
+export function readOr<T>(
+	source: InputSource,
+	field: InputField,
+	rule: (name: FieldName, value: unknown) => T,
+	fallback: T,
+): T {
+	const value = source.value(field);
+	return value === undefined ? fallback : rule(source.name(field), value);
 }
 
 /** An optional field checked by `rule` when it is given; undefined when it is not. */

@@ -39,7 +39,8 @@ function headerOf(headers: Record<string, unknown>, name: string): string | unde
 export function maxFileBytesOf(check: InputValidator, options: unknown): number {
 	const value = (options && typeof options === 'object' ? options : {}) as Record<string, unknown>;
 	const megabytes =
-		value.maxFileSizeMb === undefined
+		value.maxFileSizeMb === undefined ||
+		(typeof value.maxFileSizeMb === 'string' && value.maxFileSizeMb.trim() === '')
 			? ANSWER_LIMITS.defaultFileMb
 			: check.megabytes(
 					'Options → Max File Size (MB)',

@@ -1,16 +1,27 @@
 import type { INode } from 'n8n-workflow';
 
+import { dayIn, instantOfWallTime, knownZone } from './calendar';
 import { fieldError, type FieldName } from './errors';
 
 /**
- * Input checks that run before any request: what we already know the service would refuse
- * costs the user no request and gets a message that names the field and the fix.
+ * The one reader of each kind of value (docs/input-values.md): text, ID, ID list, date,
+ * date-time, whole number, number, switch, choice, colour, URL. Every field of a kind is read by
+ * its reader, on the node, the tool and the trigger alike, so the same value gives the same
+ * request whichever way it came. A reader takes every idiomatic form of a valid value (what n8n
+ * expressions, Data Tables, Sheets and models give) and returns one canonical value, or refuses
+ * the rest before any request with an error that names the field and the fix.
  */
 export class InputValidator {
+	/** The workflow's time zone, in which days are counted (calendar.ts). */
+	readonly timeZone: string;
+
 	constructor(
 		private readonly node: INode,
 		private readonly itemIndex: number,
-	) {}
+		timeZone?: string,
+	) {
+		this.timeZone = knownZone(timeZone);
+	}
 
 	fail(field: FieldName, problem: string, fix: string): never {
 		throw fieldError(this.node, field, problem, fix, this.itemIndex);
@@ -96,48 +107,87 @@ export class InputValidator {
 		return text;
 	}
 
-	/** A calendar date `YYYY-MM-DD` (a full ISO timestamp is cut to its date). */
+	/**
+	 * A calendar day, `YYYY-MM-DD`. Takes a Luxon DateTime (`$today`, `$now.minus(…)`), a JS
+	 * Date, or ISO text; a moment (a DateTime, a Date, text with `Z` or an offset) counts as its
+	 * day in the workflow's time zone, as `$today` does; text without a zone is read as written.
+	 */
 	date(field: FieldName, value: unknown): string {
-		let text: string | undefined;
-		if (typeof value === 'string') text = value.trim();
-		else if (value instanceof Date && !Number.isNaN(value.getTime())) text = value.toISOString();
-		else if (
-			value &&
-			typeof value === 'object' &&
-			typeof (value as { toISODate?: unknown }).toISODate === 'function'
-		) {
-			text = String((value as { toISODate: () => string }).toISODate());
+		const time = this.timeOf(field, value, 'date');
+		return 'instant' in time ? dayIn(time.instant, this.timeZone) : time.day;
+	}
+
+	/**
+	 * A moment for a list filter, as ISO 8601 UTC text. Takes what `date` takes; text without a
+	 * zone (the editor's date picker, `$today.toISODate()`) is a wall time of the workflow's time
+	 * zone, and a day alone is its first moment, or its last with `dayMeans: 'end'`.
+	 */
+	dateTime(field: FieldName, value: unknown, dayMeans: 'start' | 'end' = 'start'): string {
+		const time = this.timeOf(field, value, 'dateTime');
+		if ('instant' in time) return new Date(time.instant).toISOString();
+		const wall = time.wallMs + (time.dayOnly && dayMeans === 'end' ? 86_400_000 - 1 : 0);
+		return new Date(instantOfWallTime(wall, this.timeZone)).toISOString();
+	}
+
+	/** What a date or date-time field was given: an instant, or a wall time without a zone. */
+	private timeOf(
+		field: FieldName,
+		value: unknown,
+		kind: 'date' | 'dateTime',
+	): { instant: number } | { day: string; wallMs: number; dayOnly: boolean } {
+		const example =
+			kind === 'date'
+				? `Enter ${field} as YYYY-MM-DD (for example 2026-03-01) or an expression such as {{ $today.minus({ days: 7 }) }}.`
+				: `Enter ${field} as a date or moment (for example 2026-03-01 or 2026-03-01T00:00:00Z), or an expression such as {{ $now.minus({ days: 7 }) }}.`;
+		if (isDateTimeObject(value)) {
+			if (!value.isValid) this.fail(field, 'is an invalid date (the expression gave one)', example);
+			return { instant: value.toMillis() };
 		}
-		if (text === undefined || text === '') {
+		if (Object.prototype.toString.call(value) === '[object Date]') {
+			const instant = (value as Date).getTime();
+			if (Number.isNaN(instant)) this.fail(field, 'is an invalid date (Invalid Date)', example);
+			return { instant };
+		}
+		if (typeof value !== 'string') {
+			this.fail(field, `must be a date, but the value is ${describeType(value)}`, example);
+		}
+		const text = value.trim();
+		if (text === '') this.fail(field, 'is empty', example);
+		const match = ISO_TIME.exec(text);
+		if (!match) {
 			this.fail(
 				field,
-				value === undefined || value === ''
-					? 'is empty'
-					: `must be a date, but the value is ${describeType(value)}`,
-				`Enter ${field} as YYYY-MM-DD, for example 2026-03-01.`,
+				`"${clip(text)}" is not a date in the form YYYY-MM-DD${kind === 'dateTime' ? ' or an ISO 8601 moment' : ''}`,
+				example,
 			);
 		}
-		const match = /^(\d{4})-(\d{2})-(\d{2})(?:$|T)/.exec(text);
-		if (!match)
-			this.fail(
-				field,
-				`"${clip(text)}" is not a date in the form YYYY-MM-DD`,
-				`Enter ${field} as YYYY-MM-DD, for example 2026-03-01.`,
-			);
-		const [, y, m, d] = match;
-		const date = new Date(Date.UTC(Number(y), Number(m) - 1, Number(d)));
+		const [, y, mo, d, h = '00', mi = '00', s = '00', fraction = '', zone] = match;
+		const wallMs = Date.UTC(
+			+y,
+			+mo - 1,
+			+d,
+			+h,
+			+mi,
+			+s,
+			Number(fraction.padEnd(3, '0').slice(0, 3)),
+		);
+		const wall = new Date(wallMs);
 		if (
-			date.getUTCFullYear() !== Number(y) ||
-			date.getUTCMonth() !== Number(m) - 1 ||
-			date.getUTCDate() !== Number(d)
+			wall.getUTCFullYear() !== +y ||
+			wall.getUTCMonth() !== +mo - 1 ||
+			wall.getUTCDate() !== +d
 		) {
-			this.fail(
-				field,
-				`${y}-${m}-${d} is not a real calendar date`,
-				`Enter an existing date as YYYY-MM-DD.`,
-			);
+			this.fail(field, `${y}-${mo}-${d} is not a real calendar date`, example);
 		}
-		return `${y}-${m}-${d}`;
+		if (+h > 23 || +mi > 59 || +s > 59) {
+			this.fail(field, `"${clip(text)}" is not a real time of day`, example);
+		}
+		if (zone === undefined)
+			return { day: `${y}-${mo}-${d}`, wallMs, dayOnly: match[4] === undefined };
+		if (zone === 'Z' || zone === 'z') return { instant: wallMs };
+		const [, sign, zh, zm = '00'] = /^([+-])(\d{2}):?(\d{2})?$/.exec(zone)!;
+		const offsetMs = (Number(zh) * 60 + Number(zm)) * 60_000 * (sign === '-' ? -1 : 1);
+		return { instant: wallMs - offsetMs };
 	}
 
 	/** Start strictly before end, at most 90 days apart (docs/service-notes.md, Report requests). */
@@ -159,8 +209,8 @@ export class InputValidator {
 		}
 	}
 
-	/** Two ISO 8601 moments of a filter (timestamp): the first not after the second. */
-	timestampOrder(fromField: FieldName, from: string, toField: FieldName, to: string) {
+	/** Two moments of a filter (dateTime's ISO text): the first not after the second. */
+	dateTimeOrder(fromField: FieldName, from: string, toField: FieldName, to: string) {
 		if (Date.parse(from) > Date.parse(to)) {
 			this.fail(
 				fromField,
@@ -170,38 +220,33 @@ export class InputValidator {
 		}
 	}
 
-	/** An ISO 8601 date or timestamp for a list filter. */
-	timestamp(field: FieldName, value: unknown): string {
-		const text = this.text(field, value, { maxLength: 64 });
-		if (
-			!/^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(text) ||
-			Number.isNaN(Date.parse(text))
-		) {
-			this.fail(
-				field,
-				`"${clip(text)}" is not an ISO 8601 date`,
-				`Enter ${field} as YYYY-MM-DD or a full timestamp such as 2026-03-01T00:00:00Z.`,
-			);
-		}
-		// Date.parse rolls 2026-02-30 over into March: the day itself must exist.
-		this.date(field, text.slice(0, 10));
-		return text;
-	}
-
-	/** Campaign ids as an array or a comma-separated string; at most 20 (docs/service-notes.md, Report requests). */
+	/**
+	 * Campaign IDs: a list, comma-separated text, or a list as JSON text (as a Data Table cell
+	 * holds it); at most 20 (docs/service-notes.md, Report requests). Empty entries are dropped.
+	 */
 	campaignIds(field: FieldName, value: unknown): string[] {
-		let list: unknown[];
+		let list: unknown[] | undefined;
+		const fix =
+			'Give campaign IDs as a list, a comma-separated text like camp_abc,camp_def, or a JSON list like ["camp_abc","camp_def"].';
 		if (Array.isArray(value)) list = value;
-		else if (typeof value === 'string') list = value.split(',');
+		else if (typeof value === 'string' && value.trim().startsWith('[')) {
+			try {
+				const parsed: unknown = JSON.parse(value);
+				if (Array.isArray(parsed)) list = parsed;
+			} catch {
+				list = undefined;
+			}
+			if (!list) this.fail(field, `"${clip(value.trim())}" is not a valid JSON list`, fix);
+		} else if (typeof value === 'string') list = value.split(',');
 		else
 			this.fail(
 				field,
 				`must be a list of campaign IDs, but the value is ${describeType(value)}`,
-				'Give campaign IDs as an array or a comma-separated text like camp_abc,camp_def.',
+				fix,
 			);
 		const ids = list
 			.map((entry) => (typeof entry === 'string' ? entry.trim() : entry))
-			.filter((entry) => entry !== '');
+			.filter((entry) => entry !== '' && entry !== null && entry !== undefined);
 		if (ids.length > 20) {
 			this.fail(
 				field,
@@ -232,7 +277,7 @@ export class InputValidator {
 
 	/** A whole number within bounds (page limits, attempts, seconds). */
 	integer(field: FieldName, value: unknown, min: number, max: number): number {
-		const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+		const number = numberOf(value);
 		if (typeof number !== 'number' || !Number.isInteger(number) || number < min || number > max) {
 			this.fail(
 				field,
@@ -260,7 +305,7 @@ export class InputValidator {
 
 	/** Expressions can yield NaN, Infinity, words or objects: none of them may pass as a number. */
 	private finiteNumber(field: FieldName, value: unknown, min: number, max: number, unit: string) {
-		const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+		const number = numberOf(value);
 		if (typeof number !== 'number' || !Number.isFinite(number) || number < min || number > max) {
 			this.fail(
 				field,
@@ -271,16 +316,35 @@ export class InputValidator {
 		return number;
 	}
 
+	/**
+	 * A switch: true or false, also as the texts "true"/"false" (any case) and 1/0, as n8n's own
+	 * type validation reads them. Anything else is an error, never a silent default.
+	 */
+	boolean(field: FieldName, value: unknown): boolean {
+		if (typeof value === 'boolean') return value;
+		const text = typeof value === 'string' ? value.trim().toLowerCase() : value;
+		if (text === 'true' || text === '1' || text === 1) return true;
+		if (text === 'false' || text === '0' || text === 0) return false;
+		return this.fail(
+			field,
+			`must be true or false, but the value is ${typeof value === 'string' ? `"${clip(value)}"` : describeType(value)}`,
+			`Switch ${field} on or off, or make its expression give true or false.`,
+		);
+	}
+
+	/** A colour `#rrggbb`, lower case; `#rgb` and the six digits without `#` are taken too. */
 	color(field: FieldName, value: unknown): string {
 		const text = this.text(field, value, { maxLength: 7 });
-		if (!/^#[0-9a-fA-F]{6}$/.test(text)) {
+		const hex = /^#?([0-9a-fA-F]{6}|[0-9a-fA-F]{3})$/.exec(text)?.[1];
+		if (hex === undefined) {
 			this.fail(
 				field,
 				`"${clip(text)}" is not a color in the form #rrggbb`,
 				'Enter the color as # followed by six hex digits, for example #1a73e8.',
 			);
 		}
-		return text;
+		const six = hex.length === 3 ? [...hex].map((digit) => digit + digit).join('') : hex;
+		return `#${six.toLowerCase()}`;
 	}
 
 	url(field: FieldName, value: unknown): string {
@@ -300,6 +364,25 @@ export class InputValidator {
 		}
 		return text;
 	}
+}
+
+/** `YYYY-MM-DD`, optionally with a time (`T` or a space) and a zone (`Z`, `+02:00`, `-0500`). */
+const ISO_TIME =
+	/^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?)?$/;
+
+/** A Luxon DateTime, recognised by shape: n8n may hand over one from another copy of Luxon. */
+function isDateTimeObject(value: unknown): value is { isValid: boolean; toMillis(): number } {
+	return (
+		typeof value === 'object' &&
+		value !== null &&
+		typeof (value as { toMillis?: unknown }).toMillis === 'function' &&
+		typeof (value as { isValid?: unknown }).isValid === 'boolean'
+	);
+}
+
+/** A number, or numeric text read as n8n reads it (`Number`); anything else as it is. */
+function numberOf(value: unknown): unknown {
+	return typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
 }
 
 function describeType(value: unknown): string {

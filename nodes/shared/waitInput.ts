@@ -1,4 +1,4 @@
-import { inputField, read, type InputSource } from './inputSource';
+import { inputField, read, readOr, type InputSource } from './inputSource';
 import { ANSWER_LIMITS, BYTES_PER_MB } from './limits';
 import { maxFileBytesOf } from './reportFiles';
 
@@ -41,7 +41,8 @@ export function readWaitSettings(source: InputSource): WaitSettings {
 	const timeoutSeconds = read(source, TIMEOUT, (name, value) =>
 		check.seconds(name, value, 1, source.isTool ? 600 : 86_400),
 	);
-	const download = !source.isTool && source.value(DOWNLOAD) !== false;
+	const download =
+		!source.isTool && readOr(source, DOWNLOAD, (name, value) => check.boolean(name, value), true);
 	return {
 		intervalSeconds,
 		timeoutSeconds,

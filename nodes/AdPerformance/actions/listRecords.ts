@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import type { FieldName } from '../../shared/errors';
-import { defined, read, inputField, type InputSource } from '../../shared/inputSource';
+import { defined, read, readOr, inputField, type InputSource } from '../../shared/inputSource';
 import type { OperationTool } from '../../shared/tool/operationTool';
 import type { ToolArgument } from '../../shared/tool/toolArguments';
 import {
@@ -62,16 +62,9 @@ export function readListInput(source: InputSource, qs: IDataObject): ListInput {
 			page: read(source, PAGE, integer(1, 100_000)),
 		};
 	}
-	const returnAll = source.value(RETURN_ALL) ?? false;
-	if (typeof returnAll !== 'boolean') {
-		return check.fail(
-			'Return All',
-			'must be true or false',
-			'Switch Return All on or off (or make its expression return a boolean).',
-		);
-	}
+	const returnAll = readOr(source, RETURN_ALL, (name, value) => check.boolean(name, value), false);
 	if (returnAll) return { qs: filters, returnAll, limit: 0, page: 1 };
-	const limit = check.integer(source.name(LIMIT), source.value(LIMIT), 1, 1_000_000);
+	const limit = readOr(source, LIMIT, integer(1, 1_000_000), 50);
 	return { qs: filters, returnAll, limit, page: 1 };
 }
 

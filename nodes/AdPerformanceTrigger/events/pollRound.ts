@@ -3,7 +3,7 @@ import { NodeApiError } from 'n8n-workflow';
 
 import { createClient } from '../../shared/createClient';
 import { DeadlineReached, type AdPerformanceClient } from '../../shared/transport';
-import { InputValidator } from '../../shared/validation';
+import { inputField, NodeParameters, read, readOptional } from '../../shared/inputSource';
 import { accountConnections } from './accountConnections';
 import type { EventKind, TriggerEvent, TriggerSettings } from './eventKind';
 import { TRIGGER_EVENTS } from './eventKind';
@@ -33,21 +33,26 @@ function isRateLimited(error: unknown): boolean {
 	return error instanceof NodeApiError && error.httpCode === '429';
 }
 
-/** Reads and checks the parameters before any request is sent. */
+const EVENT = inputField('event', 'Event');
+const ACCOUNT = inputField('filters.accountId', 'Account ID');
+
+/**
+ * Reads and checks the parameters before any request is sent, with the readers every node
+ * uses (inputSource.ts): an Account ID whose expression gives null is refused, never "every
+ * account".
+ */
 function readSettings(ctx: IPollFunctions): TriggerSettings {
-	const check = new InputValidator(ctx.getNode(), 0);
-	const event = check.oneOf('Event', ctx.getNodeParameter('event'), TRIGGER_EVENTS);
-	const filters = (ctx.getNodeParameter('filters', {}) ?? {}) as IDataObject;
-	const raw = filters.accountId;
-	if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === ''))
-		return { event };
-	const accountId =
+	const source = NodeParameters.ofPoll(ctx);
+	const { check } = source;
+	const event = read(source, EVENT, (name, value) => check.oneOf(name, value, TRIGGER_EVENTS));
+	const accountId = readOptional(source, ACCOUNT, (name, value) =>
 		event === 'accountConnectionChanged'
 			? // The account list knows both ids: the service's (act_…) and the ad platform's (act_digits).
-				check.accountId('Account ID', raw)
+				check.accountId(name, value)
 			: // Reports carry the ad platform account id.
-				check.platformAccountId('Account ID', raw);
-	return { event, accountId };
+				check.platformAccountId(name, value),
+	);
+	return accountId === undefined ? { event } : { event, accountId };
 }
 
 /**

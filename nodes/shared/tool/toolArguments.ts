@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { given, type InputField, type InputSource } from '../inputSource';
+import { given, givenOrRefused, type InputField, type InputSource } from '../inputSource';
 import { ArgumentName, type FieldName } from '../errors';
 import { InputValidator } from '../validation';
 
@@ -30,10 +30,11 @@ export interface ToolArgument {
 	default?: string | number;
 	/** The regular node's parameter is a resource locator of this name: keep that shape. */
 	locator?: boolean;
-	/** What an empty argument means, when the regular node's default is an expression. */
-	whenEmpty?: () => string;
-	/** How a given value reads as the regular parameter's value (e.g. a day as a moment). */
-	asParameter?: (value: unknown) => unknown;
+	/**
+	 * What an empty argument means, when the regular node's default is an expression: given the
+	 * workflow's time zone, as the node's `$today` follows it.
+	 */
+	whenEmpty?: (timeZone: string) => string;
 }
 
 /**
@@ -149,7 +150,7 @@ export class ToolArguments implements InputSource {
 		private readonly args: readonly ToolArgument[],
 		private readonly settings: readonly INodeProperties[] = [],
 	) {
-		this.check = new InputValidator(ctx.getNode(), itemIndex);
+		this.check = new InputValidator(ctx.getNode(), itemIndex, ctx.getTimezone());
 	}
 
 	private argumentOf(field: InputField): ToolArgument | undefined {
@@ -163,25 +164,28 @@ export class ToolArguments implements InputSource {
 		if (!argument) {
 			const parameter = field.setting ?? field.parameter;
 			const setting = this.settings.find((property) => property.name === parameter);
-			return given(
-				this.ctx.getNodeParameter(
-					parameter,
-					this.itemIndex,
-					setting ? setting.default : (field.default ?? null),
-					{
-						extractValue: field.locator === true,
-					},
-				),
+			const value = this.ctx.getNodeParameter(
+				parameter,
+				this.itemIndex,
+				setting ? setting.default : (field.default ?? null),
+				{ extractValue: field.locator === true },
 			);
+			return givenOrRefused(this.check, this.ctx.getNode(), parameter, this.name(field), value);
 		}
-		const value = given(
+		// A model's null or empty argument means it left the argument out ($fromAI gives the
+		// default for null); a value the user fixed by hand is read as the node reads it.
+		const value = givenOrRefused(
+			this.check,
+			this.ctx.getNode(),
+			argument.parameter,
+			this.name(field),
 			this.ctx.getNodeParameter(argument.parameter, this.itemIndex, null, {
 				extractValue: argument.locator === true,
 			}),
 		);
-		if (value !== undefined) return argument.asParameter ? argument.asParameter(value) : value;
-		if (argument.whenEmpty) return argument.whenEmpty();
-		return argument.default === '' ? undefined : argument.default;
+		if (value !== undefined) return value;
+		if (argument.whenEmpty) return argument.whenEmpty(this.check.timeZone);
+		return argument.default === '' ? undefined : given(argument.default);
 	}
 
 	name(field: InputField): FieldName {

@@ -31,11 +31,7 @@ function pick(record: IDataObject, fields: readonly string[]): IDataObject {
 	return out;
 }
 
-function clipText(
-	scrub: Pick<Redactor, 'clip'>,
-	value: unknown,
-	max: number,
-): IDataObject[string] {
+function clipText(scrub: Pick<Redactor, 'clip'>, value: unknown, max: number): IDataObject[string] {
 	return typeof value === 'string' ? scrub.clip(value, max) : (value as IDataObject[string]);
 }
 

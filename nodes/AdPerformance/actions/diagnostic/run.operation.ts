@@ -6,7 +6,7 @@ import { outcomeOf, unansweredError, waitUntilFinished } from '../../../shared/w
 import type { AdPerformanceClient } from '../../../shared/transport';
 import { isFinished, type ServiceDiagnostic } from '../../../shared/types';
 import { getRecord } from '../listRecords';
-import { read, inputField, type InputSource } from '../../../shared/inputSource';
+import { read, readOr, inputField, type InputSource } from '../../../shared/inputSource';
 import { CAMPAIGN_FIELD, campaignLocator } from '../common.descriptions';
 import { simplifyDiagnostic } from '../../../shared/tool/toolResults';
 import {
@@ -91,9 +91,14 @@ export function readInput(source: InputSource): DiagnosticRun {
 		check.seconds(name, value, min, max);
 	return {
 		campaignId: read(source, CAMPAIGN_FIELD, (name, value) => check.campaignId(name, value)),
-		waitForCompletion: source.value(WAIT_FOR_COMPLETION) !== false,
-		intervalSeconds: read(source, POLL_INTERVAL, seconds(0.1, 3600)),
-		timeoutSeconds: read(source, TIMEOUT, seconds(1, 86_400)),
+		waitForCompletion: readOr(
+			source,
+			WAIT_FOR_COMPLETION,
+			(name, value) => check.boolean(name, value),
+			true,
+		),
+		intervalSeconds: readOr(source, POLL_INTERVAL, seconds(0.1, 3600), 2.5),
+		timeoutSeconds: readOr(source, TIMEOUT, seconds(1, 86_400), 120),
 	};
 }
 

@@ -5,10 +5,12 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
+import { daysBeforeToday } from '../../../shared/calendar';
 import {
 	defined,
 	read,
 	readOptional,
+	readOr,
 	inputField,
 	type InputSource,
 } from '../../../shared/inputSource';
@@ -147,11 +149,6 @@ const COMPANY_NAME = inputField(`${BRANDING}.companyName`, 'White Label → Comp
 const LOGO_URL = inputField(`${BRANDING}.logoUrl`, 'White Label → Logo URL');
 const PRIMARY_COLOR = inputField(`${BRANDING}.primaryColor`, 'White Label → Primary Color');
 
-/** The day `days` before today (UTC), as YYYY-MM-DD. */
-function daysAgo(days: number): string {
-	return new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
-}
-
 /** A checked Generate: the POST /v1/reports body but its account, and whether to reuse. */
 interface ReportRequest {
 	/** An ad platform account ID, or in a tool call also the service's account `id`. */
@@ -191,7 +188,8 @@ export function readInput(source: InputSource): ReportRequest {
 		format: readOptional(source, FORMAT, (name, value) => check.oneOf(name, value, REPORT_FORMATS)),
 		whiteLabel: Object.keys(whiteLabel).length > 0 ? whiteLabel : undefined,
 	});
-	return { account, accountName: source.name(ACCOUNT), body, reuse: source.value(REUSE) === true };
+	const reuse = readOr(source, REUSE, (name, value) => check.boolean(name, value), false);
+	return { account, accountName: source.name(ACCOUNT), body, reuse };
 }
 
 /** Creates the report, or with reuse on returns a recent identical one (reportLedger.ts). */
@@ -245,13 +243,13 @@ export const tool: OperationTool<ReportRequest> = {
 			'dateStart',
 			'Start Date',
 			'First day of the period, YYYY-MM-DD. Leave empty for 7 days ago',
-			{ parameter: 'dateStart', whenEmpty: () => daysAgo(7) },
+			{ parameter: 'dateStart', whenEmpty: (timeZone) => daysBeforeToday(7, timeZone) },
 		),
 		optionalArgument(
 			'dateEnd',
 			'End Date',
 			'Last day of the period, YYYY-MM-DD, at most 90 days after the start. Leave empty for yesterday',
-			{ parameter: 'dateEnd', whenEmpty: () => daysAgo(1) },
+			{ parameter: 'dateEnd', whenEmpty: (timeZone) => daysBeforeToday(1, timeZone) },
 		),
 		optionalArgument(
 			'campaignIds',

@@ -57,7 +57,7 @@ export function readInput(source: InputSource): ReportLookup {
 		narrow: {
 			accountId: readOptional(source, ACCOUNT, (name, value) => check.accountId(name, value)),
 			createdAfter: readOptional(source, CREATED_AFTER, (name, value) =>
-				check.timestamp(name, value),
+				check.dateTime(name, value),
 			),
 		},
 	};

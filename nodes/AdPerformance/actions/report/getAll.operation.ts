@@ -72,13 +72,6 @@ const FORMAT = inputField('filters.format', 'Filters → Format', 'format');
 const FROM = inputField('filters.from', 'Filters → Created After', 'from');
 const TO = inputField('filters.to', 'Filters → Created Before', 'to');
 
-/** A tool's from/to is a day (YYYY-MM-DD): the moment it starts or ends, as the node's filter takes it. */
-function dayBound(value: unknown, time: string): unknown {
-	return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value.trim())
-		? `${value.trim()}${time}`
-		: value;
-}
-
 export const tool = listOperationTool(
 	'Lists performance reports, newest first, 10 per call by default (at most 50). Returns { results, returned, hasMore, page, hint }; each result has id (rpt_...), title, status (pending, generating, completed, failed), format, accountId, dateRange, riskLevel, totalSpend, avgRoas, createdAt and, once completed, downloadUrl and expiresAt. Narrow with account, campaignId, status, format, and from/to (creation dates, YYYY-MM-DD). When hasMore is true, call again with the next page.',
 	[
@@ -98,13 +91,11 @@ export const tool = listOperationTool(
 			'from',
 			'Created From',
 			'Only reports created on or after this date, YYYY-MM-DD. Leave empty for no bound',
-			{ asParameter: (value) => dayBound(value, 'T00:00:00.000Z') },
 		),
 		optionalArgument(
 			'to',
 			'Created To',
 			'Only reports created on or before this date, YYYY-MM-DD. Leave empty for no bound',
-			{ asParameter: (value) => dayBound(value, 'T23:59:59.999Z') },
 		),
 	],
 	{ path: '/reports', what: 'reports', simplify: simplifyReport },
@@ -114,7 +105,12 @@ export const description = withTool('report', 'getAll', properties, tool);
 
 export function readInput(source: InputSource): ListInput {
 	const { check } = source;
-	const timestamp = (name: FieldName, value: unknown) => check.timestamp(name, value);
+	// A day alone is its first moment; the tool documents `to` as "on or before this date", so
+	// there a day alone is its last moment (in the workflow's time zone, as the node's days).
+	const moment =
+		(dayMeans: 'start' | 'end') =>
+		(name: FieldName, value: unknown): string =>
+			check.dateTime(name, value, dayMeans);
 	const qs = {
 		accountId: readOptional(source, ACCOUNT, (name, value) => check.accountId(name, value)),
 		campaignId: readOptional(source, CAMPAIGN, (name, value) => check.campaignId(name, value)),
@@ -122,11 +118,11 @@ export function readInput(source: InputSource): ListInput {
 			check.oneOf(name, value, REPORT_STATUSES),
 		),
 		format: readOptional(source, FORMAT, (name, value) => check.oneOf(name, value, REPORT_FORMATS)),
-		from: readOptional(source, FROM, timestamp),
-		to: readOptional(source, TO, timestamp),
+		from: readOptional(source, FROM, moment('start')),
+		to: readOptional(source, TO, moment(source.isTool ? 'end' : 'start')),
 	};
 	if (qs.from !== undefined && qs.to !== undefined) {
-		check.timestampOrder(source.name(FROM), qs.from, source.name(TO), qs.to);
+		check.dateTimeOrder(source.name(FROM), qs.from, source.name(TO), qs.to);
 	}
 	return readListInput(source, qs);
 }
