@@ -1,5 +1,6 @@
 import type { INode } from 'n8n-workflow';
 
+import { collectionOption } from './inputSource';
 import { AdPerformanceClient, type ClientOptions, type RequestContext } from './transport';
 import { InputValidator } from './validation';
 
@@ -8,30 +9,16 @@ import { InputValidator } from './validation';
  * "abc", {} or NaN must never mean "no attempt limit".
  */
 function readClientOptions(node: INode, raw: unknown, itemIndex = 0): ClientOptions {
-	const options = Object.fromEntries(
-		Object.entries(raw && typeof raw === 'object' ? raw : {}).filter(
-			// An empty text keeps the option's default; null from an expression is refused below.
-			([, value]) => !(typeof value === 'string' && value.trim() === ''),
-		),
-	);
 	const check = new InputValidator(node, itemIndex);
 	const clientOptions: ClientOptions = {};
-	if (options.maxAttempts !== undefined) {
-		clientOptions.maxAttempts = check.integer(
-			'Request Options → Max Attempts',
-			options.maxAttempts,
-			1,
-			10,
-		);
-	}
-	if (options.rateLimitWaitMinutes !== undefined) {
-		clientOptions.rateLimitWaitMinutes = check.minutes(
-			'Request Options → Max Wait When Rate Limited (Minutes)',
-			options.rateLimitWaitMinutes,
-			0,
-			1440,
-		);
-	}
+	const maxAttempts = 'Request Options → Max Attempts';
+	const attempts = collectionOption(check, raw, 'maxAttempts', maxAttempts);
+	if (attempts !== undefined)
+		clientOptions.maxAttempts = check.integer(maxAttempts, attempts, 1, 10);
+	const maxWait = 'Request Options → Max Wait When Rate Limited (Minutes)';
+	const wait = collectionOption(check, raw, 'rateLimitWaitMinutes', maxWait);
+	if (wait !== undefined)
+		clientOptions.rateLimitWaitMinutes = check.minutes(maxWait, wait, 0, 1440);
 	return clientOptions;
 }
 

@@ -90,13 +90,42 @@ export function givenOrRefused(
 	value: unknown,
 ): unknown {
 	if ((value === null || value === undefined) && isUserExpression(savedValue(node, path))) {
-		check.fail(
-			name,
-			`its expression gave ${value === null ? 'null' : 'undefined'} (no value)`,
-			`Check the expression of ${name}: the value it reads may be missing or renamed. To leave ${name} out, remove it or make the expression give an empty text.`,
-		);
+		refuseNothing(check, name, value);
 	}
 	return given(value);
+}
+
+/**
+ * The error of a field the user set whose value is null or undefined: an expression that gave
+ * nothing (an option of a collection is there only because the user added it).
+ */
+export function refuseNothing(check: InputValidator, name: FieldName, value: unknown): never {
+	return check.fail(
+		name,
+		`its expression gave ${value === null ? 'null' : 'undefined'} (no value)`,
+		`Check the expression of ${name}: the value it reads may be missing or renamed. To leave ${name} out, remove it or make the expression give an empty text.`,
+	);
+}
+
+/**
+ * An option of a collection as given: `undefined` when it is not there or an empty text (its
+ * default); an option that is there with null or undefined was added by the user with an
+ * expression that gave nothing, which is refused, never read as the default.
+ */
+export function collectionOption(
+	check: InputValidator,
+	collection: unknown,
+	option: string,
+	name: FieldName,
+): unknown {
+	const options = (collection && typeof collection === 'object' ? collection : {}) as Record<
+		string,
+		unknown
+	>;
+	if (!(option in options)) return undefined;
+	const value = options[option];
+	if (value === null || value === undefined) refuseNothing(check, name, value);
+	return typeof value === 'string' && value.trim() === '' ? undefined : value;
 }
 
 /** How a source reads one parameter of the node (the execute and poll contexts differ). */

@@ -1,6 +1,7 @@
 import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
 
 import { fileTooLargeError } from './errors';
+import { collectionOption } from './inputSource';
 import {
 	fallbackFileName,
 	fileNameFromContentDisposition,
@@ -37,17 +38,12 @@ function headerOf(headers: Record<string, unknown>, name: string): string | unde
 
 /** Options → Max File Size (MB) of Report → Download and Wait for Ad Report, in bytes. */
 export function maxFileBytesOf(check: InputValidator, options: unknown): number {
-	const value = (options && typeof options === 'object' ? options : {}) as Record<string, unknown>;
+	const name = 'Options → Max File Size (MB)';
+	const value = collectionOption(check, options, 'maxFileSizeMb', name);
 	const megabytes =
-		value.maxFileSizeMb === undefined ||
-		(typeof value.maxFileSizeMb === 'string' && value.maxFileSizeMb.trim() === '')
+		value === undefined
 			? ANSWER_LIMITS.defaultFileMb
-			: check.megabytes(
-					'Options → Max File Size (MB)',
-					value.maxFileSizeMb,
-					0.1,
-					ANSWER_LIMITS.maxFileMb,
-				);
+			: check.megabytes(name, value, 0.1, ANSWER_LIMITS.maxFileMb);
 	return Math.floor(megabytes * BYTES_PER_MB);
 }
 

@@ -103,6 +103,8 @@ export interface RunWorkflowInput {
 	 * cannot move it before or after that point.
 	 */
 	cancelWhen?: Promise<unknown>;
+	/** The workflow's time zone (its settings), as n8n's `$today` and the nodes' days follow it. */
+	timezone?: string;
 }
 
 export interface NodeRunResult {
@@ -174,7 +176,7 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunWorkflowR
 		nodeTypes,
 		active: false,
 		staticData: {},
-		settings: { executionOrder: 'v1' },
+		settings: { executionOrder: 'v1', ...(input.timezone ? { timezone: input.timezone } : {}) },
 	});
 
 	const hooks = new ExecutionLifecycleHooks('manual', `exec-${Date.now()}`, {

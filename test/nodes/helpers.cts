@@ -158,6 +158,8 @@ export interface RunOptions {
 	credentials?: IDataObject;
 	cancelAfterMs?: number;
 	cancelWhen?: Promise<unknown>;
+	/** The workflow's time zone (workflow settings); n8n's default when not given. */
+	timezone?: string;
 }
 
 /**
@@ -194,6 +196,7 @@ export async function run(
 		credentials: service.credentials(options.credentials),
 		cancelAfterMs: options.cancelAfterMs,
 		cancelWhen: options.cancelWhen,
+		timezone: options.timezone,
 	});
 }
 
