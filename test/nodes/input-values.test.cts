@@ -945,6 +945,39 @@ describe.each(FIELDS.map((field) => [describeField(field), field] as const))(
 	},
 );
 
+test("Report → Generate's default dates are the same week on the node and the tool, in every time zone", async () => {
+	// Near midnight somewhere: the zones are a day apart for part of every day.
+	for (const zone of ZONES) {
+		const parameters = generate()();
+		delete parameters.dateStart;
+		delete parameters.dateEnd;
+		const node = await outcomeOf(run(service, [adNode(parameters)], { timezone: zone }));
+		const args = generateArgs()();
+		delete args.dateStart;
+		delete args.dateEnd;
+		const tool = await outcomeOf(
+			run(
+				service,
+				[
+					{
+						name: 'Ad Performance Tool',
+						type: AD_TOOL_NODE,
+						parameters: { resource: 'report', operation: 'generate', ...GENERATE_TOOL.parameters },
+					},
+				],
+				{ items: [args], timezone: zone },
+			),
+		);
+		const today = DateTime.now().setZone(zone);
+		const week = {
+			date_start: today.minus({ days: 7 }).toISODate(),
+			date_end: today.minus({ days: 1 }).toISODate(),
+		};
+		expect({ zone, body: node.requests[0]?.[3] }).toMatchObject({ zone, body: week });
+		expect({ zone, body: tool.requests[0]?.[3] }).toMatchObject({ zone, body: week });
+	}
+});
+
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('Ad Performance Trigger', () => {
