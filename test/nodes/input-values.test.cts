@@ -948,11 +948,11 @@ describe.each(FIELDS.map((field) => [describeField(field), field] as const))(
 test("Report → Generate's default dates are the same week on the node and the tool, in every time zone", async () => {
 	// Near midnight somewhere: the zones are a day apart for part of every day.
 	for (const zone of ZONES) {
-		const parameters = generate()();
+		const parameters: IDataObject = generate()();
 		delete parameters.dateStart;
 		delete parameters.dateEnd;
 		const node = await outcomeOf(run(service, [adNode(parameters)], { timezone: zone }));
-		const args = generateArgs()();
+		const args: IDataObject = generateArgs()();
 		delete args.dateStart;
 		delete args.dateEnd;
 		const tool = await outcomeOf(
