@@ -14,7 +14,9 @@ import { ANSWER_LIMITS } from './limits';
  *
  * A start of a secret counts as the secret: its public head (a key's `service_live_`) and at
  * least MIN_SECRET_CHARS of what follows, so a key cut short by anyone (the service, a log) is
- * still recognised. And no text of the service is cut before it is scrubbed: `clip` scrubs, then
+ * still recognised. So does any spelling of it: each character as it is, percent-encoded (once
+ * or twice, any case), as a JSON or JavaScript escape, or as an HTML character reference, mixed
+ * freely, in a value or in a property name. And no text of the service is cut before it is scrubbed: `clip` scrubs, then
  * cuts, and it is how errors.ts and the tool results (tool/toolResults.ts) cut such a text.
  *
  * Copies are built without recursion (an explicit stack), so no nesting makes it give up and
@@ -34,10 +36,83 @@ type Container = IDataObject | unknown[];
 /** Characters of a secret, past its public head, that make a start of it count as the secret. */
 export const MIN_SECRET_CHARS = 8;
 
-/** One form of a secret and the shortest start of it that is scrubbed. */
+/**
+ * A secret as it is scrubbed: its text and the shortest start of it that counts, for texts with
+ * no escapes in them; and one pattern that finds a start of it in any spelling a service may
+ * echo it in (spelledPattern), for texts that have escapes.
+ */
 interface SecretForm {
 	whole: string;
 	shortest: string;
+	spelled: RegExp;
+}
+
+/** Characters that begin an escape of another character: percent, backslash, ampersand. */
+const ESCAPE_STARTS = /[%\\&]/;
+
+/** A hex number of at least `width` digits, any case, as a pattern (`5f` → `0*[5][fF]`). */
+function hexPattern(code: number, width: number): string {
+	const digits = code.toString(16).padStart(width, '0');
+	return [...digits]
+		.map((digit) => (/[a-f]/.test(digit) ? `[${digit}${digit.toUpperCase()}]` : digit))
+		.join('');
+}
+
+/** HTML's named entities for the characters a key is made of beyond letters and digits. */
+const NAMED_ENTITIES: Record<string, string[]> = {
+	_: ['lowbar', 'UnderBar'],
+	'-': ['hyphen', 'dash'],
+	'.': ['period'],
+	':': ['colon'],
+	'/': ['sol'],
+	'+': ['plus'],
+	'=': ['equals'],
+};
+
+/**
+ * Every spelling of one character that a text may carry it in: as it is; percent-encoded (UTF-8
+ * bytes, any case, once or twice, `%5F`, `%255F`); as a JSON or JavaScript escape (`\u005f`,
+ * `\u{5f}`, `\x5f`); as an HTML character reference (`&#95;`, `&#x5F;`, `&lowbar;`).
+ */
+function spellingsOf(character: string): string {
+	const code = character.codePointAt(0)!;
+	const literal = character.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+	// Its UTF-8 bytes (a lone surrogate has none: it cannot be sent, so it cannot come back).
+	let bytes: number[] = [code];
+	if (code >= 0x80) {
+		try {
+			bytes = encodeURIComponent(character)
+				.split('%')
+				.slice(1)
+				.map((byte) => parseInt(byte, 16));
+		} catch {
+			bytes = [];
+		}
+	}
+	const spellings = [
+		literal,
+		...(bytes.length > 0 ? [bytes.map((byte) => `%(?:25)?${hexPattern(byte, 2)}`).join('')] : []),
+		`\\\\{1,2}u\\{0*${hexPattern(code, 1)}\\}`,
+		`&#0*${code};?`,
+		`&#[xX]0*${hexPattern(code, 1)};?`,
+		...(NAMED_ENTITIES[character] ?? []).map((name) => `&${name};`),
+	];
+	if (code <= 0xffff) spellings.push(`\\\\{1,2}u${hexPattern(code, 4)}`);
+	if (code <= 0xff) spellings.push(`\\\\{1,2}x${hexPattern(code, 2)}`);
+	return `(?:${spellings.join('|')})`;
+}
+
+/**
+ * A start of `secret` at least `shortest` characters long, as far as it goes, each character in
+ * any of its spellings: the pattern of a secret echoed whole or in part encoded.
+ */
+function spelledPattern(secret: string, shortest: number): RegExp {
+	const characters = [...secret].map(spellingsOf);
+	let rest = '';
+	for (let index = characters.length - 1; index >= shortest; index--) {
+		rest = `(?:${characters[index]}${rest})?`;
+	}
+	return new RegExp(characters.slice(0, shortest).join('') + rest, 'g');
 }
 
 /**
@@ -71,7 +146,10 @@ function isOpaque(value: object): boolean {
 	return value instanceof Date || ArrayBuffer.isView(value) || value instanceof ArrayBuffer;
 }
 
-/** Replaces every start of `form.whole` at least `form.shortest` long, each as far as it goes. */
+/**
+ * Replaces every start of `form.whole` at least `form.shortest` long, each as far as it goes, in
+ * a text without escapes (what `form.spelled` does for any text, without a pattern).
+ */
 function scrubStarts(text: string, form: SecretForm): string {
 	let out = '';
 	let from = 0;
@@ -102,32 +180,34 @@ export class Redactor {
 			// Shorter strings would scrub ordinary words; a key is at least 37 characters.
 			if (!secret || secret.value.length < MIN_SECRET_CHARS) continue;
 			const shortestLength = Math.min(secret.value.length, secret.publicHead + MIN_SECRET_CHARS);
-			const start = secret.value.slice(0, shortestLength);
-			const add = (whole: string, shortest: string) => {
-				const known = forms.get(whole);
-				if (!known || shortest.length < known.shortest.length)
-					forms.set(whole, { whole, shortest });
-			};
-			add(secret.value, start);
-			try {
-				// Encoding works character by character: the encoded start begins the encoded whole.
-				add(encodeURIComponent(secret.value), encodeURIComponent(start));
-			} catch {
-				// A lone surrogate cannot be encoded, so it cannot appear encoded either.
-			}
+			const known = forms.get(secret.value);
+			if (known && known.shortest.length <= shortestLength) continue;
+			forms.set(secret.value, {
+				whole: secret.value,
+				shortest: secret.value.slice(0, shortestLength),
+				spelled: spelledPattern(secret.value, [...secret.value.slice(0, shortestLength)].length),
+			});
 		}
-		// Longest first, so an encoded form is replaced whole.
+		// Longest first, so a secret that begins another is never replaced inside it first.
 		this.secrets = [...forms.values()].sort((a, b) => b.whole.length - a.whole.length);
 	}
 
 	text(value: string): string {
-		// Almost every text holds neither a secret nor an address with a user name (which needs
-		// an @): those are returned as they are, without the regular expression and the copies.
-		if (!value.includes('@') && !this.secrets.some((form) => value.includes(form.shortest))) {
+		// Almost every text holds no escape, no secret and no address with a user name (which
+		// needs an @): those are returned as they are, without the patterns and the copies. A
+		// text without escapes can spell a secret only as it is.
+		const escaped = ESCAPE_STARTS.test(value);
+		if (
+			!escaped &&
+			!value.includes('@') &&
+			!this.secrets.some((form) => value.includes(form.shortest))
+		) {
 			return value;
 		}
 		let text = value.replace(URL_USERINFO, `$1${REDACTED}@`);
-		for (const form of this.secrets) text = scrubStarts(text, form);
+		for (const form of this.secrets) {
+			text = escaped ? text.replace(form.spelled, REDACTED) : scrubStarts(text, form);
+		}
 		return text;
 	}
 

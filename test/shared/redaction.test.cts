@@ -1,7 +1,9 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { Redactor } from '../../nodes/shared/redaction';
+import fc from 'fast-check';
+
+import { MIN_SECRET_CHARS, Redactor } from '../../nodes/shared/redaction';
 
 const KEY = 'service_live_abcdefghijklmnopqrstuvwxyz012345';
 const NODE = {
@@ -211,5 +213,117 @@ describe('Redactor: no key and no URL password reaches the user', () => {
 
 	test('short strings are never treated as secrets', () => {
 		expect(new Redactor(['', undefined, 'abc']).text('abc')).toBe('abc');
+	});
+});
+
+/**
+ * The key in every spelling a service may echo it in (issue 30, scrub): fast-check spells each
+ * character of a generated key at random (as it is, percent-encoded once or twice in either
+ * case, as a JSON or JavaScript escape, as an HTML character reference), cuts it anywhere past
+ * its recognisable start, and puts it in a value or a property name among text that has escapes
+ * of its own. Whatever the spelling, nothing that decodes to a recognisable start of the key
+ * is left.
+ */
+describe('Redactor: the key in any spelling', () => {
+	const HEAD = 'service_live_';
+	const keyArbitrary = fc.stringMatching(/^[A-Za-z0-9_]{32}$/).map((tail) => `${HEAD}${tail}`);
+	const hex = (code: number, width: number, upper: boolean) => {
+		const digits = code.toString(16).padStart(width, '0');
+		return upper ? digits.toUpperCase() : digits;
+	};
+	const NAMED: Record<string, string> = { _: '&lowbar;' };
+	/** One spelling of a character: `form` 0 as it is, 1–8 escapes of several kinds. */
+	const spell = (character: string, form: number, upper: boolean): string => {
+		const code = character.charCodeAt(0);
+		switch (form) {
+			case 1:
+				return `%${hex(code, 2, upper)}`;
+			case 2:
+				return `%25${hex(code, 2, upper)}`;
+			case 3:
+				return `\\u${hex(code, 4, upper)}`;
+			case 4:
+				return `\\\\u${hex(code, 4, upper)}`;
+			case 5:
+				return `\\x${hex(code, 2, upper)}`;
+			case 6:
+				return `&#${code};`;
+			case 7:
+				return `&#x${hex(code, 2, upper)};`;
+			case 8:
+				return NAMED[character] ?? `\\u{${hex(code, 1, upper)}}`;
+			default:
+				return character;
+		}
+	};
+	/** Every decoding a reader of the text might apply, until nothing changes. */
+	const decoded = (text: string): string => {
+		let current = text;
+		for (let round = 0; round < 5; round++) {
+			const next = current
+				.replace(/%([0-9a-fA-F]{2})/g, (_, code: string) => String.fromCharCode(parseInt(code, 16)))
+				.replace(/\\+u\{([0-9a-fA-F]+)\}/g, (_, code: string) =>
+					String.fromCodePoint(parseInt(code, 16)),
+				)
+				.replace(/\\+u([0-9a-fA-F]{4})/g, (_, code: string) =>
+					String.fromCharCode(parseInt(code, 16)),
+				)
+				.replace(/\\+x([0-9a-fA-F]{2})/g, (_, code: string) =>
+					String.fromCharCode(parseInt(code, 16)),
+				)
+				.replace(/&#x([0-9a-fA-F]+);?/g, (_, code: string) =>
+					String.fromCodePoint(parseInt(code, 16)),
+				)
+				.replace(/&#(\d+);?/g, (_, code: string) => String.fromCodePoint(Number(code)))
+				.replace(/&lowbar;/g, '_');
+			if (next === current) break;
+			current = next;
+		}
+		return current;
+	};
+	const around = fc.stringMatching(/^[a-z %&\\#;:=/?.]{0,12}$/);
+
+	test('no spelling, start or place of the key survives', () => {
+		fc.assert(
+			fc.property(
+				keyArbitrary.chain((key) =>
+					fc.tuple(
+						fc.constant(key),
+						// Cut anywhere from the recognisable start (head + MIN_SECRET_CHARS) to the whole.
+						fc.integer({ min: HEAD.length + MIN_SECRET_CHARS, max: key.length }),
+						// Half the characters as they are, the rest in one of eight escapes.
+						fc.array(fc.tuple(fc.integer({ min: -7, max: 8 }), fc.boolean()), {
+							minLength: key.length,
+							maxLength: key.length,
+						}),
+					),
+				),
+				around,
+				around,
+				fc.constantFrom('value', 'key', 'nested'),
+				([key, length, forms], before, after, place) => {
+					const spelled = [...key.slice(0, length)]
+						.map((character, index) =>
+							spell(character, Math.max(0, forms[index][0]), forms[index][1]),
+						)
+						.join('');
+					const text = `${before}${spelled}${after}`;
+					const redactor = new Redactor([key]);
+					const input =
+						place === 'value'
+							? { message: text }
+							: place === 'key'
+								? { [text]: 1 }
+								: { a: [{ b: { c: text } }] };
+					const output = JSON.stringify(redactor.value(input));
+					const start = key.slice(0, HEAD.length + MIN_SECRET_CHARS);
+					expect({ spelled, found: decoded(output).includes(start) }).toEqual({
+						spelled,
+						found: false,
+					});
+				},
+			),
+			{ numRuns: 200 },
+		);
 	});
 });
