@@ -17,6 +17,7 @@ import { AttemptRunner } from './attempts';
 import type { Bucket, KeyPacer } from './rateLimiter';
 import {
 	classifyStatus,
+	decodingFailureOf,
 	NETWORK_ERROR_PROSE,
 	networkErrorCode,
 	retryAfterMs,
@@ -267,6 +268,13 @@ export class RequestPipeline {
 			if (errors.isOwn(exchanged.failure))
 				return { kind: 'final', error: exchanged.failure as Error };
 			if (spec.deadline !== undefined && Date.now() >= spec.deadline) throw new DeadlineReached();
+			// An answer came and could not be unpacked: garbled, as a broken envelope is. A read is
+			// asked again; a write is perhaps done, and is looked for before anything is resent.
+			const garbled = decodingFailureOf(exchanged.failure);
+			if (garbled !== undefined) {
+				const problem = `the answer could not be unpacked (${garbled.slice(0, 200)})`;
+				return this.unfinished(spec, errors.protocol(problem, spec), sentAt);
+			}
 			const code = networkErrorCode(exchanged.failure);
 			const error = errors.network(
 				exchanged.failure,

@@ -82,6 +82,37 @@ export function retryAfterMs(
 	return Number.isFinite(ms) && ms >= 0 && ms <= MAX_RETRY_AFTER_MS ? ms : undefined;
 }
 
+/**
+ * Failures to unpack an answer that arrived: zlib's and brotli's codes and texts (a damaged gzip
+ * trailer, a gzip header over plain JSON, a brotli stream cut short). The service answered, and
+ * garbled the answer: that is a garbled answer, not an unreachable service.
+ */
+const DECODING_ERROR_CODES =
+	/^(Z_[A-Z_]+|ERR_ZLIB_[A-Z_]+|ERR__ERROR_FORMAT_[A-Z_]+|ERR_BROTLI_[A-Z_]+|ERR_[A-Z_]*DECOMPRESS[A-Z_]*)$/;
+const DECODING_ERROR_TEXTS =
+	/incorrect header check|unexpected end of file|invalid (stored block lengths|distance|code lengths|block type|literal\/lengths? set|literal\/length code|bit length repeat)|incorrect (data|length) check|unknown compression method|header crc mismatch|too many length or distance symbols|invalid window size|Decompression failed|brotli/i;
+
+/**
+ * Why an answer could not be unpacked, whichever way the n8n version at hand wrapped the error;
+ * undefined when the failure is something else (for example a network error).
+ */
+export function decodingFailureOf(error: unknown): string | undefined {
+	const queue: unknown[] = [error];
+	const seen = new Set<unknown>();
+	while (queue.length > 0 && seen.size < 20) {
+		const current = queue.shift() as Record<string, unknown> | undefined;
+		if (!current || typeof current !== 'object' || seen.has(current)) continue;
+		seen.add(current);
+		const message = typeof current.message === 'string' ? current.message : '';
+		if (typeof current.code === 'string' && DECODING_ERROR_CODES.test(current.code)) {
+			return message || current.code;
+		}
+		if (DECODING_ERROR_TEXTS.test(message) && !networkErrorCode({ message })) return message;
+		queue.push(current.cause, current.errorResponse, current.reason, current.error);
+	}
+	return undefined;
+}
+
 /** Network failures worth another attempt (the request may not have reached the service). */
 const NETWORK_ERROR_CODES = new Set([
 	'ECONNRESET',
