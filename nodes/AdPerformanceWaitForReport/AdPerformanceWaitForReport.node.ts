@@ -242,6 +242,8 @@ async function settleReport(
 				report,
 				itemIndex,
 				settings.maxFileBytes,
+				// After the wait, the download is an operation of its own: its Request Options bound it.
+				client.deadline(),
 			),
 		},
 	};

@@ -16,45 +16,50 @@ export async function createDiagnostic(
 	client: AdPerformanceClient,
 	campaignId: string,
 	itemIndex: number,
+	deadline: number,
 ): Promise<ServiceDiagnostic> {
 	const subject = `campaign ${campaignId}`;
 	const giveUpAt = Date.now() + client.clock.realMs(LOST_DIAGNOSTIC_WAIT_MS);
 	let answerLost = false;
-	return await client.attempts<ServiceDiagnostic>(async (round) => {
-		const outcome = await client.writeOnce(
-			{
-				path: '/diagnostics',
-				body: { campaign_id: campaignId },
+	return await client.attempts<ServiceDiagnostic>(
+		async (round) => {
+			const outcome = await client.writeOnce(
+				{
+					path: '/diagnostics',
+					body: { campaign_id: campaignId },
+					itemIndex,
+					subject,
+					expect: 'record',
+					passThroughStatuses: answerLost ? [409] : undefined,
+					deadline,
+				},
+				round,
+			);
+			// Not findable: the retry loop resends it after a backoff, and 409 is ours to settle.
+			if (outcome.kind === 'ambiguous') answerLost = true;
+			if (outcome.kind !== 'done') return outcome;
+			if (outcome.value.statusCode !== 409)
+				return {
+					kind: 'done',
+					value: (outcome.value.body as SingleEnvelope<ServiceDiagnostic>).data,
+				};
+			const error = client.serviceError({
+				status: 409,
+				type: 'diagnostic_in_progress',
 				itemIndex,
 				subject,
-				expect: 'record',
-				passThroughStatuses: answerLost ? [409] : undefined,
-			},
-			round,
-		);
-		// Not findable: the retry loop resends it after a backoff, and 409 is ours to settle.
-		if (outcome.kind === 'ambiguous') answerLost = true;
-		if (outcome.kind !== 'done') return outcome;
-		if (outcome.value.statusCode !== 409)
+				description:
+					'A run started by an earlier attempt whose answer was lost is still going. Run the diagnostic again in a minute.',
+			});
+			if (Date.now() >= giveUpAt) return { kind: 'final', error };
+			// That run is still going: wait for it as the service suggests, not counted as a failure.
 			return {
-				kind: 'done',
-				value: (outcome.value.body as SingleEnvelope<ServiceDiagnostic>).data,
+				kind: 'scheduled',
+				error,
+				waitMs: client.clock.realMs(LOST_DIAGNOSTIC_POLL_MS),
+				countsAsFailure: false,
 			};
-		const error = client.serviceError({
-			status: 409,
-			type: 'diagnostic_in_progress',
-			itemIndex,
-			subject,
-			description:
-				'A run started by an earlier attempt whose answer was lost is still going. Run the diagnostic again in a minute.',
-		});
-		if (Date.now() >= giveUpAt) return { kind: 'final', error };
-		// That run is still going: wait for it as the service suggests, not counted as a failure.
-		return {
-			kind: 'scheduled',
-			error,
-			waitMs: client.clock.realMs(LOST_DIAGNOSTIC_POLL_MS),
-			countsAsFailure: false,
-		};
-	});
+		},
+		{ deadline },
+	);
 }

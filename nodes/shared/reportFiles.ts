@@ -60,6 +60,7 @@ export async function downloadReportFile(
 	report: Pick<ServiceReport, 'id' | 'title' | 'format' | 'downloadUrl' | 'expiresAt'>,
 	itemIndex: number,
 	maxFileBytes: number,
+	deadline: number,
 ): Promise<IBinaryData> {
 	const url = report.downloadUrl || `${client.baseUrl}/v1/reports/${pathId(report.id)}/download`;
 	const subject = `report ${report.id}`;
@@ -70,56 +71,60 @@ export async function downloadReportFile(
 			itemIndex,
 		});
 	// A download cut off mid-way is a read: it is fetched again, by the transport's retry loop.
-	return await client.attempts<IBinaryData>(async (round) => {
-		const response = await client.download(url, {
-			itemIndex,
-			subject,
-			explain: (status) => explainMissingFile(report, status),
-			maxBytes: maxFileBytes,
-		});
-		if (response.tooLarge) return { kind: 'final', error: tooLarge() };
-		const headers = response.headers as Record<string, unknown>;
-		const format = typeof report.format === 'string' ? report.format : '';
-		const mimeType =
-			mimeTypeFromContentType(headerOf(headers, 'content-type'), client.redactor) ??
-			MIME_BY_FORMAT.get(format) ??
-			'application/octet-stream';
-		const extension = EXTENSION_BY_FORMAT.get(format) ?? extensionForMime(mimeType);
-		const fileName =
-			fileNameFromContentDisposition(headerOf(headers, 'content-disposition'), client.redactor) ??
-			fallbackFileName(report.id, extension, client.redactor);
-		try {
-			const binary = await ctx.helpers.prepareBinaryData(
-				response.body as Buffer,
-				fileName,
-				mimeType,
-			);
-			return { kind: 'done', value: binary };
-		} catch (error) {
-			client.throwIfCancelled();
-			if (isAnswerTooLarge(error)) return { kind: 'final', error: tooLarge() };
-			if (isAnswerTimedOut(error)) {
+	return await client.attempts<IBinaryData>(
+		async (round) => {
+			const response = await client.download(url, {
+				itemIndex,
+				subject,
+				explain: (status) => explainMissingFile(report, status),
+				maxBytes: maxFileBytes,
+				deadline,
+			});
+			if (response.tooLarge) return { kind: 'final', error: tooLarge() };
+			const headers = response.headers as Record<string, unknown>;
+			const format = typeof report.format === 'string' ? report.format : '';
+			const mimeType =
+				mimeTypeFromContentType(headerOf(headers, 'content-type'), client.redactor) ??
+				MIME_BY_FORMAT.get(format) ??
+				'application/octet-stream';
+			const extension = EXTENSION_BY_FORMAT.get(format) ?? extensionForMime(mimeType);
+			const fileName =
+				fileNameFromContentDisposition(headerOf(headers, 'content-disposition'), client.redactor) ??
+				fallbackFileName(report.id, extension, client.redactor);
+			try {
+				const binary = await ctx.helpers.prepareBinaryData(
+					response.body as Buffer,
+					fileName,
+					mimeType,
+				);
+				return { kind: 'done', value: binary };
+			} catch (error) {
+				client.throwIfCancelled();
+				if (isAnswerTooLarge(error)) return { kind: 'final', error: tooLarge() };
+				if (isAnswerTimedOut(error)) {
+					return {
+						kind: 'final',
+						error: client.apiError(
+							`The download of report ${report.id} did not finish within ${ANSWER_LIMITS.downloadMs / 60_000} minutes`,
+							'The service sent the file too slowly, and the download was stopped. Run the workflow again later; if it persists, contact the service.',
+							itemIndex,
+							// Named for what was seen: no whole answer in time, not a malformed one.
+							'timeout',
+						),
+					};
+				}
 				return {
-					kind: 'final',
+					kind: 'retry',
 					error: client.apiError(
-						`The download of report ${report.id} did not finish within ${ANSWER_LIMITS.downloadMs / 60_000} minutes`,
-						'The service sent the file too slowly, and the download was stopped. Run the workflow again later; if it persists, contact the service.',
+						`The download of report ${report.id} was cut off before the whole file arrived`,
+						`The connection broke during the download ${round.failures + 1} time(s) (${(error as Error)?.message ?? 'unknown error'}). Run the workflow again, or raise Request Options → Max Attempts.`,
 						itemIndex,
-						// Named for what was seen: no whole answer in time, not a malformed one.
-						'timeout',
 					),
 				};
 			}
-			return {
-				kind: 'retry',
-				error: client.apiError(
-					`The download of report ${report.id} was cut off before the whole file arrived`,
-					`The connection broke during the download ${round.failures + 1} time(s) (${(error as Error)?.message ?? 'unknown error'}). Run the workflow again, or raise Request Options → Max Attempts.`,
-					itemIndex,
-				),
-			};
-		}
-	});
+		},
+		{ deadline },
+	);
 }
 
 function explainMissingFile(
@@ -157,6 +162,7 @@ export async function reportTextContent(
 	report: Pick<ServiceReport, 'id' | 'format' | 'downloadUrl' | 'expiresAt'>,
 	itemIndex: number,
 	maxBytes: number,
+	deadline: number,
 ): Promise<string | undefined> {
 	const url = report.downloadUrl || `${client.baseUrl}/v1/reports/${pathId(report.id)}/download`;
 	const response = await client.download(url, {
@@ -164,6 +170,7 @@ export async function reportTextContent(
 		subject: `report ${report.id}`,
 		explain: (status) => explainMissingFile(report, status),
 		maxBytes,
+		deadline,
 	});
 	if (response.tooLarge) return undefined;
 	const chunks: Buffer[] = [];

@@ -35,7 +35,7 @@ export async function walkReports(
 	client: AdPerformanceClient,
 	qs: IDataObject,
 	visit: (records: ServiceReport[]) => boolean | void,
-	options: Parameters<AdPerformanceClient['walk']>[3] = {},
+	options: Parameters<AdPerformanceClient['walk']>[3],
 ): Promise<void> {
 	const clock = client.clock;
 	await client.walk<ServiceReport>(
@@ -62,7 +62,8 @@ export async function findReport(
 	client: AdPerformanceClient,
 	reportId: string,
 	itemIndex: number,
-	narrow: { accountId?: string; createdAfter?: string } = {},
+	narrow: { accountId?: string; createdAfter?: string },
+	deadline: number,
 ): Promise<ServiceReport> {
 	let found: ServiceReport | undefined;
 	const qs: IDataObject = {};
@@ -75,7 +76,7 @@ export async function findReport(
 			found = records.find((report) => report.id === reportId);
 			return found === undefined;
 		},
-		{ itemIndex },
+		{ itemIndex, deadline },
 	);
 	if (!found) {
 		throw reportNotFound(
@@ -104,11 +105,12 @@ export async function createReport(
 	client: AdPerformanceClient,
 	body: IDataObject,
 	itemIndex: number,
+	deadline: number,
 ): Promise<ServiceReport> {
 	return await client.attempts<ServiceReport>(
 		async (round) => {
 			const outcome = await client.writeOnce(
-				{ path: '/reports', body, itemIndex, expect: 'record', singleFlight: true },
+				{ path: '/reports', body, itemIndex, expect: 'record', singleFlight: true, deadline },
 				round,
 			);
 			if (outcome.kind !== 'done') return outcome;
@@ -117,7 +119,11 @@ export async function createReport(
 			client.clock.observeCreation(report.createdAt, outcome.sentAt ?? Date.now());
 			return { kind: 'done', value: report };
 		},
-		{ onAmbiguous: async (sentAt) => await searchAfterLostAnswer(client, body, sentAt, itemIndex) },
+		{
+			deadline,
+			onAmbiguous: async (sentAt) =>
+				await searchAfterLostAnswer(client, body, sentAt, itemIndex, deadline),
+		},
 	);
 }
 
@@ -132,10 +138,11 @@ async function searchAfterLostAnswer(
 	body: IDataObject,
 	sentAt: number,
 	itemIndex: number,
+	deadline: number,
 ): Promise<ServiceReport | undefined> {
 	let failure: unknown;
 	try {
-		return await findCreatedBy(client, body, sentAt, itemIndex);
+		return await findCreatedBy(client, body, sentAt, itemIndex, deadline);
 	} catch (error) {
 		failure = error;
 	}
@@ -160,10 +167,11 @@ export async function reuseOrCreateReport(
 	client: AdPerformanceClient,
 	body: IDataObject,
 	itemIndex: number,
+	deadline: number,
 ): Promise<{ report: ServiceReport; reused: boolean }> {
-	const recent = await findRecent(client, body, itemIndex);
+	const recent = await findRecent(client, body, itemIndex, deadline);
 	if (recent) return { report: recent, reused: true };
-	return { report: await createReport(client, body, itemIndex), reused: false };
+	return { report: await createReport(client, body, itemIndex, deadline), reused: false };
 }
 
 /**
@@ -180,6 +188,7 @@ async function findCreatedBy(
 	body: IDataObject,
 	sentAt: number,
 	itemIndex: number,
+	deadline: number,
 ): Promise<ServiceReport | undefined> {
 	const clock = client.clock;
 	const matching = new Map<string, ServiceReport>();
@@ -198,7 +207,7 @@ async function findCreatedBy(
 						matching.set(report.id, report);
 				}
 			},
-			{ itemIndex },
+			{ itemIndex, deadline },
 		);
 	}
 	const placed = { after: [] as ServiceReport[], unsure: [] as ServiceReport[] };
@@ -212,6 +221,7 @@ async function findCreatedBy(
 		body,
 		[placed.after, placed.unsure],
 		itemIndex,
+		deadline,
 	);
 	if (placed.unsure.length > 0) throw unsureError(client, placed.unsure, itemIndex);
 	// The earliest one after our first attempt is the one that attempt created.
@@ -249,6 +259,7 @@ async function findRecent(
 	client: AdPerformanceClient,
 	body: IDataObject,
 	itemIndex: number,
+	deadline: number,
 ): Promise<ServiceReport | undefined> {
 	const clock = client.clock;
 	const since = Date.now() - REUSE_WINDOW_MS;
@@ -265,7 +276,7 @@ async function findRecent(
 				// To the end of the window: "none" is concluded from a whole answer, never from a
 				// first page (a busy account can have more than 100 reports in 10 minutes).
 			},
-			{ itemIndex },
+			{ itemIndex, deadline },
 		);
 	const from = clock.lowerBound(since) - CLOCK_SKEW_MARGIN_MS;
 	await walkFrom(from);
@@ -276,7 +287,7 @@ async function findRecent(
 		const created = serviceTime(report.createdAt);
 		return created !== undefined && clock.placeCreation(created, since) !== 'before';
 	});
-	const [identical] = await sameCampaigns(client, body, [recent], itemIndex);
+	const [identical] = await sameCampaigns(client, body, [recent], itemIndex, deadline);
 	return identical.sort(
 		(a, b) => (serviceTime(b.createdAt)?.earliest ?? 0) - (serviceTime(a.createdAt)?.earliest ?? 0),
 	)[0];
@@ -335,12 +346,13 @@ async function sameCampaigns(
 	body: IDataObject,
 	lists: ServiceReport[][],
 	itemIndex: number,
+	deadline: number,
 ): Promise<ServiceReport[][]> {
 	if (Array.isArray(body.campaign_ids) || lists.every((list) => list.length === 0)) return lists;
 	const campaigns = await client.list<ServiceCampaign>(
 		'/campaigns',
 		{ accountId: body.account_id as string },
-		{ returnAll: true, itemIndex },
+		{ returnAll: true, itemIndex, deadline },
 	);
 	const all = campaigns.map((campaign) => campaign.id);
 	return lists.map((list) => list.filter((report) => sameSet(report.campaignIds, all)));

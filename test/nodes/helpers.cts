@@ -88,6 +88,7 @@ class RawRequest implements INodeType {
 			path: this.getNodeParameter('path', 0) as string,
 			body,
 			itemIndex: 0,
+			deadline: client.deadline(),
 		});
 		return [[{ json: result, pairedItem: { item: 0 } }]];
 	}

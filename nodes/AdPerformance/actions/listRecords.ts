@@ -76,7 +76,12 @@ export function listRecords(path: string) {
 		itemIndex: number,
 		{ qs, returnAll, limit }: ListInput,
 	): Promise<INodeExecutionData[]> {
-		const records = await client.list<IDataObject>(path, qs, { returnAll, limit, itemIndex });
+		const records = await client.list<IDataObject>(path, qs, {
+			returnAll,
+			limit,
+			itemIndex,
+			deadline: client.deadline(),
+		});
 		return records.map((record) => ({ json: record }));
 	};
 }
@@ -95,7 +100,10 @@ export function listOperationTool(
 		description,
 		args: [...filters, LIMIT_ARGUMENT, PAGE_ARGUMENT],
 		async execute(client, itemIndex, { qs, limit, page }) {
-			const envelope = await client.listPage<IDataObject>(path, qs, page, limit, { itemIndex });
+			const envelope = await client.listPage<IDataObject>(path, qs, page, limit, {
+				itemIndex,
+				deadline: client.deadline(),
+			});
 			const records = envelope.data.slice(0, limit);
 			const pagination = (envelope.pagination ?? {}) as IDataObject;
 			const hasMore =
@@ -110,13 +118,13 @@ export function listOperationTool(
 	};
 }
 
-/** One record by its id (GET /campaigns/{id} or /diagnostics/{id}), within `deadline` if given. */
+/** One record by its id (GET /campaigns/{id} or /diagnostics/{id}), within `deadline`. */
 export async function getRecord<T>(
 	client: AdPerformanceClient,
 	kind: 'campaign' | 'diagnostic',
 	id: string,
 	itemIndex: number,
-	deadline?: number,
+	deadline: number,
 ): Promise<T> {
 	const envelope = await client.request<SingleEnvelope<T>>({
 		method: 'GET',
@@ -137,6 +145,6 @@ export function getRecordById(kind: 'campaign' | 'diagnostic') {
 		itemIndex: number,
 		id: string,
 	): Promise<INodeExecutionData[]> {
-		return [{ json: await getRecord<IDataObject>(client, kind, id, itemIndex) }];
+		return [{ json: await getRecord<IDataObject>(client, kind, id, itemIndex, client.deadline()) }];
 	};
 }

@@ -30,7 +30,9 @@ async function searchPage<T>(
 ): Promise<{ records: T[]; nextToken: string | undefined }> {
 	const client = await AdPerformanceClient.create(ctx, { maxAttempts: 3 });
 	const page = Number(paginationToken ?? 1) || 1;
-	const envelope: ListEnvelope<T> = await client.listPage<T>(path, {}, page, MAX_PAGE_SIZE);
+	const envelope: ListEnvelope<T> = await client.listPage<T>(path, {}, page, MAX_PAGE_SIZE, {
+		deadline: client.deadline(),
+	});
 	// The editor shows what this returns without passing the nodes' output boundary: scrub here.
 	return {
 		records: client.redactor.value(envelope.data ?? []),

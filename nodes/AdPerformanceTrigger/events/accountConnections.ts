@@ -48,7 +48,7 @@ function statusOf(account: ServiceAccount): string | null {
 async function listAccounts(
 	client: AdPerformanceClient,
 	accountId: string | undefined,
-	options: { limit?: number; deadline?: number } = {},
+	options: { limit?: number; deadline: number },
 ): Promise<{ accounts: ServiceAccount[]; complete: boolean }> {
 	const accounts: ServiceAccount[] = [];
 	const wanted = options.limit ?? Infinity;
@@ -109,11 +109,14 @@ export const accountConnections = eventKind<AccountSnapshot>({
 		return { events, state: { statuses } };
 	},
 
-	async sample({ client, settings }) {
+	async sample({ client, settings, deadline }) {
 		// Without a filter the first account will do, so one small page is enough.
 		const {
 			accounts: [account],
-		} = await listAccounts(client, settings.accountId, settings.accountId ? {} : { limit: 1 });
+		} = await listAccounts(client, settings.accountId, {
+			deadline,
+			limit: settings.accountId ? undefined : 1,
+		});
 		if (!account) return [];
 		const currentStatus = statusOf(account);
 		// A sample of the output shape: the status as it is now on both sides.

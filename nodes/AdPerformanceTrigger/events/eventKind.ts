@@ -53,10 +53,13 @@ interface EventKindParts<State> {
 	writeState(state: State): IDataObject;
 	/** One regular poll: what is new since `previous`, and the next state. */
 	poll(this: IPollFunctions, input: PollInput<State>): Promise<PollOutcome<State>>;
-	/** "Fetch Test Event" in the editor: one recent record, the stored state left untouched. */
+	/**
+	 * "Fetch Test Event" in the editor: one recent record, the stored state left untouched,
+	 * within the poll's budget like a poll.
+	 */
 	sample(
 		this: IPollFunctions,
-		input: Pick<PollInput<State>, 'client' | 'settings'>,
+		input: Pick<PollInput<State>, 'client' | 'settings' | 'deadline'>,
 	): Promise<INodeExecutionData[]>;
 }
 

@@ -74,7 +74,23 @@ export async function pollEvents(this: IPollFunctions): Promise<INodeExecutionDa
 	if (this.getMode() === 'manual') {
 		// "Fetch Test Event": a real recent record to map fields from. The static data is not
 		// even read, so the cursor and snapshot stay exactly as they were.
-		const sample = await kind.sample.call(this, { client, settings });
+		let sample: INodeExecutionData[];
+		try {
+			sample = await kind.sample.call(this, {
+				client,
+				settings,
+				deadline: Date.now() + pollBudgetMs(client),
+			});
+		} catch (error) {
+			if (error instanceof DeadlineReached) {
+				throw client.errors.timedOut(
+					`The service did not answer within ${Math.round(pollBudgetMs(client) / 1000)} seconds`,
+					'No test event was fetched. Check that the service is up (the credential’s Test button), then fetch again.',
+					0,
+				);
+			}
+			throw client.redactor.error(error);
+		}
 		return sample.length > 0
 			? [this.helpers.returnJsonArray(sample.map((item) => item.json))]
 			: null;

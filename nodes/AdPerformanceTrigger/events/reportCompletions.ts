@@ -193,7 +193,7 @@ export const reportCompletions = eventKind<CompletionState>({
 		return { events: fresh, state: { cursor, emitted } };
 	},
 
-	async sample({ client, settings }) {
+	async sample({ client, settings, deadline }) {
 		// Newest first: one record of the watched status is the most recent one.
 		let latest: ServiceReport | undefined;
 		await walkReports(
@@ -203,7 +203,7 @@ export const reportCompletions = eventKind<CompletionState>({
 				latest = records[0];
 				return false;
 			},
-			{ pageSize: 1 },
+			{ pageSize: 1, deadline },
 		);
 		return latest ? [{ json: latest }] : [];
 	},

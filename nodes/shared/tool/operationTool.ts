@@ -132,7 +132,10 @@ export async function platformAccountIdOf(
 	field: FieldName,
 ): Promise<string> {
 	if (/^act_\d+$/.test(id)) return id;
-	const envelope = await client.listPage<ServiceAccount>('/accounts', {}, 1, 100, { itemIndex });
+	const envelope = await client.listPage<ServiceAccount>('/accounts', {}, 1, 100, {
+		itemIndex,
+		deadline: client.deadline(),
+	});
 	const account = envelope.data.find((record) => record?.id === id);
 	if (typeof account?.platformAccountId === 'string') return account.platformAccountId;
 	return new InputValidator(client.node, itemIndex).fail(

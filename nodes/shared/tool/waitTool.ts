@@ -10,7 +10,7 @@ import { reportTextContent } from '../reportFiles';
 import { asToolError } from './toolErrors';
 import { hiddenInTool, toolProperties, ToolArguments, type ToolArgument } from './toolArguments';
 import { MAX_TOOL_RESULT_CHARS, simplifyReport } from './toolResults';
-import type { AdPerformanceClient } from '../transport';
+import { DeadlineReached, type AdPerformanceClient } from '../transport';
 import { readItemInput, readWaitSettings } from '../waitInput';
 import { unseenReportError, waitForReports } from '../waitForReports';
 import { outcomeOf } from '../waitUntilFinished';
@@ -45,6 +45,8 @@ const TOOL_TIMEOUT_SETTING: INodeProperties = {
 		'How long one tool call waits before it returns status generating, so the agent can call again',
 	displayOptions: { show: { '@tool': [true] } },
 };
+/** How long the tool may take to read a short report's text for the model (real ms). */
+const INLINE_CONTENT_BUDGET_MS = 30_000;
 /** Inline content is offered only while the whole result stays within the cap. */
 const MAX_INLINE_CONTENT_BYTES = 8_000;
 
@@ -95,6 +97,31 @@ export async function waitAsTool(this: IExecuteFunctions): Promise<INodeExecutio
 	return [output];
 }
 
+/**
+ * A short report's text for the model, or undefined: the text is a courtesy (the result has the
+ * download link), so it gets a short budget of its own and is left out when that runs out.
+ */
+async function inlineContent(
+	client: AdPerformanceClient,
+	report: Parameters<typeof reportTextContent>[1],
+	itemIndex: number,
+): Promise<string | undefined> {
+	let failure: unknown;
+	try {
+		return await reportTextContent(
+			client,
+			report,
+			itemIndex,
+			MAX_INLINE_CONTENT_BYTES,
+			client.deadline(INLINE_CONTENT_BUDGET_MS),
+		);
+	} catch (error) {
+		failure = error;
+	}
+	if (failure instanceof DeadlineReached) return undefined;
+	throw failure as Error;
+}
+
 async function waitForOneReport(
 	ctx: IExecuteFunctions,
 	client: AdPerformanceClient,
@@ -128,7 +155,7 @@ async function waitForOneReport(
 	}
 	const result = simplifyReport(report, client.redactor);
 	if (report.format === 'markdown' || report.format === 'json') {
-		const content = await reportTextContent(client, report, itemIndex, MAX_INLINE_CONTENT_BYTES);
+		const content = await inlineContent(client, report, itemIndex);
 		const withContent = { ...result, content };
 		if (content !== undefined && JSON.stringify(withContent).length <= MAX_TOOL_RESULT_CHARS) {
 			return withContent;

@@ -25,8 +25,8 @@ export interface Round {
 }
 
 export interface AttemptRules<T> {
-	/** n8n time at which waiting stops with DeadlineReached. */
-	deadline?: number;
+	/** n8n time at which waiting stops with DeadlineReached (every run of attempts has one). */
+	deadline: number;
 	/**
 	 * Called after an ambiguous attempt, once its backoff is over and before anything is sent
 	 * again (and once more when no attempt is left), with when the first ambiguous attempt was
@@ -52,10 +52,7 @@ export class AttemptRunner {
 		},
 	) {}
 
-	async run<T>(
-		attempt: (round: Round) => Promise<Attempt<T>>,
-		rules: AttemptRules<T> = {},
-	): Promise<T> {
+	async run<T>(attempt: (round: Round) => Promise<Attempt<T>>, rules: AttemptRules<T>): Promise<T> {
 		const { maxAttempts, waiting, clock } = this.parts;
 		const round: Round = {
 			failures: 0,

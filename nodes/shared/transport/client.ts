@@ -109,8 +109,8 @@ export class AdPerformanceClient {
 		readonly baseUrl: string,
 		/** Service durations in real time (sped up only for a local sandbox). */
 		readonly clock: ServiceClock,
-		maxAttempts: number,
-		rateLimitWaitMs: number,
+		private readonly maxAttempts: number,
+		private readonly rateLimitWaitMs: number,
 	) {
 		const apiKey = apiKeyOf(credentials);
 		this.redactor = redactor;
@@ -195,6 +195,21 @@ export class AdPerformanceClient {
 		this.waiting.throwIfCancelled();
 	}
 
+	/**
+	 * The deadline of an operation, which every request of it is sent with (pipeline.ts): now
+	 * plus its own budget (a Timeout, a poll budget, the Tool Timeout) when it has one; else the
+	 * most its Request Options allow, every attempt at the longest exchange and the wait Max
+	 * Wait When Rate Limited allows, so those limits end it first.
+	 */
+	deadline(budgetMs?: number): number {
+		return (
+			Date.now() +
+			(budgetMs ??
+				this.rateLimitWaitMs +
+					this.maxAttempts * Math.max(ANSWER_LIMITS.requestMs, ANSWER_LIMITS.downloadMs))
+		);
+	}
+
 	/** Sends one request with pacing and retries; resolves with the checked JSON envelope. */
 	async request<T>(spec: RequestSpec): Promise<T> {
 		return (await this.pipeline.send(spec, { json: true })).body as T;
@@ -207,7 +222,7 @@ export class AdPerformanceClient {
 	 */
 	async attempts<T>(
 		attempt: (round: Round) => Promise<Attempt<T>>,
-		rules: AttemptRules<T> = {},
+		rules: AttemptRules<T>,
 	): Promise<T> {
 		return await this.pipeline.run(attempt, rules);
 	}
@@ -234,7 +249,7 @@ export class AdPerformanceClient {
 		qs: IDataObject,
 		page: number,
 		pageSize: number,
-		options: { itemIndex?: number; deadline?: number } = {},
+		options: { itemIndex?: number; deadline: number },
 	): Promise<ListEnvelope<T>> {
 		return await this.request<ListEnvelope<T>>({
 			method: 'GET',
@@ -252,12 +267,13 @@ export class AdPerformanceClient {
 	async list<T extends IDataObject>(
 		path: string,
 		qs: IDataObject,
-		options: { returnAll: boolean; limit?: number; itemIndex?: number },
+		options: { returnAll: boolean; limit?: number; itemIndex?: number; deadline: number },
 	): Promise<T[]> {
 		const wanted = options.returnAll ? Infinity : Math.max(1, Math.floor(options.limit ?? 50));
+		const { itemIndex, deadline } = options;
 		return await collectPages<T>(
 			async (page, pageSize) =>
-				await this.listPage<T>(path, qs, page, pageSize, { itemIndex: options.itemIndex }),
+				await this.listPage<T>(path, qs, page, pageSize, { itemIndex, deadline }),
 			wanted,
 			(problem) => this.errors.pagination(path, problem, options.itemIndex),
 			(problem) => this.listContradiction(path, problem, options.itemIndex),
@@ -271,11 +287,11 @@ export class AdPerformanceClient {
 		visit: (records: T[]) => boolean | void,
 		options: {
 			itemIndex?: number;
-			deadline?: number;
+			deadline: number;
 			pageSize?: number;
 			/** A page that contradicts itself ends the walk as incomplete instead of failing it. */
 			acceptIncomplete?: boolean;
-		} = {},
+		},
 	): Promise<WalkResult> {
 		return await walkPages<T>(
 			async (page, pageSize) =>

@@ -46,8 +46,13 @@ export interface RequestSpec {
 		status: number,
 		type: string | undefined,
 	) => { message?: string; description?: string } | undefined;
-	/** n8n time (ms) after which the request is cut and `DeadlineReached` thrown. */
-	deadline?: number;
+	/**
+	 * n8n time (ms) after which the request, its retries and its waits are cut and
+	 * `DeadlineReached` thrown. Every request has one, there is no default: the operation's own
+	 * budget (a Timeout, a poll budget, the Tool Timeout), or `client.deadline()`, what its
+	 * Request Options allow.
+	 */
+	deadline: number;
 	/**
 	 * Identical requests (same key, same body) of other executions of this process, while this
 	 * one is in flight, share its answer instead of sending their own (Generate: one report).
@@ -127,10 +132,7 @@ export class RequestPipeline {
 	}
 
 	/** Runs attempts in the one retry loop (for operations whose attempt is more than a request). */
-	async run<T>(
-		attempt: (round: Round) => Promise<Attempt<T>>,
-		rules: AttemptRules<T> = {},
-	): Promise<T> {
+	async run<T>(attempt: (round: Round) => Promise<Attempt<T>>, rules: AttemptRules<T>): Promise<T> {
 		return await this.attempts.run(attempt, rules);
 	}
 
@@ -165,8 +167,7 @@ export class RequestPipeline {
 			const arrived = (inFlight.exchange as Promise<Exchanged | undefined>).then((value) => {
 				answer = value;
 			});
-			if (!(await this.parts.waiting.waitFor(arrived, spec.deadline ?? Infinity)))
-				throw new DeadlineReached();
+			if (!(await this.parts.waiting.waitFor(arrived, spec.deadline))) throw new DeadlineReached();
 			// Undefined: it was never sent (its execution gave up first); then send this one.
 			if (answer) return { ...answer, shared: true };
 		}
@@ -197,10 +198,9 @@ export class RequestPipeline {
 			if (turn) {
 				// Waiting in line is waiting for the rate limit: bounded by Max Wait When Rate Limited
 				// and the request's own deadline. A turn lasts only until its holder has sent.
-				const until = Math.min(round.rateLimitDeadline, spec.deadline ?? Infinity);
+				const until = Math.min(round.rateLimitDeadline, spec.deadline);
 				if (!(await waiting.waitFor(turn.turn, until))) {
-					if (spec.deadline !== undefined && Date.now() >= spec.deadline)
-						throw new DeadlineReached();
+					if (Date.now() >= spec.deadline) throw new DeadlineReached();
 					throw errors.rateLimitWaitExceeded(
 						{ cause: 'turn', maxWaitMinutes: this.maxWaitMinutes() },
 						spec,
@@ -267,7 +267,7 @@ export class RequestPipeline {
 			// Our own refusals (a redirect we would not follow) are final as they are.
 			if (errors.isOwn(exchanged.failure))
 				return { kind: 'final', error: exchanged.failure as Error };
-			if (spec.deadline !== undefined && Date.now() >= spec.deadline) throw new DeadlineReached();
+			if (Date.now() >= spec.deadline) throw new DeadlineReached();
 			// An answer came and could not be unpacked: garbled, as a broken envelope is. A read is
 			// asked again; a write is perhaps done, and is looked for before anything is resent.
 			const garbled = decodingFailureOf(exchanged.failure);
@@ -378,11 +378,7 @@ export class RequestPipeline {
 	}
 
 	/** The total time of one exchange: its own limit, cut shorter by the caller's deadline. */
-	private timeoutFor(
-		deadline: number | undefined,
-		totalMs: number = ANSWER_LIMITS.requestMs,
-	): number {
-		if (deadline === undefined) return totalMs;
+	private timeoutFor(deadline: number, totalMs: number = ANSWER_LIMITS.requestMs): number {
 		return Math.max(1, Math.min(totalMs, deadline - Date.now()));
 	}
 

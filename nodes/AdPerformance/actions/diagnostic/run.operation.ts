@@ -3,7 +3,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import type { FieldName } from '../../../shared/errors';
 import { createDiagnostic } from '../../../shared/diagnostics';
 import { outcomeOf, unansweredError, waitUntilFinished } from '../../../shared/waitUntilFinished';
-import type { AdPerformanceClient } from '../../../shared/transport';
+import { DeadlineReached, type AdPerformanceClient } from '../../../shared/transport';
 import { isFinished, type ServiceDiagnostic } from '../../../shared/types';
 import { getRecord } from '../listRecords';
 import { read, readOr, inputField, type InputSource } from '../../../shared/inputSource';
@@ -109,7 +109,23 @@ export async function execute(
 	run: DiagnosticRun,
 ): Promise<INodeExecutionData[]> {
 	const { campaignId, waitForCompletion, intervalSeconds, timeoutSeconds } = run;
-	const diagnostic = await createDiagnostic(client, campaignId, itemIndex);
+	// Waiting for the result, the Timeout is the whole run's budget: starting it included.
+	const deadline = waitForCompletion ? Date.now() + timeoutSeconds * 1000 : client.deadline();
+	let diagnostic: ServiceDiagnostic | undefined;
+	let failure: unknown;
+	try {
+		diagnostic = await createDiagnostic(client, campaignId, itemIndex, deadline);
+	} catch (error) {
+		failure = error;
+	}
+	if (diagnostic === undefined) {
+		if (!(failure instanceof DeadlineReached)) throw failure as Error;
+		throw client.errors.timedOut(
+			`The diagnostic of campaign ${campaignId} could not be started within ${timeoutSeconds} seconds`,
+			'The service did not answer the request that starts it in time; it may have started it. Run it again in a minute (a run still going is waited for), or raise Options → Timeout.',
+			itemIndex,
+		);
+	}
 	if (!waitForCompletion || !diagnostic?.id || isFinished(diagnostic)) {
 		return [{ json: diagnostic }];
 	}
@@ -117,7 +133,7 @@ export async function execute(
 	const result = await waitUntilFinished<ServiceDiagnostic>(client, {
 		ids: [diagnostic.id],
 		intervalMs: intervalSeconds * 1000,
-		timeoutMs: timeoutSeconds * 1000,
+		timeoutMs: Math.max(0, deadline - Date.now()),
 		isFinal: isFinished,
 		sweep: async ([id], deadline) =>
 			new Map([

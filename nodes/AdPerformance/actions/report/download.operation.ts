@@ -53,7 +53,14 @@ export async function execute(
 	itemIndex: number,
 	{ reportId, binaryPropertyName, maxFileBytes }: ReportDownload,
 ): Promise<INodeExecutionData[]> {
-	const binary = await downloadReportFile(this, client, { id: reportId }, itemIndex, maxFileBytes);
+	const binary = await downloadReportFile(
+		this,
+		client,
+		{ id: reportId },
+		itemIndex,
+		maxFileBytes,
+		client.deadline(),
+	);
 	return [
 		{
 			json: {

@@ -203,8 +203,11 @@ async function generateReport(
 		account_id: await platformAccountIdOf(client, account, itemIndex, accountName),
 		...body,
 	};
-	if (!reuse) return { report: await createReport(client, request, itemIndex), reused: false };
-	return await reuseOrCreateReport(client, request, itemIndex);
+	// Generate has no budget of its own: what its Request Options allow.
+	const deadline = client.deadline();
+	if (!reuse)
+		return { report: await createReport(client, request, itemIndex, deadline), reused: false };
+	return await reuseOrCreateReport(client, request, itemIndex, deadline);
 }
 
 export async function execute(

@@ -69,7 +69,7 @@ export async function execute(
 	itemIndex: number,
 	{ reportId, narrow }: ReportLookup,
 ): Promise<INodeExecutionData[]> {
-	return [{ json: await findReport(client, reportId, itemIndex, narrow) }];
+	return [{ json: await findReport(client, reportId, itemIndex, narrow, client.deadline()) }];
 }
 
 /** A report as text for a model: the Get and Download tools. */
