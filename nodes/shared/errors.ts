@@ -167,7 +167,13 @@ export class DeadlineReached extends Error {
  * was seen); `service`: the service kept answering 429.
  */
 export interface RateLimitWait {
-	cause: 'turn' | 'service';
+	/**
+	 * turn: other executions' writes went first; service: the service kept answering 429; held:
+	 * the key is held (its window spent, or a Retry-After the service gave any execution on it).
+	 */
+	cause: 'turn' | 'service' | 'held';
+	/** How long the key is held, in service minutes (cause `held`). */
+	heldMinutes?: number;
 	/** The wait allowed, in service minutes (Request Options → Max Wait When Rate Limited). */
 	maxWaitMinutes: number;
 	type?: string;
@@ -322,10 +328,15 @@ export class TransportErrors {
 							'The request waited for its turn behind other executions using the same API key for longer than it may wait',
 						description: `It was not sent: for ${minutes} other executions of this n8n using the same key were sending their writes (the service did not refuse this request). ${limits}: ${fix}`,
 					}
-				: {
-						message: 'The service rate limit was exceeded for longer than this request may wait',
-						description: `The service was still answering 429 (asking to wait) after ${minutes}. ${limits}: ${fix}`,
-					}),
+				: wait.cause === 'held'
+					? {
+							message: 'The API key is rate limited for longer than this request may wait',
+							description: `It was not sent: the key's requests are held for ${Math.round((wait.heldMinutes ?? 0) * 10) / 10} more minute(s) (the service asked this n8n to wait, or the key's requests this minute are spent), longer than Max Wait When Rate Limited (${minutes}). ${limits}: ${fix}`,
+						}
+					: {
+							message: 'The service rate limit was exceeded for longer than this request may wait',
+							description: `The service was still answering 429 (asking to wait) after ${minutes}. ${limits}: ${fix}`,
+						}),
 		});
 	}
 

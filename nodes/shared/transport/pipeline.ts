@@ -207,7 +207,21 @@ export class RequestPipeline {
 					);
 				}
 			}
-			await waiting.waitWithin(pacer.limiter.delayBeforeSend(buckets), spec.deadline);
+			// The key's pacing (its window spent, or a Retry-After the service gave any execution on
+			// the key) is waiting for the rate limit too: past this request's Max Wait it is not
+			// waited out at all, it fails now, without sending.
+			const pacingMs = pacer.limiter.delayBeforeSend(buckets);
+			if (pacingMs > 0 && Date.now() + pacingMs > round.rateLimitDeadline) {
+				throw errors.rateLimitWaitExceeded(
+					{
+						cause: 'held',
+						maxWaitMinutes: this.maxWaitMinutes(),
+						heldMinutes: this.parts.clock.serviceMs(pacingMs) / 60_000,
+					},
+					spec,
+				);
+			}
+			await waiting.waitWithin(pacingMs, spec.deadline);
 			waiting.throwIfCancelled();
 			const sendNumber = pacer.limiter.onSent(buckets);
 			const sentAt = Date.now();
