@@ -104,6 +104,8 @@ interface Exchanged {
 	sendNumber?: number;
 	/** The answer of another execution's identical request (single-flight): its pacing is done. */
 	shared?: boolean;
+	/** The execution that sent it was stopped before the answer came (so the answer is lost). */
+	senderStopped?: boolean;
 }
 
 /**
@@ -230,7 +232,7 @@ export class RequestPipeline {
 			try {
 				return { response: await answer, sentAt, sendNumber };
 			} catch (failure) {
-				return { failure, sentAt, sendNumber };
+				return { failure, sentAt, sendNumber, senderStopped: waiting.signal?.aborted === true };
 			}
 		} finally {
 			turn?.release();
@@ -278,6 +280,17 @@ export class RequestPipeline {
 		if (response === undefined) {
 			limiter?.onUnanswered(buckets);
 			waiting.throwIfCancelled();
+			// A shared request whose sender was stopped after sending: for this execution the request
+			// was sent and its answer lost, the rule of a lost answer holds (a write is looked for
+			// before anything is resent).
+			if (exchanged.shared && exchanged.senderStopped) {
+				const lost = 'the answer was lost: the execution that sent this request was stopped';
+				return this.unfinished(
+					spec,
+					errors.network(exchanged.failure, 'ECONNABORTED', lost, spec),
+					sentAt,
+				);
+			}
 			// Our own refusals (a redirect we would not follow) are final as they are.
 			if (errors.isOwn(exchanged.failure))
 				return { kind: 'final', error: exchanged.failure as Error };
