@@ -1,4 +1,9 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+	NodeApiError,
+} from 'n8n-workflow';
 
 import type { FieldName } from '../../../shared/errors';
 import { createDiagnostic } from '../../../shared/diagnostics';
@@ -130,15 +135,30 @@ export async function execute(
 		return [{ json: diagnostic }];
 	}
 
+	// A read right after the diagnostic was created may not find it yet (reads lag, as the report
+	// list does): a 404 is "not seen yet" until the Timeout, and only the last look's 404 fails.
+	let notFound: unknown;
 	const result = await waitUntilFinished<ServiceDiagnostic>(client, {
 		ids: [diagnostic.id],
 		intervalMs: intervalSeconds * 1000,
 		timeoutMs: Math.max(0, deadline - Date.now()),
 		isFinal: isFinished,
-		sweep: async ([id], deadline) =>
-			new Map([
-				[id, await getRecord<ServiceDiagnostic>(client, 'diagnostic', id, itemIndex, deadline)],
-			]),
+		sweep: async ([id], deadline) => {
+			let record: ServiceDiagnostic | undefined;
+			let failure: unknown;
+			try {
+				record = await getRecord<ServiceDiagnostic>(client, 'diagnostic', id, itemIndex, deadline);
+			} catch (error) {
+				failure = error;
+			}
+			if (record !== undefined) {
+				notFound = undefined;
+				return new Map([[id, record]]);
+			}
+			if ((failure as NodeApiError | undefined)?.httpCode !== '404') throw failure as Error;
+			notFound = failure;
+			return new Map();
+		},
 	});
 	const outcome = outcomeOf(result, diagnostic.id);
 	if (outcome.kind === 'unanswered') {
@@ -151,7 +171,8 @@ export async function execute(
 			itemIndex,
 		});
 	}
-	// A diagnostic is read by its ID: a missing one is the service's 404, thrown by the sweep.
+	// Still not found at the last look: the service's own 404.
+	if (outcome.kind === 'unlisted' && notFound !== undefined) throw notFound as NodeApiError;
 	const final = outcome.kind === 'unlisted' ? diagnostic : outcome.state;
 	if (outcome.kind !== 'finished') {
 		throw client.errors.timedOut(
