@@ -26,6 +26,7 @@ export async function createDiagnostic(
 			const outcome = await client.writeOnce(
 				{
 					path: '/diagnostics',
+					writeLimit: 'diagnostic',
 					body: { campaign_id: campaignId },
 					itemIndex,
 					subject,

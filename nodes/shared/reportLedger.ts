@@ -110,7 +110,15 @@ export async function createReport(
 	return await client.attempts<ServiceReport>(
 		async (round) => {
 			const outcome = await client.writeOnce(
-				{ path: '/reports', body, itemIndex, expect: 'record', singleFlight: true, deadline },
+				{
+					path: '/reports',
+					writeLimit: 'generation',
+					body,
+					itemIndex,
+					expect: 'record',
+					singleFlight: true,
+					deadline,
+				},
 				round,
 			);
 			if (outcome.kind !== 'done') return outcome;

@@ -37,6 +37,11 @@ export interface RequestSpec {
 	subject?: string;
 	/** The envelope a success must have; anything else is a protocol error. */
 	expect?: Expectation;
+	/**
+	 * The service's own limit a write also counts against (report generations, diagnostic runs),
+	 * named by the caller, which knows what it creates; the transport knows no paths.
+	 */
+	writeLimit?: 'generation' | 'diagnostic';
 	/** Whether a failure with unknown outcome may be resent (false for creating things). */
 	resendable?: boolean;
 	/** Error statuses the caller settles itself: answered as a response instead of thrown. */
@@ -88,11 +93,10 @@ export interface PipelineParts {
 	observeAnswer(headers: RawResponse['headers'], sentAt: number): void;
 }
 
-function bucketsOf(method: HttpMethod, path: string): Bucket[] {
-	if (method === 'GET') return ['read'];
-	if (path === '/reports') return ['write', 'generation'];
-	if (path === '/diagnostics') return ['write', 'diagnostic'];
-	return ['write'];
+/** The service's limits a request counts against: reads, or writes and the write's own limit. */
+function bucketsOf(spec: Pick<RequestSpec, 'method' | 'writeLimit'>): Bucket[] {
+	if (spec.method === 'GET') return ['read'];
+	return spec.writeLimit ? ['write', spec.writeLimit] : ['write'];
 }
 
 /** One exchange: its answer or why there is none, and when it was sent (n8n time). */
@@ -144,7 +148,7 @@ export class RequestPipeline {
 		transfer: Transfer,
 		round: Round,
 	): Promise<Attempt<RawResponse>> {
-		const buckets = bucketsOf(spec.method, spec.path);
+		const buckets = bucketsOf(spec);
 		const exchanged = await this.exchangeShared(spec, transfer, buckets, round);
 		return this.outcomeOf(spec, transfer, buckets, exchanged, round);
 	}
