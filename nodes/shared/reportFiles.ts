@@ -82,6 +82,20 @@ export async function downloadReportFile(
 			});
 			if (response.tooLarge) return { kind: 'final', error: tooLarge() };
 			const headers = response.headers as Record<string, unknown>;
+			// A report file is a PDF, Markdown or JSON: a web page in its place is a proxy's or a
+			// gateway's error page answered with 200, a garbled answer, asked again like one.
+			if (/^\s*text\/html\b/i.test(headerOf(headers, 'content-type') ?? '')) {
+				(response.body as { destroy?: () => void } | undefined)?.destroy?.();
+				return {
+					kind: 'retry',
+					error: client.apiError(
+						`The download of report ${report.id} answered with a web page instead of the file`,
+						'The service (or a proxy in front of it) sent an HTML page where the report file belongs; nothing was stored. Run the workflow again later.',
+						itemIndex,
+						'protocol_error',
+					),
+				};
+			}
 			const format = typeof report.format === 'string' ? report.format : '';
 			const mimeType =
 				mimeTypeFromContentType(headerOf(headers, 'content-type'), client.redactor) ??
