@@ -1,6 +1,7 @@
 // The README is the user's page (issue 27): n8n's community-node template in at most 350 lines;
-// every picture it shows is a PNG in docs/images/ (relative paths, so GitHub renders them), and
-// every relative link it makes leads to a file of the repository.
+// every picture it shows is a PNG in docs/images/, by its absolute address in the repository that
+// package.json names (so GitHub and npm's package page both show it; npm does not resolve a
+// relative image path), and every relative link it makes leads to a file of the repository.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -25,13 +26,23 @@ test("the README has at most 350 lines and the sections of n8n's community-node 
 		assert.match(readme, new RegExp(`^## ${section}$`, 'm'), `no "## ${section}"`);
 });
 
-test('every picture in the README is a PNG in docs/images/, by a relative path', () => {
+test('every picture in the README is a PNG in docs/images/, by its address in the repository package.json names', () => {
+	const packageJson = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'));
+	const [, ownerAndName] =
+		/github\.com\/([^/]+\/[^/.]+)(\.git)?$/.exec(packageJson.repository.url) ?? [];
+	assert.ok(
+		ownerAndName,
+		`repository.url ${packageJson.repository.url} is not a GitHub repository`,
+	);
+	const base = `https://raw.githubusercontent.com/${ownerAndName}/main/`;
 	const images = [...readme.matchAll(/!\[[^\]]*\]\(([^)]+)\)/g)].map((m) => m[1]);
 	assert.ok(images.length >= 3, `only ${images.length} pictures`);
 	for (const image of images) {
-		assert.match(image, /^docs\/images\/[\w.-]+\.png$/, image);
-		const bytes = fs.readFileSync(path.join(REPO_ROOT, image));
-		assert.equal(bytes.subarray(1, 4).toString(), 'PNG', `${image} is not a PNG`);
+		assert.ok(image.startsWith(base), `${image} is not an address below ${base}`);
+		const file = image.slice(base.length);
+		assert.match(file, /^docs\/images\/[\w.-]+\.png$/, image);
+		const bytes = fs.readFileSync(path.join(REPO_ROOT, file));
+		assert.equal(bytes.subarray(1, 4).toString(), 'PNG', `${file} is not a PNG`);
 	}
 });
 
