@@ -10,7 +10,7 @@ import {
 	TOOL_MAX_LIMIT,
 	type Simplifier,
 } from '../../shared/tool/toolResults';
-import { pathId, type AdPerformanceClient } from '../../shared/transport';
+import { pageContradiction, pathId, type AdPerformanceClient } from '../../shared/transport';
 import type { SingleEnvelope } from '../../shared/types';
 
 /** The input of a Get Many: the checked filters as the query, and how many records. */
@@ -104,7 +104,12 @@ export function listOperationTool(
 				itemIndex,
 				deadline: client.deadline(),
 			});
-			const records = envelope.data.slice(0, limit);
+			// The page against itself and against what was asked: a contradiction is never "all".
+			const incomplete = pageContradiction(envelope.data.length, envelope.pagination, {
+				page,
+				pageSize: limit,
+			});
+			const records = distinctRecords(envelope.data).slice(0, limit);
 			const pagination = (envelope.pagination ?? {}) as IDataObject;
 			const hasMore =
 				typeof pagination.hasMore === 'boolean'
@@ -113,9 +118,20 @@ export function listOperationTool(
 						? page * limit < pagination.total
 						: envelope.data.length >= limit;
 			const simplified = records.map((record) => simplify(record, client.redactor));
-			return listResult(simplified, { what, page, limit, hasMore });
+			return listResult(simplified, { what, page, limit, hasMore, incomplete });
 		},
 	};
+}
+
+/** The records of a page, each once: a record the service repeats is not shown twice. */
+function distinctRecords(records: IDataObject[]): IDataObject[] {
+	const seen = new Set<string>();
+	return records.filter((record) => {
+		const id = typeof record?.id === 'string' ? record.id : JSON.stringify(record);
+		if (seen.has(id)) return false;
+		seen.add(id);
+		return true;
+	});
 }
 
 /** One record by its id (GET /campaigns/{id} or /diagnostics/{id}), within `deadline`. */

@@ -120,9 +120,16 @@ export const simplifyDiagnostic: Simplifier = (record, scrub) => {
  */
 export function listResult(
 	records: IDataObject[],
-	options: { what: string; page: number; limit: number; hasMore: boolean },
+	options: {
+		what: string;
+		page: number;
+		limit: number;
+		hasMore: boolean;
+		/** Why the service's page cannot be taken as complete (envelope.ts, pageContradiction). */
+		incomplete?: string;
+	},
 ): IDataObject {
-	const { what, page, limit } = options;
+	const { what, page, limit, incomplete } = options;
 	const results: IDataObject[] = [];
 	// The envelope and the longest hint take well under 600 characters.
 	let size = 600;
@@ -133,9 +140,11 @@ export function listResult(
 		size += length;
 	}
 	const dropped = records.length - results.length;
-	const hasMore = options.hasMore || dropped > 0;
+	const hasMore = options.hasMore || dropped > 0 || incomplete !== undefined;
 	let hint: string;
-	if (results.length === 0 && records.length === 0) {
+	if (incomplete !== undefined) {
+		hint = `The service's answer for this page did not agree with itself (${incomplete}): these may not be all the ${what}. Call again with page ${page} in a moment, or narrow the search.`;
+	} else if (results.length === 0 && records.length === 0) {
 		hint = page > 1 ? `No ${what} on page ${page}: there are no more.` : `No ${what} match.`;
 	} else if (dropped > 0) {
 		const next =

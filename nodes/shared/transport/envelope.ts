@@ -116,20 +116,30 @@ function positiveInteger(value: unknown): number | undefined {
  * `total: 250, hasMore: false` with 100 records on page 1 would make 150 records vanish. The
  * last page may hold fewer records than the page size; no page more than the total. A page
  * that says there is more is held to its progress by pageWalker.ts, not here: records may shift
- * while the pages are read.
+ * while the pages are read. Against what was `asked` too: no page holds more records than were
+ * asked for, it is the page asked for, and a page that leaves out its page number or size is
+ * read as the one asked for.
  */
 export function pageContradiction(
 	count: number,
 	pagination: Pagination | undefined,
+	asked?: { page: number; pageSize: number },
 ): string | undefined {
+	if (asked && count > asked.pageSize) {
+		return `its page held ${count} records, more than the ${asked.pageSize} asked for`;
+	}
 	if (!pagination) return undefined;
 	const { total, hasMore } = pagingOf(pagination);
 	if (total !== undefined && count > total) {
 		return `its page held ${count} records, more than the total of ${total} it gave`;
 	}
-	const page = positiveInteger(pagination.page);
+	const answeredPage = positiveInteger(pagination.page);
+	if (asked && answeredPage !== undefined && answeredPage !== asked.page) {
+		return `it answered page ${answeredPage} when page ${asked.page} was asked for`;
+	}
+	const page = answeredPage ?? asked?.page;
 	if (hasMore !== false || total === undefined || page === undefined) return undefined;
-	const pageSize = positiveInteger(pagination.page_size);
+	const pageSize = positiveInteger(pagination.page_size) ?? asked?.pageSize;
 	const before = page === 1 ? 0 : pageSize === undefined ? undefined : (page - 1) * pageSize;
 	if (before === undefined || count === Math.max(0, total - before)) return undefined;
 	return `page ${page} said it was the last (hasMore: false) with ${before + count} records in all, yet gave a total of ${total}`;

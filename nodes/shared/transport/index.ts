@@ -18,6 +18,7 @@ export {
 } from './client';
 export { DeadlineReached } from '../errors';
 export { MAX_PAGE_SIZE } from './pageWalker';
+export { pageContradiction } from './envelope';
 export { type RequestSpec } from './pipeline';
 export { type Attempt, type Round } from './attempts';
 export { CREDENTIAL_TYPE, type RawResponse, type RequestContext } from './exchange';

@@ -66,7 +66,7 @@ export async function walkPages<T extends IDataObject>(
 		}
 		const envelope = await readPage(page, pageSize);
 		const records = envelope.data;
-		const problem = pageContradiction(records.length, envelope.pagination);
+		const problem = pageContradiction(records.length, envelope.pagination, { page, pageSize });
 		if (problem !== undefined && options.contradiction) throw options.contradiction(problem);
 		let fresh = 0;
 		for (const record of records) if (seen.add(record)) fresh++;
