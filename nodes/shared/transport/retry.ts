@@ -97,17 +97,34 @@ const DECODING_ERROR_TEXTS =
  * undefined when the failure is something else (for example a network error).
  */
 export function decodingFailureOf(error: unknown): string | undefined {
+	return firstInChain(error, (current) => {
+		const message = typeof current.message === 'string' ? current.message : '';
+		if (typeof current.code === 'string' && DECODING_ERROR_CODES.test(current.code)) {
+			return message || current.code;
+		}
+		return DECODING_ERROR_TEXTS.test(message) && !networkErrorCode({ message })
+			? message
+			: undefined;
+	});
+}
+
+/**
+ * The first thing `find` finds in an error or the errors it wraps, whichever way the n8n
+ * version at hand wrapped it (the raw axios error, or a NodeApiError holding it as cause,
+ * errorResponse, reason or error); at most 20 of them are looked at.
+ */
+function firstInChain<T>(
+	error: unknown,
+	find: (current: Record<string, unknown>) => T | undefined,
+): T | undefined {
 	const queue: unknown[] = [error];
 	const seen = new Set<unknown>();
 	while (queue.length > 0 && seen.size < 20) {
 		const current = queue.shift() as Record<string, unknown> | undefined;
 		if (!current || typeof current !== 'object' || seen.has(current)) continue;
 		seen.add(current);
-		const message = typeof current.message === 'string' ? current.message : '';
-		if (typeof current.code === 'string' && DECODING_ERROR_CODES.test(current.code)) {
-			return message || current.code;
-		}
-		if (DECODING_ERROR_TEXTS.test(message) && !networkErrorCode({ message })) return message;
+		const found = find(current);
+		if (found !== undefined) return found;
 		queue.push(current.cause, current.errorResponse, current.reason, current.error);
 	}
 	return undefined;
@@ -148,12 +165,7 @@ const NETWORK_ERROR_TEXTS: Array<[RegExp, string]> = [
  * (the raw axios error, or a NodeApiError holding it as cause / errorResponse / reason).
  */
 export function networkErrorCode(error: unknown): string | undefined {
-	const queue: unknown[] = [error];
-	const seen = new Set<unknown>();
-	while (queue.length > 0 && seen.size < 20) {
-		const current = queue.shift() as Record<string, unknown> | undefined;
-		if (!current || typeof current !== 'object' || seen.has(current)) continue;
-		seen.add(current);
+	return firstInChain(error, (current) => {
 		for (const key of ['code', 'httpCode']) {
 			const code = current[key];
 			if (typeof code === 'string' && NETWORK_ERROR_CODES.has(code)) return code;
@@ -164,7 +176,6 @@ export function networkErrorCode(error: unknown): string | undefined {
 			const match = NETWORK_ERROR_TEXTS.find(([pattern]) => pattern.test(text));
 			if (match) return match[1];
 		}
-		queue.push(current.cause, current.errorResponse, current.reason, current.error);
-	}
-	return undefined;
+		return undefined;
+	});
 }
