@@ -205,6 +205,9 @@ export class TransportErrors {
 
 	private last: LastFailure | undefined;
 
+	/** What each error built here says was seen; recorded as the last failure only by `failed`. */
+	private readonly seenBy = new WeakMap<Error, Omit<LastFailure, 'at'>>();
+
 	constructor(
 		private readonly node: () => INode,
 		private readonly redact: Redactor,
@@ -217,6 +220,16 @@ export class TransportErrors {
 		return error instanceof Error && this.own.has(error);
 	}
 
+	/**
+	 * Records `error` as the client's last failure: called where an attempt fails (pipeline.ts),
+	 * never by building an error, so an error that is only built (a message prepared, a search's
+	 * error named for what it met) changes nothing a later wait reports.
+	 */
+	failed(error: unknown): void {
+		const seen = error instanceof Error ? this.seenBy.get(error) : undefined;
+		if (seen) this.last = { ...seen, at: Date.now() };
+	}
+
 	/** The last failure since `since` (n8n time), if any. */
 	lastFailureSince(since: number): LastFailure | undefined {
 		return this.last && this.last.at >= since ? this.last : undefined;
@@ -225,12 +238,11 @@ export class TransportErrors {
 	/** The error of an error answer of the service. */
 	service(details: ServiceErrorDetails): NodeApiError {
 		const error = serviceError(this.node(), details, this.redact);
-		this.last = {
-			at: Date.now(),
+		this.seenBy.set(error, {
 			kind: 'answered',
 			code: errorTypeOf(error),
 			prose: `it answered with status ${details.status}`,
-		};
+		});
 		return error;
 	}
 
@@ -261,17 +273,17 @@ export class TransportErrors {
 		problem: string,
 		request: { method: string; path: string; resendable?: boolean; itemIndex?: number },
 	): NodeApiError {
-		this.last = {
-			at: Date.now(),
-			kind: 'answered',
-			code: 'protocol_error',
-			prose: 'its answers were not in the documented format',
-		};
-		return this.api(
+		const error = this.api(
 			`The service sent an answer that is not in its documented format (${request.method} /v1${request.path}): ${problem}`,
 			`Nothing was read from it${request.resendable === false ? '' : ` (tried ${this.maxAttempts} time(s))`}. Check that the Base URL in the credential (${this.baseUrl}) is the service's API address and not a web page or proxy; if it is, the service is having trouble: run the workflow again later.`,
 			request.itemIndex,
 		);
+		this.seenBy.set(error, {
+			kind: 'answered',
+			code: 'protocol_error',
+			prose: 'its answers were not in the documented format',
+		});
+		return error;
 	}
 
 	/** A list whose pages do not lead to its end. */
@@ -290,7 +302,6 @@ export class TransportErrors {
 		prose: string,
 		request: { itemIndex?: number; subject?: string },
 	): NodeApiError {
-		this.last = { at: Date.now(), kind: 'unanswered', code, prose };
 		const reason = this.redact.text(failure instanceof Error ? failure.message : String(failure));
 		const error = new NodeApiError(
 			this.node(),
@@ -303,6 +314,7 @@ export class TransportErrors {
 				itemIndex: request.itemIndex,
 			},
 		);
+		this.seenBy.set(error, { kind: 'unanswered', code, prose });
 		return typed(error, 'service_unreachable');
 	}
 

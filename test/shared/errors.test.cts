@@ -131,7 +131,9 @@ describe('a wait that never got an answer is named for what was seen', () => {
 
 	test('connections refused: service_unreachable, saying how', () => {
 		const transport = errors();
-		transport.network(new Error('x'), 'ECONNREFUSED', 'the connection was refused', {});
+		transport.failed(
+			transport.network(new Error('x'), 'ECONNREFUSED', 'the connection was refused', {}),
+		);
 		const error = transport.unanswered(subject, 0);
 		expect(error.context.errorType).toBe('service_unreachable');
 		expect(error.message).toMatch(/could not be reached .*: the connection was refused$/);
@@ -146,7 +148,42 @@ describe('a wait that never got an answer is named for what was seen', () => {
 
 	test('error answers: their own type', () => {
 		const transport = errors();
-		transport.service({ status: 503, type: 'api_error' });
+		transport.failed(transport.service({ status: 503, type: 'api_error' }));
 		expect(transport.unanswered(subject, 0).context.errorType).toBe('api_error');
+	});
+});
+
+describe('a failure is recorded where an attempt fails, not when an error is built (#30)', () => {
+	test('building errors changes nothing a later wait reports; failed() records what one saw', () => {
+		const transport = errors();
+		const since = Date.now();
+		const unanswered = transport.network(
+			new Error('refused'),
+			'ECONNREFUSED',
+			'the connection was refused',
+			{},
+		);
+		const answered = transport.service({ status: 500, type: 'api_error' });
+		const garbled = transport.protocol('broken', { method: 'GET', path: '/accounts' });
+		expect(transport.lastFailureSince(since)).toBeUndefined();
+
+		transport.failed(unanswered);
+		expect(transport.lastFailureSince(since)).toMatchObject({
+			kind: 'unanswered',
+			code: 'ECONNREFUSED',
+		});
+		transport.failed(garbled);
+		expect(transport.lastFailureSince(since)).toMatchObject({
+			kind: 'answered',
+			code: 'protocol_error',
+		});
+		transport.failed(answered);
+		expect(transport.lastFailureSince(since)).toMatchObject({
+			kind: 'answered',
+			code: 'api_error',
+		});
+		// An error it did not build records nothing.
+		transport.failed(new Error('elsewhere'));
+		expect(transport.lastFailureSince(since)).toMatchObject({ code: 'api_error' });
 	});
 });

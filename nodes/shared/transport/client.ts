@@ -313,7 +313,15 @@ export class AdPerformanceClient {
 
 	/** A page of the list at `path` that contradicts itself (pageWalker.ts). */
 	private listContradiction(path: string, problem: string, itemIndex?: number): NodeApiError {
-		return this.errors.protocol(problem, { method: 'GET', path, itemIndex, resendable: false });
+		const error = this.errors.protocol(problem, {
+			method: 'GET',
+			path,
+			itemIndex,
+			resendable: false,
+		});
+		// The page read failed its check: that attempt is where this failure was seen.
+		this.errors.failed(error);
+		return error;
 	}
 
 	/**

@@ -270,8 +270,21 @@ export class RequestPipeline {
 		);
 	}
 
-	/** What an exchange came to, with the key's pacing told (only by the one that sent it). */
+	/** What an exchange came to; a failed attempt is recorded as the client's last failure. */
 	private outcomeOf(
+		spec: RequestSpec,
+		transfer: Transfer,
+		buckets: Bucket[],
+		exchanged: Exchanged,
+		round: Round,
+	): Attempt<RawResponse> {
+		const outcome = this.classify(spec, transfer, buckets, exchanged, round);
+		if (outcome.kind !== 'done') this.parts.errors.failed(outcome.error);
+		return outcome;
+	}
+
+	/** What an exchange came to, with the key's pacing told (only by the one that sent it). */
+	private classify(
 		spec: RequestSpec,
 		transfer: Transfer,
 		buckets: Bucket[],
