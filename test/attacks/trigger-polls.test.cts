@@ -192,6 +192,13 @@ describe('a poll never waits minutes', () => {
 		expect(refused.items).toBeNull();
 		expect(refused.durationMs).toBeLessThan(1_000);
 		expect(t.nodeStaticData).toEqual(stored);
+		// The service's 180 s (1.8 s here) hold the key past this poll's Max Wait of 1 minute: a
+		// poll within them sends nothing and emits nothing, and keeps its state (held-key.test).
+		service.fake.clearLog();
+		expect((await t.poll()).items).toBeNull();
+		expect(apiRequests(service)).toHaveLength(0);
+		expect(t.nodeStaticData).toEqual(stored);
+		await new Promise((resolve) => setTimeout(resolve, 2_000));
 		expect(ids((await t.poll()).items)).toEqual([report.id]);
 	}, 20_000);
 });
