@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { CLOCK_SKEW_MARGIN_MS, type AdPerformanceClient } from './transport';
+import { CLOCK_SKEW_MARGIN_MS, type AdPerformanceClient, type WalkResult } from './transport';
 import { serviceTime } from './transport/serviceClock';
 import { errorTypeOf } from './errorTypes';
 import type { ServiceCampaign, ServiceReport, SingleEnvelope } from './types';
@@ -36,9 +36,9 @@ export async function walkReports(
 	qs: IDataObject,
 	visit: (records: ServiceReport[]) => boolean | void,
 	options: Parameters<AdPerformanceClient['walk']>[3],
-): Promise<void> {
+): Promise<WalkResult> {
 	const clock = client.clock;
-	await client.walk<ServiceReport>(
+	return await client.walk<ServiceReport>(
 		'/reports',
 		qs,
 		(records) => {
@@ -413,6 +413,9 @@ export interface ReportHint {
 export class ReportSweep {
 	private readonly hints = new Map<string, ReportHint>();
 
+	/** Whether the last sweep's listing was whole, or held every report it looked for. */
+	listedCompletely = true;
+
 	constructor(
 		private readonly client: AdPerformanceClient,
 		hints: Map<string, ReportHint>,
@@ -433,7 +436,7 @@ export class ReportSweep {
 			earliest = Math.min(earliest, Date.parse(this.hints.get(id)?.createdAt ?? ''));
 		if (Number.isFinite(earliest))
 			qs.from = new Date(earliest - CLOCK_SKEW_MARGIN_MS).toISOString();
-		await walkReports(
+		const { complete } = await walkReports(
 			this.client,
 			qs,
 			(records) => {
@@ -450,6 +453,7 @@ export class ReportSweep {
 			},
 			{ deadline, acceptIncomplete: true },
 		);
+		this.listedCompletely = complete || seen.size === wanted.size;
 		return seen;
 	}
 }

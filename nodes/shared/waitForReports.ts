@@ -25,6 +25,7 @@ export async function waitForReports(
 		timeoutMs: timing.timeoutSeconds * 1000,
 		isFinal: isFinished,
 		sweep: async (pending, deadline) => await sweep.sweep(pending, deadline),
+		listedCompletely: () => sweep.listedCompletely,
 	});
 }
 
@@ -41,6 +42,15 @@ export function unseenReportError(
 	report: { id: string; itemIndex: number; timeoutSeconds: number },
 	notFoundDescription: string,
 ) {
+	if (outcome.kind === 'unlisted' && !outcome.listedCompletely) {
+		// Not "not found": the list that did not hold it did not agree with itself either.
+		return client.apiError(
+			`Report ${report.id} was not in the report list, but the list did not agree with itself`,
+			`The service's pages of GET /v1/reports contradicted one another until the Timeout (${report.timeoutSeconds} seconds), so their not holding the report does not mean it does not exist. Run the wait again; if it persists, the service is having trouble.`,
+			report.itemIndex,
+			'protocol_error',
+		);
+	}
 	if (outcome.kind === 'unlisted') {
 		return reportNotFound(client, report.id, report.itemIndex, notFoundDescription);
 	}

@@ -16,6 +16,12 @@ export interface WaitUntilFinishedOptions<V> {
 	 * must stop at `deadline` (the client throws DeadlineReached there).
 	 */
 	sweep: (pending: string[], deadline: number) => Promise<Map<string, V>>;
+	/**
+	 * Whether the last sweep's listing was whole (a list read while it changed, or that
+	 * contradicted itself, is not): an id it did not hold is then not "not found". Always, when
+	 * not given (a read by id).
+	 */
+	listedCompletely?: () => boolean;
 	/** Whether a state is final (completed or failed); anything else means "keep waiting". */
 	isFinal: (state: V) => boolean;
 }
@@ -38,6 +44,8 @@ export interface WaitUntilFinishedResult<V> {
 	silentSince?: number;
 	/** When the wait began (n8n time). */
 	startedAt: number;
+	/** Whether the last answered look's listing was whole (see listedCompletely). */
+	listedCompletely: boolean;
 }
 
 /**
@@ -54,14 +62,16 @@ export type WaitOutcome<V> =
 	| { kind: 'finished'; state: V }
 	| { kind: 'unanswered'; since: number; lastSeen?: V }
 	| { kind: 'running'; state: V }
-	| { kind: 'unlisted' };
+	| { kind: 'unlisted'; listedCompletely: boolean };
 
 export function outcomeOf<V>(result: WaitUntilFinishedResult<V>, id: string): WaitOutcome<V> {
 	const state = result.states.get(id);
 	if (state !== undefined && !result.timedOut.includes(id)) return { kind: 'finished', state };
 	if (!result.answered || result.silentSince !== undefined)
 		return { kind: 'unanswered', since: result.silentSince ?? result.startedAt, lastSeen: state };
-	return state === undefined ? { kind: 'unlisted' } : { kind: 'running', state };
+	return state === undefined
+		? { kind: 'unlisted', listedCompletely: result.listedCompletely }
+		: { kind: 'running', state };
 }
 
 /**
@@ -94,6 +104,7 @@ export async function waitUntilFinished<V>(
 	const states = new Map<string, V | undefined>(options.ids.map((id) => [id, undefined]));
 	let pending = [...options.ids];
 	let answered = false;
+	let listedCompletely = true;
 	let silentSince: number | undefined;
 	for (let beat = 1; pending.length > 0; beat++) {
 		let seen: Map<string, V> | undefined;
@@ -112,6 +123,7 @@ export async function waitUntilFinished<V>(
 		}
 		if (seen === undefined) throw failure;
 		answered = true;
+		listedCompletely = options.listedCompletely?.() ?? true;
 		for (const [id, state] of seen) states.set(id, state);
 		pending = pending.filter((id) => {
 			const state = states.get(id);
@@ -123,5 +135,5 @@ export async function waitUntilFinished<V>(
 		const nextBeat = started + beat * options.intervalMs;
 		await client.wait(Math.max(0, Math.min(nextBeat, deadline) - now));
 	}
-	return { states, timedOut: pending, answered, silentSince, startedAt: started };
+	return { states, timedOut: pending, answered, silentSince, startedAt: started, listedCompletely };
 }

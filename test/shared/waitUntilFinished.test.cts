@@ -9,9 +9,9 @@ type State = { status: string };
 function result(
 	states: Array<[string, State | undefined]>,
 	timedOut: string[],
-	look: { answered: boolean; silentSince?: number },
+	look: { answered: boolean; silentSince?: number; listedCompletely?: boolean },
 ): WaitUntilFinishedResult<State> {
-	return { states: new Map(states), timedOut, startedAt: 1_000, ...look };
+	return { states: new Map(states), timedOut, startedAt: 1_000, listedCompletely: true, ...look };
 }
 
 describe('outcomeOf', () => {
@@ -30,7 +30,12 @@ describe('outcomeOf', () => {
 
 	test('the last look answered without it: unlisted (not found)', () => {
 		const found = result([['a', undefined]], ['a'], { answered: true });
-		expect(outcomeOf(found, 'a')).toEqual({ kind: 'unlisted' });
+		expect(outcomeOf(found, 'a')).toEqual({ kind: 'unlisted', listedCompletely: true });
+	});
+
+	test('the last look answered without it from a listing that was not whole: unlisted, and says so', () => {
+		const found = result([['a', undefined]], ['a'], { answered: true, listedCompletely: false });
+		expect(outcomeOf(found, 'a')).toEqual({ kind: 'unlisted', listedCompletely: false });
 	});
 
 	test('the last look got no answer: unanswered since then, telling what was last seen', () => {

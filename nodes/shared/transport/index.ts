@@ -17,7 +17,7 @@ export {
 	type ClientOptions,
 } from './client';
 export { DeadlineReached } from '../errors';
-export { MAX_PAGE_SIZE } from './pageWalker';
+export { MAX_PAGE_SIZE, type WalkResult } from './pageWalker';
 export { pageContradiction } from './envelope';
 export { type RequestSpec } from './pipeline';
 export { type Attempt, type Round } from './attempts';
