@@ -790,9 +790,15 @@ async function outcomeOf(run: Promise<Awaited<ReturnType<typeof runNode>>>): Pro
 			requests.push(request);
 	}
 	const item = result.items[0];
+	// What was output: the records read, by id (their fields change as reports finish in the
+	// background); what a POST created is new each run, so its shape instead.
+	const created = requests.some(([method]) => method === 'POST');
 	const output = item
 		? {
-				json: Object.keys(item.json).sort(),
+				count: result.items.length,
+				...(created
+					? { json: Object.keys(item.json).sort() }
+					: { ids: result.items.map((each) => each.json.id) }),
 				binary: Object.keys(item.binary ?? {}),
 				reused: item.json.reused,
 			}
