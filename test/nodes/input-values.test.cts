@@ -650,6 +650,29 @@ const FIELDS: Field[] = [
 		kind: numberKind(0.1, 4096, { min: 1, max: 1000 }),
 	},
 	{
+		operation: 'Report → Download',
+		node: 'ad',
+		parameters: () => ({ resource: 'report', operation: 'download' }),
+		path: 'reportId',
+		label: 'Report ID',
+		tool: { key: 'reportId', args: () => ({}) },
+		kind: idKind(completedReports),
+		plainOf: indexIn(completedReports),
+		// The node downloads the file, the tool answers with the report as text.
+		samePaths: false,
+	},
+	{
+		operation: 'Diagnostic → Get',
+		node: 'ad',
+		parameters: () => ({ resource: 'diagnostic', operation: 'get' }),
+		path: 'diagnosticId',
+		label: 'Diagnostic ID',
+		tool: { key: 'diagnosticId', args: () => ({}) },
+		// IDs the fake does not hold: the same request (and the same not_found) either way.
+		kind: idKind(() => ['diag_3m8k2x9q1z7w', 'diag_a1b2c3d4e5f6']),
+		plainOf: indexIn(() => ['diag_3m8k2x9q1z7w', 'diag_a1b2c3d4e5f6']),
+	},
+	{
 		operation: 'Diagnostic → Run',
 		node: 'ad',
 		parameters: () => ({ resource: 'diagnostic', operation: 'run', options: FAST_POLLS }),
