@@ -72,7 +72,9 @@ describe.each(Object.entries(GARBLINGS))('%s', (_name, garble) => {
 				requestOptions: { maxAttempts: 1 },
 			}),
 		]);
-		expect(result.error?.message).toMatch(/^The service sent an answer that is not in its documented format/);
+		expect(result.error?.message).toMatch(
+			/^The service sent an answer that is not in its documented format/,
+		);
 		expect((result.error?.context as IDataObject | undefined)?.errorType).toBe('protocol_error');
 	});
 

@@ -221,3 +221,32 @@ export function allAccountsOnce() {
 		requestOptions: { maxAttempts: 1 },
 	});
 }
+
+/**
+ * A completed report titled `title` for `dates`, of an active account's first two campaigns,
+ * made 5 minutes ago, and 100 newer reports of another request before it, so that it stands on
+ * page 2 of a Reuse search's window (newest first, 100 a page). For the Reuse attacks.
+ */
+export function reportPastTheFirstPage(
+	service: TestService,
+	title: string,
+	dates: { from: string; to: string },
+) {
+	const account = service.fake.accounts().find((a) => a.connectionStatus === 'active')!;
+	const campaigns = service.fake
+		.campaigns()
+		.filter((campaign) => campaign.accountId === account.id)
+		.map((campaign) => campaign.id)
+		.slice(0, 2);
+	const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
+	const request = {
+		accountId: account.platformAccountId,
+		dateRange: dates,
+		format: 'pdf' as const,
+		campaignIds: campaigns,
+		status: 'completed' as const,
+	};
+	const [report] = service.fake.addReports(1, { ...request, title, createdAt: minutesAgo(5) });
+	service.fake.addReports(100, { ...request, title: 'Another request', createdAt: minutesAgo(4) });
+	return { account, campaigns, report };
+}

@@ -17,7 +17,7 @@ import type { IDataObject } from 'n8n-workflow';
 import type { RunWorkflowResult } from '../harness/run-workflow.cjs';
 import { ActiveTrigger, ids } from '../nodes/AdPerformanceTrigger/poll-harness.cjs';
 import { AD_NODE, AD_TOOL_NODE, rl, WAIT_NODE, WAIT_TOOL_NODE } from '../nodes/helpers.cjs';
-import { errorText, runAttack, useHostileService } from './helpers.cjs';
+import { errorText, reportPastTheFirstPage, runAttack, useHostileService } from './helpers.cjs';
 
 const service = useHostileService();
 
@@ -385,30 +385,13 @@ const generateNode = (accountId: string, title: string, additionalFields: IDataO
 
 describe('Report → Generate: "no identical report" only from a whole answer', () => {
 	test('Reuse a Recent Identical Report: one past the first page of the window is reused, not made again', async () => {
-		const account = service.fake.accounts().find((a) => a.connectionStatus === 'active')!;
-		const campaigns = service.fake
-			.campaigns()
-			.filter((campaign) => campaign.accountId === account.id)
-			.map((campaign) => campaign.id)
-			.slice(0, 2);
-		const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
-		const request = {
-			accountId: account.platformAccountId,
-			dateRange: { from: '2026-05-01', to: '2026-05-07' },
-			format: 'pdf' as const,
-			campaignIds: campaigns,
-			status: 'completed' as const,
-		};
-		const [identical] = service.fake.addReports(1, {
-			...request,
-			title: 'Past the first page',
-			createdAt: minutesAgo(5),
-		});
-		// Newer reports of other requests fill the first page (100 records, newest first).
-		service.fake.addReports(100, {
-			...request,
-			title: 'Another request',
-			createdAt: minutesAgo(4),
+		const {
+			account,
+			campaigns,
+			report: identical,
+		} = reportPastTheFirstPage(service, 'Past the first page', {
+			from: '2026-05-01',
+			to: '2026-05-07',
 		});
 		service.fake.clearLog();
 		const result = await runAttack(service, [

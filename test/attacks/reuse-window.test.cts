@@ -7,27 +7,15 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { AD_NODE, rl } from '../nodes/helpers.cjs';
-import { runAttack, useHostileService } from './helpers.cjs';
+import { reportPastTheFirstPage, runAttack, useHostileService } from './helpers.cjs';
 
 const service = useHostileService();
 
 test('a first page that says it is the last, without page and page_size, makes no second report', async () => {
-	const account = service.fake.accounts().find((a) => a.connectionStatus === 'active')!;
-	const campaigns = service.fake
-		.campaigns()
-		.filter((campaign) => campaign.accountId === account.id)
-		.map((campaign) => campaign.id)
-		.slice(0, 2);
-	const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
-	const request = {
-		accountId: account.platformAccountId,
-		dateRange: { from: '2026-06-01', to: '2026-06-07' },
-		format: 'pdf' as const,
-		campaignIds: campaigns,
-		status: 'completed' as const,
-	};
-	service.fake.addReports(1, { ...request, title: 'Cut window', createdAt: minutesAgo(5) });
-	service.fake.addReports(100, { ...request, title: 'Another request', createdAt: minutesAgo(4) });
+	const { account, campaigns } = reportPastTheFirstPage(service, 'Cut window', {
+		from: '2026-06-01',
+		to: '2026-06-07',
+	});
 	service.fake.intercept({
 		method: 'GET',
 		pathPrefix: '/v1/reports',
