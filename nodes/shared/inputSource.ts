@@ -71,7 +71,7 @@ function savedValue(node: INode, path: string): unknown {
  * Whether the user wrote an expression into the field: a `$fromAI` stand-in is the model's
  * (its null means "left out"), any other expression is the user's.
  */
-export function isUserExpression(saved: unknown): boolean {
+function isUserExpression(saved: unknown): boolean {
 	return typeof saved === 'string' && saved.startsWith('=') && !/\$fromAI\(/i.test(saved);
 }
 
