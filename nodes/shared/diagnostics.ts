@@ -1,7 +1,7 @@
 import type { AdPerformanceClient } from './transport';
 import type { ServiceDiagnostic, SingleEnvelope } from './types';
 
-/** How long a diagnostic started by a lost request may block ours (runs take 5–10 s). */
+/** How long a diagnostic started by a lost request may block ours (runs take 5–10 s), from that request's lost answer. */
 const LOST_DIAGNOSTIC_WAIT_MS = 60_000;
 /** How often to try again while that run goes on (the service suggests polling every 2–3 s). */
 const LOST_DIAGNOSTIC_POLL_MS = 2_500;
@@ -19,7 +19,8 @@ export async function createDiagnostic(
 	deadline: number,
 ): Promise<ServiceDiagnostic> {
 	const subject = `campaign ${campaignId}`;
-	const giveUpAt = Date.now() + client.clock.realMs(LOST_DIAGNOSTIC_WAIT_MS);
+	// Counted from the latest lost answer: each may have started a run of its own.
+	let giveUpAt = Infinity;
 	let answerLost = false;
 	return await client.attempts<ServiceDiagnostic>(
 		async (round) => {
@@ -37,7 +38,10 @@ export async function createDiagnostic(
 				round,
 			);
 			// Not findable: the retry loop resends it after a backoff, and 409 is ours to settle.
-			if (outcome.kind === 'ambiguous') answerLost = true;
+			if (outcome.kind === 'ambiguous') {
+				answerLost = true;
+				giveUpAt = Date.now() + client.clock.realMs(LOST_DIAGNOSTIC_WAIT_MS);
+			}
 			if (outcome.kind !== 'done') return outcome;
 			if (outcome.value.statusCode !== 409)
 				return {
