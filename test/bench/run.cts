@@ -207,12 +207,13 @@ function sharedKeyRows(r: SharedKeyResult): Row[] {
 			pass: r.wallMs <= 1.1 * r.boundMs,
 		},
 		{
-			metric: 'one key: POSTs per report (429s)',
-			ours: `${(r.posts / total).toFixed(2)} (${r.posts} POSTs, ${r.rejected} x 429)`,
-			baseline: '1.00',
+			// One process knows every request it sends on the key: no 429 the service could be spared.
+			metric: 'one key: answers of 429 (POSTs per report)',
+			ours: `${r.rejected} (${(r.posts / total).toFixed(2)}: ${r.posts} POSTs)`,
+			baseline: '0 (1.00)',
 			ratio: ratio(r.posts, total),
-			goal: '<= 1.50',
-			pass: r.posts <= 1.5 * total,
+			goal: '0 x 429',
+			pass: r.rejected === 0 && r.posts === total,
 		},
 	];
 }

@@ -1,4 +1,7 @@
-import { pacerFor, RateLimiter, TurnQueue } from '../../nodes/shared/transport/rateLimiter';
+import { fc, test as fcTest } from '@fast-check/jest';
+
+import { pacerFor, RateLimiter, TurnQueue, type Bucket } from '../../nodes/shared/transport/rateLimiter';
+import { Limiter } from '../../sandbox/limits.cjs';
 
 function fakeClock(start = 1_000_000, random = 0.5) {
 	const clock = { at: start, now: () => clock.at, random: () => random };
@@ -117,4 +120,71 @@ describe('turns and pacers', () => {
 		expect(pacerFor('https://api.example.com', `${key}y`, 60_000, clock)).not.toBe(first);
 		expect(pacerFor('https://other.example.com', key, 60_000, clock)).not.toBe(first);
 	});
+});
+
+describe('generated schedules against the fake service’s own fixed windows', () => {
+	// Senders obey delayBeforeSend; requests reach the service (sandbox/limits.cts, the fake's
+	// limiter) a little after they are sent (up to 1% of a window: the pacer's margin) and are
+	// answered later still, in any order. The service must never have to refuse one.
+	const WINDOW_MS = 60_000;
+	type Step = { kind: 'tick'; ms: number } | { kind: 'send'; bucket: 'read' | 'generation'; arriveMs: number; answerMs: number };
+	const step = fc.oneof(
+		fc.record({ kind: fc.constant('tick' as const), ms: fc.integer({ min: 0, max: 40_000 }) }),
+		fc.record({
+			kind: fc.constant('send' as const),
+			bucket: fc.constantFrom('read' as const, 'generation' as const),
+			arriveMs: fc.integer({ min: 0, max: WINDOW_MS / 100 }),
+			answerMs: fc.integer({ min: 0, max: 20_000 }),
+		}),
+	);
+
+	fcTest.prop([fc.array(step, { minLength: 1, maxLength: 400 })], { numRuns: 150 })(
+		'no request the pacer lets go meets a spent window',
+		(steps: Step[]) => {
+			const clock = fakeClock(0);
+			const limiter = new RateLimiter({ windowMs: WINDOW_MS, clock });
+			const service = new Limiter(
+				{ read: 120, write: 10, diagnosticRuns: 10, generations: 5, windowSeconds: 60 },
+				1,
+			);
+			type Pending = { at: number; run: () => void };
+			let pending: Pending[] = [];
+			const advanceTo = (t: number) => {
+				for (;;) {
+					pending.sort((a, b) => a.at - b.at);
+					const next = pending[0];
+					if (!next || next.at > t) break;
+					pending = pending.slice(1);
+					clock.at = next.at;
+					next.run();
+				}
+				clock.at = t;
+			};
+			for (const s of steps) {
+				if (s.kind === 'tick') {
+					advanceTo(clock.at + s.ms);
+					continue;
+				}
+				const buckets: Bucket[] = s.bucket === 'read' ? ['read'] : ['write', 'generation'];
+				const delay = limiter.delayBeforeSend(buckets);
+				if (delay > 0) advanceTo(clock.at + delay);
+				if (limiter.delayBeforeSend(buckets) > 0) continue;
+				const sendNumber = limiter.onSent(buckets);
+				const arriveAt = clock.at + s.arriveMs;
+				pending.push({
+					at: arriveAt,
+					run: () => {
+						const taken = service.take('key', buckets, arriveAt);
+						expect(taken.ok).toBe(true);
+						const remaining = taken.ok ? taken.remaining : undefined;
+						pending.push({
+							at: arriveAt + s.answerMs,
+							run: () => limiter.onAccepted(buckets, remaining, sendNumber),
+						});
+					},
+				});
+			}
+			advanceTo(clock.at + 10 * WINDOW_MS);
+		},
+	);
 });

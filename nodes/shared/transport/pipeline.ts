@@ -216,18 +216,25 @@ export class RequestPipeline {
 			// The key's pacing (its window spent, or a Retry-After the service gave any execution on
 			// the key) is waiting for the rate limit too: past this request's Max Wait it is not
 			// waited out at all, it fails now, without sending.
-			const pacingMs = pacer.limiter.delayBeforeSend(buckets);
-			if (pacingMs > 0 && Date.now() + pacingMs > round.rateLimitDeadline) {
-				throw errors.rateLimitWaitExceeded(
-					{
-						cause: 'held',
-						maxWaitMinutes: this.maxWaitMinutes(),
-						heldMinutes: this.parts.clock.serviceMs(pacingMs) / 60_000,
-					},
-					spec,
-				);
+			// Checked again after every wait: other executions' reads may have spent the new window
+			// while this one waited for it.
+			for (
+				let pacingMs = pacer.limiter.delayBeforeSend(buckets);
+				pacingMs > 0;
+				pacingMs = pacer.limiter.delayBeforeSend(buckets)
+			) {
+				if (Date.now() + pacingMs > round.rateLimitDeadline) {
+					throw errors.rateLimitWaitExceeded(
+						{
+							cause: 'held',
+							maxWaitMinutes: this.maxWaitMinutes(),
+							heldMinutes: this.parts.clock.serviceMs(pacingMs) / 60_000,
+						},
+						spec,
+					);
+				}
+				await waiting.waitWithin(pacingMs, spec.deadline);
 			}
-			await waiting.waitWithin(pacingMs, spec.deadline);
 			waiting.throwIfCancelled();
 			const sendNumber = pacer.limiter.onSent(buckets);
 			const sentAt = Date.now();

@@ -41,8 +41,8 @@ interface BucketState {
 	inFlight?: number;
 	/** `resetAt` was guessed when the window's first request was sent, before any answer. */
 	provisional?: boolean;
-	/** The send number (onSent) of the request whose answer told `remaining`. */
-	remainingFrom?: number;
+	/** The send number (onSent) of the window's first request: older answers tell of older windows. */
+	firstSend?: number;
 }
 
 /** The pacing state of one key's buckets. */
@@ -64,10 +64,7 @@ export class RateLimiter {
 		const now = this.options.clock.now();
 		let until = now;
 		for (const bucket of buckets) {
-			const state = this.buckets[bucket];
-			if (state.resetAt !== undefined && state.resetAt <= now)
-				this.buckets[bucket] = { inFlight: state.inFlight };
-			const { remaining, sent = 0, resetAt, inFlight = 0 } = this.buckets[bucket];
+			const { remaining, sent = 0, resetAt, inFlight = 0 } = this.current(bucket, now);
 			const spent =
 				remaining !== undefined ? remaining - inFlight <= 0 : sent >= BUCKET_LIMITS[bucket];
 			if (spent && resetAt !== undefined) until = Math.max(until, resetAt);
@@ -80,12 +77,13 @@ export class RateLimiter {
 	 * not, so that the next turn-holder does not send into a window the unanswered ones spend.
 	 */
 	onSent(buckets: Bucket[]): number {
+		const sendNumber = ++this.sends;
 		for (const bucket of buckets) {
-			const state = this.openWindow(bucket, true);
+			const state = this.openWindow(bucket, sendNumber);
 			state.sent = (state.sent ?? 0) + 1;
 			state.inFlight = (state.inFlight ?? 0) + 1;
 		}
-		return ++this.sends;
+		return sendNumber;
 	}
 
 	/** Records a request sent with onSent that got no answer (it may or may not have counted). */
@@ -96,8 +94,11 @@ export class RateLimiter {
 	/**
 	 * Records an accepted request. `remaining` is what the service reported; it counts against
 	 * the strictest bucket of the request (the generation bucket for POST /v1/reports). `sent` is
-	 * the request's number from onSent: answers come back in any order, and the count of an
-	 * answer to an older request than the one that told the last count is out of date.
+	 * the request's number from onSent. Within a window the service's count only falls, but
+	 * answers come back in any order and requests reach the service in another order than they
+	 * were sent: so the lowest count told in the window is the one kept, and a higher one is never
+	 * taken for a new window (our window's end, late and never early, says when one opens). A
+	 * count from a request sent before the window opened tells of the window before.
 	 */
 	onAccepted(buckets: Bucket[], remaining: number | undefined, sent?: number): void {
 		const windowEnd = this.windowEnd();
@@ -117,29 +118,36 @@ export class RateLimiter {
 		}
 		if (remaining === undefined) return;
 		const state = this.buckets[buckets[buckets.length - 1]];
-		if (sent !== undefined && state.remainingFrom !== undefined && sent < state.remainingFrom)
-			return;
-		state.remainingFrom = sent;
-		// More left than before: a new window opened that we did not see start.
-		if (state.remaining !== undefined && remaining > state.remaining) {
-			state.resetAt = windowEnd;
-			state.sent = 1 + (state.inFlight ?? 0);
-		}
-		state.remaining = remaining;
+		if (sent !== undefined && state.firstSend !== undefined && sent < state.firstSend) return;
+		state.remaining = Math.min(state.remaining ?? remaining, remaining);
 	}
 
 	/**
 	 * The window a request counts in, opened now if none is known: provisionally when the request
 	 * is only being sent (its answer dates the window, see onAccepted).
 	 */
-	private openWindow(bucket: Bucket, provisional = false): BucketState {
-		const state = this.buckets[bucket];
+	private openWindow(bucket: Bucket, sendNumber?: number): BucketState {
+		const state = this.current(bucket, this.options.clock.now());
 		if (state.resetAt === undefined) {
 			state.resetAt = this.windowEnd();
 			state.sent = 0;
-			state.provisional = provisional;
+			state.provisional = sendNumber !== undefined;
+			state.firstSend = sendNumber;
 		}
 		return state;
+	}
+
+	/**
+	 * The bucket's state in its current window: a window we believe ended is forgotten (what is
+	 * still in flight stays counted as in flight). Both the check before a send and the count at
+	 * the send go through here, so a request sent the moment a wait for the next window ends
+	 * counts in that new window, not in the spent one.
+	 */
+	private current(bucket: Bucket, now: number): BucketState {
+		const state = this.buckets[bucket];
+		if (state.resetAt !== undefined && state.resetAt <= now)
+			this.buckets[bucket] = { inFlight: state.inFlight };
+		return this.buckets[bucket];
 	}
 
 	/**
