@@ -49,11 +49,10 @@ export class ItemResults {
 	/** Runs the work of one item and records what it output, or its error. */
 	async settle(itemIndex: number, work: () => Promise<INodeExecutionData[]>): Promise<void> {
 		try {
+			// The items are the work's own, made for this output: paired in place, not copied.
 			const output = await work();
-			this.byItem.set(
-				itemIndex,
-				output.map((item) => ({ ...item, pairedItem: { item: itemIndex } })),
-			);
+			for (const item of output) item.pairedItem = { item: itemIndex };
+			this.byItem.set(itemIndex, output);
 		} catch (error) {
 			this.fail(itemIndex, error);
 		}

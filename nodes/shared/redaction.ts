@@ -50,6 +50,10 @@ interface SecretForm {
 /** Characters that begin an escape of another character: percent, backslash, ampersand. */
 const ESCAPE_STARTS = /[%\\&]/;
 
+function escapeRegExp(text: string): string {
+	return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}
+
 /** A hex number of at least `width` digits, any case, as a pattern (`5f` → `0*[5][fF]`). */
 function hexPattern(code: number, width: number): string {
 	const digits = code.toString(16).padStart(width, '0');
@@ -190,20 +194,24 @@ export class Redactor {
 		}
 		// Longest first, so a secret that begins another is never replaced inside it first.
 		this.secrets = [...forms.values()].sort((a, b) => b.whole.length - a.whole.length);
+		this.suspect = new RegExp(
+			[ESCAPE_STARTS.source, '@', ...this.secrets.map((form) => escapeRegExp(form.shortest))].join(
+				'|',
+			),
+		);
 	}
 
+	/**
+	 * What a text must hold to need scrubbing: an escape, an @ (an address with a user name), or
+	 * a secret's shortest start as it is. One pattern, so the texts that need nothing (almost
+	 * all of them) cost one search each.
+	 */
+	private readonly suspect: RegExp;
+
 	text(value: string): string {
-		// Almost every text holds no escape, no secret and no address with a user name (which
-		// needs an @): those are returned as they are, without the patterns and the copies. A
-		// text without escapes can spell a secret only as it is.
+		// Those are returned as they are. A text without escapes can spell a secret only as it is.
+		if (!this.suspect.test(value)) return value;
 		const escaped = ESCAPE_STARTS.test(value);
-		if (
-			!escaped &&
-			!value.includes('@') &&
-			!this.secrets.some((form) => value.includes(form.shortest))
-		) {
-			return value;
-		}
 		let text = value.replace(URL_USERINFO, `$1${REDACTED}@`);
 		for (const form of this.secrets) {
 			text = escaped ? text.replace(form.spelled, REDACTED) : scrubStarts(text, form);
@@ -221,9 +229,10 @@ export class Redactor {
 	}
 
 	/**
-	 * A copy of a JSON-like value with every string and every property name scrubbed, at any
-	 * depth. Objects of any kind become plain objects of their own enumerable properties
-	 * (dates and byte arrays are kept); a value met twice is copied once, so a cycle ends.
+	 * A JSON-like value with every string and every property name scrubbed, at any depth: the
+	 * value itself when it is plain data with nothing to scrub, else a copy. In a copy, objects
+	 * of any kind become plain objects of their own enumerable properties (dates and byte arrays
+	 * are kept); a value met twice is copied once, so a cycle ends.
 	 */
 	value<T>(value: T): T {
 		return this.copies([value])[0] as T;
@@ -236,7 +245,41 @@ export class Redactor {
 	 * answer could hold (a cycle, or heavy sharing) starts again, remembering every copy.
 	 */
 	private copies(values: unknown[]): unknown[] {
+		if (this.clean(values)) return values;
 		return this.walk(values, undefined) ?? (this.walk(values, new Map()) as unknown[]);
+	}
+
+	/**
+	 * Whether the values are plain JSON data with nothing to scrub: then they are output as they
+	 * are. Almost every answer is; copying it anyway was most of a long listing's cost. Anything
+	 * else (a text or a property name to scrub, an object that is not a plain object or array,
+	 * more objects than any answer holds, as a cycle would make) is left to the copying walk.
+	 */
+	private clean(values: unknown[]): boolean {
+		const pending: object[] = [values];
+		let budget = MAX_OBJECTS_WITHOUT_MEMORY;
+		for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+			if (--budget < 0) return false;
+			const isList = Array.isArray(next);
+			if (!isList) {
+				const prototype = Object.getPrototypeOf(next) as unknown;
+				if (prototype !== Object.prototype && prototype !== null) return false;
+			}
+			const record = next as Record<string, unknown>;
+			const keys = isList ? undefined : Object.keys(record);
+			const length = keys ? keys.length : (next as unknown[]).length;
+			for (let index = 0; index < length; index++) {
+				const key = keys ? keys[index] : index;
+				if (keys && this.text(key as string) !== key) return false;
+				const entry = record[key];
+				if (typeof entry === 'string') {
+					if (this.text(entry) !== entry) return false;
+				} else if (entry !== null && typeof entry === 'object' && !isOpaque(entry)) {
+					pending.push(entry);
+				}
+			}
+		}
+		return true;
 	}
 
 	/** One copying walk; undefined when it stopped at the object budget of a walk without memory. */
@@ -282,6 +325,7 @@ export class Redactor {
 	items(items: INodeExecutionData[]): INodeExecutionData[] {
 		const jsons = this.copies(items.map((item) => item.json)) as IDataObject[];
 		return items.map((item, index) => {
+			if (jsons[index] === item.json && !item.binary && !item.error) return item;
 			const scrubbed: INodeExecutionData = { ...item, json: jsons[index] };
 			if (item.binary) scrubbed.binary = this.binary(item.binary);
 			if (item.error) scrubbed.error = this.error(item.error);

@@ -4,6 +4,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { AdPerformance } from '../../nodes/AdPerformance/AdPerformance.node.js';
 import { AdPerformanceWaitForReport } from '../../nodes/AdPerformanceWaitForReport/AdPerformanceWaitForReport.node.js';
 import { startFakeService, SERVICE_VERSION, type FakeService } from '../../sandbox/index.cjs';
+import { MINIMAL_LIST_NODE, MinimalCampaignList } from './minimal-node.cjs';
 import {
 	registerNodeType,
 	runWorkflow,
@@ -15,6 +16,7 @@ export const AD_NODE = 'n8n-nodes-ad-performance.adPerformance';
 export const WAIT_NODE = 'n8n-nodes-ad-performance.adPerformanceWaitForReport';
 registerNodeType(AD_NODE, () => new AdPerformance());
 registerNodeType(WAIT_NODE, () => new AdPerformanceWaitForReport());
+registerNodeType(MINIMAL_LIST_NODE, () => new MinimalCampaignList());
 
 const WINDOW_MS = 60_000;
 
@@ -77,12 +79,14 @@ export interface ListingResult {
 	provoked429: number;
 	/** A one-request run (Limit 1): what a workflow run costs before any paging. */
 	fixedMs: number;
+	/** The same listing by a minimal node in the same engine (minimal-node.cts): n8n's floor. */
+	minimalMs: number;
 }
 
 /** Return All over N campaigns: requests vs ceil(N/100), wall time vs a bare fetch loop. */
 export async function benchListing(options: { timeScale: number; n: number; trials?: number }) {
 	const { timeScale, n } = options;
-	const trials = options.trials ?? 5;
+	const trials = options.trials ?? 9;
 	const fake = await startFakeService({ timeScale, seed: 7 });
 	try {
 		const acme = fake.accounts().find((a) => a.name === 'Acme Outdoor')!;
@@ -147,11 +151,24 @@ export async function benchListing(options: { timeScale: number; n: number; tria
 			};
 		};
 
-		// Warm both paths once (module loading, connection setup), then alternate the trials.
+		const minimal = async () => {
+			const t0 = performance.now();
+			const result = await runNodes(fake, timeScale, [
+				{ name: 'Minimal', type: MINIMAL_LIST_NODE, parameters: {} },
+			]);
+			if (result.error) throw result.error;
+			if (result.items.length !== n) throw new Error(`minimal node listed ${result.items.length}`);
+			return performance.now() - t0;
+		};
+
+		// Warm every path once (module loading, connection setup), then alternate the trials.
 		fake.resetLimits();
 		await bare();
 		fake.resetLimits();
 		await ours();
+		fake.resetLimits();
+		await minimal();
+		const minimalTimes: number[] = [];
 		const bareTimes: number[] = [];
 		const fixedTimes: number[] = [];
 		const ourRuns: Array<Awaited<ReturnType<typeof ours>>> = [];
@@ -161,6 +178,8 @@ export async function benchListing(options: { timeScale: number; n: number; tria
 			fake.resetLimits();
 			ourRuns.push(await ours());
 			fixedTimes.push(await fixed());
+			fake.resetLimits();
+			minimalTimes.push(await minimal());
 		}
 		return {
 			n,
@@ -173,6 +192,7 @@ export async function benchListing(options: { timeScale: number; n: number; tria
 			surfaced429: ourRuns.reduce((s, r) => s + r.surfaced429, 0),
 			provoked429: ourRuns.reduce((s, r) => s + r.provoked429, 0),
 			fixedMs: median(fixedTimes),
+			minimalMs: median(minimalTimes),
 		} satisfies ListingResult;
 	} finally {
 		await fake.stop();
