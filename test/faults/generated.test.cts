@@ -26,6 +26,7 @@ import {
 	visibleText,
 	type OperationRow,
 } from './matrix.cjs';
+import { PATH_ROWS } from './paths.cjs';
 
 const RUNS = Number(process.env.FC_FAULT_RUNS ?? 20);
 const replay = process.env.FC_SEED
@@ -191,7 +192,11 @@ function answerOf(
 	}
 }
 
-const rows = OPERATIONS.map((row, index) => ({ row, index }));
+/** `FC_ROWS=tool,trigger` draws only the rows whose name holds one of the words (for a replay). */
+const rowFilter = (process.env.FC_ROWS ?? '').split(',').filter(Boolean);
+const rows = [...OPERATIONS, ...PATH_ROWS]
+	.filter((row) => rowFilter.length === 0 || rowFilter.some((word) => row.name.includes(word)))
+	.map((row, index) => ({ row, index }));
 
 test(
 	`generated fault matrix: ${RUNS} cases of operation × fault sequence × clock offset`,
@@ -234,8 +239,9 @@ test(
 							}
 						}
 						const started = Date.now();
-						const { value: result, logs } = await captureLogs(() =>
-							run(service, prepared.nodes, { items: prepared.items }),
+						const { value: result, logs } = await captureLogs(
+							() =>
+								prepared.execute?.() ?? run(service, prepared.nodes, { items: prepared.items }),
 						);
 						const tookMs = Date.now() - started;
 						// The faults happened: the first request met the first (a fault that still answers,

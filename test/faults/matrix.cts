@@ -72,6 +72,11 @@ export interface Prepared {
 	injectAt: { method: string; pathPrefix: string };
 	/** Runs after the workflow: the operation's own checks against the fake's state. */
 	verify: (result: RunWorkflowResult, fake: FakeService) => Promise<void> | void;
+	/**
+	 * How the case runs when it is not a workflow of `nodes` (a trigger's poll, the editor's list
+	 * search: paths.cts): what it gave, in a workflow result's shape.
+	 */
+	execute?: () => Promise<RunWorkflowResult>;
 }
 
 export interface OperationRow {
