@@ -16,6 +16,7 @@
 import fc from 'fast-check';
 import { gzipSync } from 'node:zlib';
 
+import { collectParts, type ReportFile } from '../../sandbox/files.cjs';
 import type { ScriptedAnswer } from '../../sandbox/index.cjs';
 import { run } from '../nodes/helpers.cjs';
 import {
@@ -44,7 +45,17 @@ type Fault =
 	| { kind: 'notJson'; after: boolean }
 	| { kind: 'gzipDamaged'; after: boolean }
 	| { kind: 'gzipOverPlain'; after: boolean }
-	| { kind: 'echoKey'; status: 500 | 503; spelling: number };
+	| { kind: 'echoKey'; status: 500 | 503; spelling: number }
+	/** The fake's own answer (the work done) in raw bytes that HTTP allows or a liar sends. */
+	| { kind: 'wire'; shape: WireShape };
+
+/**
+ * interim: 1xx answers before the real one · headers: hundreds of header lines · slowHead: the
+ * status line and headers a few bytes at a time · longLength: a Content-Length beyond the body,
+ * then the connection closes · shortLength: a Content-Length short of the body (a JSON answer:
+ * a file's lie cannot be told from the file, so a file gets the long lie instead).
+ */
+type WireShape = 'interim' | 'headers' | 'slowHead' | 'longLength' | 'shortLength';
 
 const retryAfter = fc.option(
 	fc.constantFrom(
@@ -77,7 +88,52 @@ const FAULTS: fc.Arbitrary<Fault> = fc.oneof(
 		status: fc.constantFrom(500 as const, 503 as const),
 		spelling: fc.nat({ max: 5 }),
 	}),
+	fc.record({
+		kind: fc.constant('wire' as const),
+		shape: fc.constantFrom<WireShape>(
+			'interim',
+			'headers',
+			'slowHead',
+			'longLength',
+			'shortLength',
+		),
+	}),
 );
+
+/** The fake's own answer as raw HTTP/1.1 bytes, shaped by `shape`. */
+async function wireAnswer(
+	reply: { status: number; json?: unknown; file?: ReportFile },
+	shape: WireShape,
+): Promise<ScriptedAnswer> {
+	const body = reply.file
+		? await collectParts(reply.file.parts)
+		: Buffer.from(JSON.stringify(reply.json ?? {}), 'utf8');
+	const lie = shape === 'shortLength' && reply.file ? 'longLength' : shape;
+	const length =
+		lie === 'longLength' ? body.length + 64 : lie === 'shortLength' ? body.length - 5 : body.length;
+	const headers = [
+		`Content-Type: ${reply.file ? reply.file.contentType : 'application/json; charset=utf-8'}`,
+		...(reply.file ? [`Content-Disposition: attachment; filename="${reply.file.filename}"`] : []),
+		`Content-Length: ${length}`,
+		'Connection: close',
+		...(lie === 'headers' ? Array.from({ length: 300 }, (_, n) => `X-Filler-${n}: x`) : []),
+	];
+	const head = Buffer.from(
+		`HTTP/1.1 ${reply.status} Answer\r\n${headers.join('\r\n')}\r\n\r\n`,
+		'latin1',
+	);
+	const interim = Buffer.from(
+		'HTTP/1.1 102 Processing\r\n\r\n'.repeat(lie === 'interim' ? 20 : 0),
+		'latin1',
+	);
+	const bytes = Buffer.concat([interim, head, body]);
+	const pieces: Buffer[] = [];
+	const size = lie === 'slowHead' ? 16 : bytes.length;
+	for (let at = 0; at < head.length + interim.length && lie === 'slowHead'; at += size)
+		pieces.push(bytes.subarray(at, Math.min(at + size, head.length + interim.length)));
+	pieces.push(bytes.subarray(lie === 'slowHead' ? head.length + interim.length : 0));
+	return { wire: { pieces, everyMs: lie === 'slowHead' ? 2 : 0 } };
+}
 
 /** The key as a service might echo it. */
 function spelled(key: string, spelling: number): string {
@@ -117,8 +173,8 @@ function decoded(text: string): string {
 function answerOf(
 	fault: Fault,
 	key: string,
-	real: () => { status: number; json?: unknown },
-): ScriptedAnswer {
+	real: () => { status: number; json?: unknown; file?: ReportFile },
+): ScriptedAnswer | Promise<ScriptedAnswer> {
 	const json = 'application/json';
 	const work = (after: boolean) => (after ? real() : undefined);
 	switch (fault.kind) {
@@ -186,6 +242,8 @@ function answerOf(
 				body: JSON.stringify(reply?.json ?? { data: [] }),
 			};
 		}
+		case 'wire':
+			return wireAnswer(real(), fault.shape);
 		case 'drop':
 			// Not scripted as an answer: the fake's own injected drop (before or after the work).
 			throw new Error('drop is injected, not answered');
@@ -207,7 +265,8 @@ test(
 				fc.array(FAULTS, { minLength: 1, maxLength: 4 }),
 				fc.constantFrom(0, 0, 90_000, -90_000, 3_600_000),
 				fc.integer({ min: 1, max: 1_000_000 }),
-				async ({ row }: { row: OperationRow }, faults, clockOffsetMs, seed) => {
+				async ({ row }: { row: OperationRow }, drawn, clockOffsetMs, seed) => {
+					const faults = drawn.slice(0, row.maxFaults ?? drawn.length);
 					const service = await freshService(seed, { timeScale: row.timeScale });
 					try {
 						const key = service.fake.keys.live;
@@ -230,7 +289,9 @@ test(
 										// The log says which answers were lost after the fake did the work (the
 										// rows' checks allow one extra diagnostic for each: those cannot be found).
 										const entry = service.fake.log[service.fake.log.length - 1];
-										const lost = 'after' in fault && fault.after;
+										const lost =
+											('after' in fault && fault.after) ||
+											(fault.kind === 'wire' && /Length/.test(fault.shape));
 										if (lost && !(fault.kind === 'status' && fault.status === 429) && entry)
 											entry.fault = '500';
 										return answerOf(fault, key, real);
@@ -240,8 +301,7 @@ test(
 						}
 						const started = Date.now();
 						const { value: result, logs } = await captureLogs(
-							() =>
-								prepared.execute?.() ?? run(service, prepared.nodes, { items: prepared.items }),
+							() => prepared.execute?.() ?? run(service, prepared.nodes, { items: prepared.items }),
 						);
 						const tookMs = Date.now() - started;
 						// The faults happened: the first request met the first (a fault that still answers,

@@ -83,6 +83,8 @@ export interface OperationRow {
 	name: string;
 	/** Time scale of this row's fake, when it must differ from TIME_SCALE. */
 	timeScale?: number;
+	/** Faults in a row the path recovers from (its Max Attempts − 1), when fewer than 4. */
+	maxFaults?: number;
 	prepare: (service: TestService, maxAttempts: number | undefined) => Promise<Prepared> | Prepared;
 }
 

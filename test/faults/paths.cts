@@ -101,7 +101,9 @@ export const PATH_ROWS: OperationRow[] = [
 			const before = reportIdsOf(service.fake);
 			return {
 				nodes: [toolNode('report', 'generate')],
-				items: [{ account, title: 'Tool fault report', dateStart: '2026-10-01', dateEnd: '2026-10-07' }],
+				items: [
+					{ account, title: 'Tool fault report', dateStart: '2026-10-01', dateEnd: '2026-10-07' },
+				],
 				injectAt: { method: 'POST', pathPrefix: '/v1/reports' },
 				verify: (result, fake) => {
 					const created = fake.reports().filter((r) => !before.has(r.id));
@@ -223,6 +225,8 @@ export const PATH_ROWS: OperationRow[] = [
 	},
 	{
 		name: 'list search: campaigns in the editor',
+		// The editor waits for it: 3 attempts (methods/listSearch.ts), so 2 faults in a row.
+		maxFaults: 2,
 		prepare: (service) => {
 			const { listSearch } = new AdPerformance().methods!;
 			return {
