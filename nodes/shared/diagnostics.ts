@@ -9,8 +9,10 @@ const LOST_DIAGNOSTIC_POLL_MS = 2_500;
 /**
  * POST /v1/diagnostics without resending blindly. Diagnostics cannot be listed, so a run
  * whose answer was lost (5xx, dropped connection, garbled answer) cannot be found again.
- * Resending then meets 409 diagnostic_in_progress while that run goes on (5–10 s): we wait
- * for it to end and start ours, so the item still gets a diagnostic it can poll.
+ * Resending then meets 409 diagnostic_in_progress while that run goes on (5–10 s): the request
+ * says so (`busy`), the transport's table waits for that run to end, and ours starts, so the
+ * item still gets a diagnostic it can poll. Past LOST_DIAGNOSTIC_WAIT_MS from the latest lost
+ * answer (each may have started a run of its own), a 409 is the service's answer.
  */
 export async function createDiagnostic(
 	client: AdPerformanceClient,
@@ -19,9 +21,7 @@ export async function createDiagnostic(
 	deadline: number,
 ): Promise<ServiceDiagnostic> {
 	const subject = `campaign ${campaignId}`;
-	// Counted from the latest lost answer: each may have started a run of its own.
-	let giveUpAt = Infinity;
-	let answerLost = false;
+	let waitForLostRunUntil = -Infinity;
 	return await client.attempts<ServiceDiagnostic>(
 		async (round) => {
 			const outcome = await client.writeOnce(
@@ -32,37 +32,28 @@ export async function createDiagnostic(
 					itemIndex,
 					subject,
 					expect: 'record',
-					passThroughStatuses: answerLost ? [409] : undefined,
+					busy:
+						Date.now() < waitForLostRunUntil
+							? { statuses: [409], pollMs: LOST_DIAGNOSTIC_POLL_MS }
+							: undefined,
+					explain: (status, type) =>
+						status === 409 && type === 'diagnostic_in_progress' && waitForLostRunUntil > -Infinity
+							? {
+									description:
+										'A run started by an earlier attempt whose answer was lost is still going. Run the diagnostic again in a minute.',
+								}
+							: undefined,
 					deadline,
 				},
 				round,
 			);
-			// Not findable: the retry loop resends it after a backoff, and 409 is ours to settle.
-			if (outcome.kind === 'ambiguous') {
-				answerLost = true;
-				giveUpAt = Date.now() + client.clock.realMs(LOST_DIAGNOSTIC_WAIT_MS);
-			}
+			// Not findable: the retry loop resends it after a backoff.
+			if (outcome.kind === 'ambiguous')
+				waitForLostRunUntil = Date.now() + client.clock.realMs(LOST_DIAGNOSTIC_WAIT_MS);
 			if (outcome.kind !== 'done') return outcome;
-			if (outcome.value.statusCode !== 409)
-				return {
-					kind: 'done',
-					value: (outcome.value.body as SingleEnvelope<ServiceDiagnostic>).data,
-				};
-			const error = client.serviceError({
-				status: 409,
-				type: 'diagnostic_in_progress',
-				itemIndex,
-				subject,
-				description:
-					'A run started by an earlier attempt whose answer was lost is still going. Run the diagnostic again in a minute.',
-			});
-			if (Date.now() >= giveUpAt) return { kind: 'final', error };
-			// That run is still going: wait for it as the service suggests, not counted as a failure.
 			return {
-				kind: 'scheduled',
-				error,
-				waitMs: client.clock.realMs(LOST_DIAGNOSTIC_POLL_MS),
-				countsAsFailure: false,
+				kind: 'done',
+				value: (outcome.value.body as SingleEnvelope<ServiceDiagnostic>).data,
 			};
 		},
 		{ deadline },

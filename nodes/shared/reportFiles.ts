@@ -9,7 +9,7 @@ import {
 } from './fileName';
 import { ANSWER_LIMITS, BYTES_PER_MB } from './limits';
 import type { AdPerformanceClient } from './transport';
-import { isAnswerTimedOut, isAnswerTooLarge, pathId } from './transport';
+import { decide, failedAttempt, isAnswerTimedOut, isAnswerTooLarge, pathId } from './transport';
 import type { ServiceReport } from './types';
 import type { InputValidator } from './validation';
 
@@ -70,7 +70,10 @@ export async function downloadReportFile(
 			maxFileSizeMb: Math.round((maxFileBytes / BYTES_PER_MB) * 10) / 10,
 			itemIndex,
 		});
-	// A download cut off mid-way is a read: it is fetched again, by the transport's retry loop.
+	// A download is a read: what follows a failure is the transport's table (decide), and a
+	// file fetched again is fetched by the transport's retry loop.
+	const after = (seen: Parameters<typeof decide>[0], error: Error) =>
+		failedAttempt<IBinaryData>(decide(seen, { resendable: true }), error, Date.now());
 	return await client.attempts<IBinaryData>(
 		async (round) => {
 			const response = await client.download(url, {
@@ -80,21 +83,21 @@ export async function downloadReportFile(
 				maxBytes: maxFileBytes,
 				deadline,
 			});
-			if (response.tooLarge) return { kind: 'final', error: tooLarge() };
+			if (response.tooLarge) return after({ kind: 'refused' }, tooLarge());
 			const headers = response.headers as Record<string, unknown>;
 			// A report file is a PDF, Markdown or JSON: a web page in its place is a proxy's or a
 			// gateway's error page answered with 200, a garbled answer, asked again like one.
 			if (/^\s*text\/html\b/i.test(headerOf(headers, 'content-type') ?? '')) {
 				(response.body as { destroy?: () => void } | undefined)?.destroy?.();
-				return {
-					kind: 'retry',
-					error: client.apiError(
+				return after(
+					{ kind: 'garbled' },
+					client.apiError(
 						`The download of report ${report.id} answered with a web page instead of the file`,
 						'The service (or a proxy in front of it) sent an HTML page where the report file belongs; nothing was stored. Run the workflow again later.',
 						itemIndex,
 						'protocol_error',
 					),
-				};
+				);
 			}
 			const format = typeof report.format === 'string' ? report.format : '';
 			const mimeType =
@@ -114,27 +117,28 @@ export async function downloadReportFile(
 				return { kind: 'done', value: binary };
 			} catch (error) {
 				client.throwIfCancelled();
-				if (isAnswerTooLarge(error)) return { kind: 'final', error: tooLarge() };
+				if (isAnswerTooLarge(error)) return after({ kind: 'refused' }, tooLarge());
 				if (isAnswerTimedOut(error)) {
-					return {
-						kind: 'final',
-						error: client.apiError(
+					// We stopped reading at the download's time limit: refused, not resent.
+					return after(
+						{ kind: 'refused' },
+						client.apiError(
 							`The download of report ${report.id} did not finish within ${ANSWER_LIMITS.downloadMs / 60_000} minutes`,
 							'The service sent the file too slowly, and the download was stopped. Run the workflow again later; if it persists, contact the service.',
 							itemIndex,
 							// Named for what was seen: no whole answer in time, not a malformed one.
 							'timeout',
 						),
-					};
+					);
 				}
-				return {
-					kind: 'retry',
-					error: client.apiError(
+				return after(
+					{ kind: 'garbled' },
+					client.apiError(
 						`The download of report ${report.id} was cut off before the whole file arrived`,
 						`The connection broke during the download ${round.failures + 1} time(s) (${(error as Error)?.message ?? 'unknown error'}). Run the workflow again, or raise Request Options → Max Attempts.`,
 						itemIndex,
 					),
-				};
+				);
 			}
 		},
 		{ deadline },

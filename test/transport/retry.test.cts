@@ -1,21 +1,62 @@
+import { fc, test as fcTest } from '@fast-check/jest';
+
 import {
 	backoffMs,
+	decide,
 	retryAfterMs,
-	classifyStatus,
 	networkErrorCode,
 	retryHintSeconds,
+	type Seen,
 } from '../../nodes/shared/transport/retry';
 
 describe('retry policy', () => {
-	test('statuses: 429 is scheduling, 5xx transient, other errors final', () => {
-		expect(classifyStatus(200)).toBe('success');
-		expect(classifyStatus(202)).toBe('success');
-		expect(classifyStatus(429)).toBe('rateLimited');
-		for (const status of [500, 502, 503, 504]) expect(classifyStatus(status)).toBe('serverError');
-		for (const status of [302, 400, 401, 403, 404, 409, 422, 501]) {
-			expect(classifyStatus(status)).toBe('final');
+	test('the table: 429 and work under way are scheduled, 5xx unknown, other errors final', () => {
+		const read = { resendable: true };
+		const write = { resendable: false };
+		expect(decide({ kind: 'answer', status: 200 }, write)).toBe('done');
+		expect(decide({ kind: 'answer', status: 202 }, write)).toBe('done');
+		expect(decide({ kind: 'answer', status: 429 }, write)).toBe('schedule');
+		expect(decide({ kind: 'answer', status: 409, busy: true }, write)).toBe('schedule');
+		for (const status of [500, 502, 503, 504]) {
+			expect(decide({ kind: 'answer', status }, read)).toBe('retry');
+			expect(decide({ kind: 'answer', status }, write)).toBe('search');
 		}
+		for (const status of [302, 400, 401, 403, 404, 409, 422, 501]) {
+			expect(decide({ kind: 'answer', status }, read)).toBe('final');
+		}
+		expect(decide({ kind: 'unsent' }, write)).toBe('retry');
+		expect(decide({ kind: 'refused' }, read)).toBe('final');
 	});
+
+	const seenArbitrary: fc.Arbitrary<Seen> = fc.oneof(
+		fc.record({
+			kind: fc.constant('answer' as const),
+			status: fc.integer({ min: 100, max: 599 }),
+			busy: fc.boolean(),
+		}),
+		fc.constantFrom<Seen>(
+			{ kind: 'garbled' },
+			{ kind: 'unsent' },
+			{ kind: 'lost' },
+			{ kind: 'refused' },
+			{ kind: 'unexplained' },
+		),
+	);
+
+	fcTest.prop([seenArbitrary])(
+		'a request whose work must not be done twice is never resent blindly: whatever may have reached the service is looked for first',
+		(seen) => {
+			const forWrite = decide(seen, { resendable: false });
+			const forRead = decide(seen, { resendable: true });
+			// A read is never searched for; a write is resent only when nothing reached the service.
+			expect(forRead).not.toBe('search');
+			if (forWrite === 'retry') expect(seen.kind).toBe('unsent');
+			// The two differ only where the work may have been done.
+			if (forWrite !== forRead) expect([forWrite, forRead]).toEqual(['search', 'retry']);
+			// A garbled or lost answer is never final: it is asked again or looked for.
+			if (seen.kind === 'garbled' || seen.kind === 'lost') expect(forWrite).toBe('search');
+		},
+	);
 
 	test('backoff is full jitter under an exponential, capped ceiling', () => {
 		expect(backoffMs(1, 0.999)).toBeLessThan(1000);

@@ -1,5 +1,5 @@
 import type { CancellableWait } from './cancellableWait';
-import { backoffMs } from './retry';
+import { backoffMs, type Decision } from './retry';
 import type { ServiceClock } from './serviceClock';
 
 /** What one attempt came to (pipeline.ts classifies an exchange into one of these). */
@@ -13,6 +13,27 @@ export type Attempt<T> =
 	| { kind: 'scheduled'; error: Error; waitMs: number; countsAsFailure: boolean }
 	/** The answer: thrown as it is. */
 	| { kind: 'final'; error: Error };
+
+/**
+ * The attempt a decision of the table (retry.ts, decide) makes of a failure: again, look for
+ * it first (`sentAt`: when the request that may have done the work was sent), or final. The
+ * schedules (429, work still under way) carry their wait and are built where it is known.
+ */
+export function failedAttempt<T>(
+	decision: Decision,
+	error: Error,
+	sentAt: number,
+	retryAfterMs?: number,
+): Attempt<T> {
+	switch (decision) {
+		case 'retry':
+			return { kind: 'retry', error, retryAfterMs };
+		case 'search':
+			return { kind: 'ambiguous', error, sentAt, retryAfterMs };
+		default:
+			return { kind: 'final', error };
+	}
+}
 
 /** Where a run of attempts stands, for the attempt that comes next. */
 export interface Round {

@@ -13,15 +13,17 @@ import {
 	type RequestContext,
 } from './exchange';
 import type { Attempt, AttemptRules, Round } from './attempts';
-import { AttemptRunner } from './attempts';
+import { AttemptRunner, failedAttempt } from './attempts';
 import type { Bucket, KeyPacer } from './rateLimiter';
 import {
-	classifyStatus,
+	decide,
 	decodingFailureOf,
 	NETWORK_ERROR_PROSE,
 	networkErrorCode,
 	retryAfterMs,
 	retryHintSeconds,
+	UNSENT_ERROR_CODES,
+	type Decision,
 } from './retry';
 import type { ServiceClock } from './serviceClock';
 import { isServiceOrigin } from './urlPolicy';
@@ -44,8 +46,13 @@ export interface RequestSpec {
 	writeLimit?: 'generation' | 'diagnostic';
 	/** Whether a failure with unknown outcome may be resent (false for creating things). */
 	resendable?: boolean;
-	/** Error statuses the caller settles itself: answered as a response instead of thrown. */
-	passThroughStatuses?: number[];
+	/**
+	 * Error statuses that mean "the work an earlier, lost attempt started is still under way"
+	 * (a diagnostic's 409 after a lost answer), and how often to ask again meanwhile (service
+	 * ms): the table (retry.ts, decide) schedules them instead of failing. The caller sets it
+	 * while such work may be going on, and leaves it out when it no longer waits for it.
+	 */
+	busy?: { statuses: number[]; pollMs: number };
 	/** A message and fix better suited to this request than the generic ones of its error type. */
 	explain?: (
 		status: number,
@@ -290,7 +297,10 @@ export class RequestPipeline {
 		return outcome;
 	}
 
-	/** What an exchange came to, with the key's pacing told (only by the one that sent it). */
+	/**
+	 * What an exchange came to, with the key's pacing told (only by the one that sent it): what
+	 * was seen is named (retry.ts, Seen), and the one table (decide) says what follows.
+	 */
 	private classify(
 		spec: RequestSpec,
 		transfer: Transfer,
@@ -301,30 +311,27 @@ export class RequestPipeline {
 		const { waiting, errors, pacer } = this.parts;
 		const limiter = exchanged.shared ? undefined : pacer.limiter;
 		const { response, sentAt } = exchanged;
+		const follow = (decision: Decision, error: NodeApiError, retryAfterMs?: number) =>
+			failedAttempt<RawResponse>(decision, error, sentAt, retryAfterMs);
 		if (response === undefined) {
 			limiter?.onUnanswered(buckets);
 			waiting.throwIfCancelled();
 			// A shared request whose sender was stopped after sending: for this execution the request
-			// was sent and its answer lost, the rule of a lost answer holds (a write is looked for
-			// before anything is resent).
+			// was sent and its answer lost.
 			if (exchanged.shared && exchanged.senderStopped) {
 				const lost = 'the answer was lost: the execution that sent this request was stopped';
-				return this.unfinished(
-					spec,
-					errors.network(exchanged.failure, 'ECONNABORTED', lost, spec),
-					sentAt,
-				);
+				const error = errors.network(exchanged.failure, 'ECONNABORTED', lost, spec);
+				return follow(decide({ kind: 'lost' }, spec), error);
 			}
 			// Our own refusals (a redirect we would not follow) are final as they are.
 			if (errors.isOwn(exchanged.failure))
-				return { kind: 'final', error: exchanged.failure as Error };
+				return follow(decide({ kind: 'refused' }, spec), exchanged.failure as NodeApiError);
 			if (Date.now() >= spec.deadline) throw new DeadlineReached();
-			// An answer came and could not be unpacked: garbled, as a broken envelope is. A read is
-			// asked again; a write is perhaps done, and is looked for before anything is resent.
+			// An answer came and could not be unpacked: garbled, as a broken envelope is.
 			const garbled = decodingFailureOf(exchanged.failure);
 			if (garbled !== undefined) {
 				const problem = `the answer could not be unpacked (${garbled.slice(0, 200)})`;
-				return this.unfinished(spec, errors.protocol(problem, spec), sentAt);
+				return follow(decide({ kind: 'garbled' }, spec), errors.protocol(problem, spec));
 			}
 			const code = networkErrorCode(exchanged.failure);
 			const error = errors.network(
@@ -333,13 +340,15 @@ export class RequestPipeline {
 				NETWORK_ERROR_PROSE[code ?? ''] ?? 'the request failed',
 				spec,
 			);
-			return code ? this.unfinished(spec, error, sentAt) : { kind: 'final', error };
+			const seen = !code ? 'unexplained' : UNSENT_ERROR_CODES.has(code) ? 'unsent' : 'lost';
+			return follow(decide({ kind: seen }, spec), error);
 		}
 		this.parts.observeAnswer(response.headers, sentAt);
 
-		const status = classifyStatus(response.statusCode);
-		if (status === 'success' || spec.passThroughStatuses?.includes(response.statusCode)) {
-			if (!transfer.json || status !== 'success') {
+		const busy = spec.busy?.statuses.includes(response.statusCode) === true;
+		const decision = decide({ kind: 'answer', status: response.statusCode, busy }, spec);
+		if (decision === 'done') {
+			if (!transfer.json) {
 				limiter?.onAccepted(buckets, undefined);
 				return { kind: 'done', value: response, sentAt };
 			}
@@ -353,7 +362,8 @@ export class RequestPipeline {
 			if (envelope.problem !== undefined) {
 				limiter?.onAccepted(buckets, undefined);
 				// The service did the work and garbled the answer: a write is not resent blindly.
-				return this.unfinished(spec, errors.protocol(envelope.problem, spec), sentAt);
+				const error = errors.protocol(envelope.problem, spec);
+				return follow(decide({ kind: 'garbled' }, spec), error);
 			}
 			limiter?.onAccepted(buckets, remainingOf(envelope.value), exchanged.sendNumber);
 			// Records are not scrubbed here: whatever leaves a node (items, errors) is scrubbed
@@ -381,7 +391,13 @@ export class RequestPipeline {
 			Date.now(),
 		);
 
-		if (status === 'rateLimited') {
+		if (busy && spec.busy) {
+			limiter?.onAccepted(buckets, undefined);
+			// Work a lost attempt started goes on: ask again as the service suggests, not a failure.
+			const waitMs = this.parts.clock.realMs(spec.busy.pollMs);
+			return { kind: 'scheduled', error, waitMs, countsAsFailure: false };
+		}
+		if (decision === 'schedule') {
 			// A 429 is the service scheduling us, not a failure: wait as told (Retry-After, or the
 			// seconds its message names), never less than a backoff floor (a hint of "0 seconds" must
 			// not turn into hammering), with jitter, for as long as Request Options allow (see
@@ -402,26 +418,12 @@ export class RequestPipeline {
 			return { kind: 'scheduled', error, waitMs, countsAsFailure: hintMs === undefined };
 		}
 		limiter?.onAccepted(buckets, undefined);
-		if (status === 'final') return { kind: 'final', error };
-		// A 5xx (a write's work may have been done before the answer failed); a 503 may say when
-		// the service is back (a proxy's maintenance page).
+		// A 503 may say when the service is back (a proxy's maintenance page).
 		const backMs =
 			response.statusCode === 503 && retryAfter !== undefined
 				? this.parts.clock.realMs(retryAfter)
 				: undefined;
-		return this.unfinished(spec, error, sentAt, backMs);
-	}
-
-	/** Not done, or for a request that must not be resent blindly, perhaps done. */
-	private unfinished(
-		spec: RequestSpec,
-		error: NodeApiError,
-		sentAt: number,
-		retryAfterMs?: number,
-	): Attempt<RawResponse> {
-		return spec.resendable === false
-			? { kind: 'ambiguous', error, sentAt, retryAfterMs }
-			: { kind: 'retry', error, retryAfterMs };
+		return follow(decision, error, backMs);
 	}
 
 	private maxWaitMinutes(): number {

@@ -16,20 +16,53 @@ export const RETRY_DEFAULTS = {
 /** Statuses that mean "try again later"; every other 4xx is an answer and never retried. */
 const SERVER_ERROR_STATUSES = new Set([500, 502, 503, 504]);
 
-export type Outcome =
-	| 'success'
-	/** 429: not done, resend after the wait the limiter names. */
-	| 'rateLimited'
-	/** 5xx: a read is resent; for a write the work may have been done. */
-	| 'serverError'
-	/** Any other status: the service's final answer. */
-	| 'final';
+/**
+ * What one attempt saw, whatever the request: every attempt ends in exactly one of these.
+ *   - answer: the service answered with `status`, readable (a 2xx's envelope checked);
+ *   - garbled: an answer came and could not be read: undecodable packing, not JSON, a broken
+ *     envelope, a web page where a file belongs, cut off before its end;
+ *   - unsent: no answer, and the request never reached the service (connection refused);
+ *   - lost: no answer after the request may have reached it (reset, timed out);
+ *   - refused: we refused to go on (a redirect elsewhere, an answer over its size limit);
+ *   - unexplained: a failure that is none of these (it is not guessed at).
+ * `busy`: an answer whose status means that work an earlier, lost attempt started is still under
+ * way (RequestSpec.busyAfterLost).
+ */
+export type Seen =
+	| { kind: 'answer'; status: number; busy?: boolean }
+	| { kind: 'garbled' }
+	| { kind: 'unsent' }
+	| { kind: 'lost' }
+	| { kind: 'refused' }
+	| { kind: 'unexplained' };
 
-export function classifyStatus(statusCode: number): Outcome {
-	if (statusCode >= 200 && statusCode < 300) return 'success';
-	if (statusCode === 429) return 'rateLimited';
-	if (SERVER_ERROR_STATUSES.has(statusCode)) return 'serverError';
-	return 'final';
+/**
+ * done · retry (send again after a backoff) · search (the work may be done: look for it before
+ * anything is sent again) · schedule (wait as the service says, then send again) · final.
+ */
+export type Decision = 'done' | 'retry' | 'search' | 'schedule' | 'final';
+
+/**
+ * The one table that decides what follows an attempt, for every request, POST included: no
+ * other code decides to retry. `resendable` is false for a request whose work must not be done
+ * twice (a write): what may have reached the service is looked for, never resent blindly.
+ */
+export function decide(seen: Seen, request: { resendable?: boolean }): Decision {
+	const unknownWhetherDone = request.resendable === false ? 'search' : 'retry';
+	switch (seen.kind) {
+		case 'answer':
+			if (seen.status >= 200 && seen.status < 300) return 'done';
+			if (seen.status === 429 || seen.busy) return 'schedule';
+			return SERVER_ERROR_STATUSES.has(seen.status) ? unknownWhetherDone : 'final';
+		case 'garbled':
+		case 'lost':
+			return unknownWhetherDone;
+		case 'unsent':
+			return 'retry';
+		case 'refused':
+		case 'unexplained':
+			return 'final';
+	}
 }
 
 /** Full-jitter exponential backoff: a random wait up to min(cap, base × 2^(attempt−1)). */
@@ -129,6 +162,13 @@ function firstInChain<T>(
 	}
 	return undefined;
 }
+
+/** Network failures before the request could reach the service: it was never sent. */
+export const UNSENT_ERROR_CODES = new Set([
+	'ECONNREFUSED',
+	'EAI_AGAIN',
+	'ERR_SOCKET_CONNECTION_TIMEOUT',
+]);
 
 /** Network failures worth another attempt (the request may not have reached the service). */
 const NETWORK_ERROR_CODES = new Set([
