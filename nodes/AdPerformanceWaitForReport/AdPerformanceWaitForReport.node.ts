@@ -16,7 +16,7 @@ import {
 import { everyItemFailed, ItemResults } from '../shared/items';
 import { outcomeOf, type WaitUntilFinishedResult } from '../shared/waitUntilFinished';
 import { downloadReportFile } from '../shared/reportFiles';
-import type { ReportHint } from '../shared/reportLedger';
+import type { ReportHint } from '../shared/waitForReports';
 import { createClient } from '../shared/createClient';
 import type { AdPerformanceClient } from '../shared/transport';
 import type { ServiceReport } from '../shared/types';

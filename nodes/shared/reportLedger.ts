@@ -18,9 +18,9 @@ const REUSABLE_STATUSES = new Set(['pending', 'generating', 'completed']);
 
 /*
  * The report ledger: the one home of GET and POST /v1/reports. Every walk of the report list (the
- * lookups, Wait for Ad Report's sweeps, Generate's duplicate search and its search for a recent
- * identical report, the trigger's polls) and every report generation go through it, so two rules
- * hold for all of them:
+ * lookups, Wait for Ad Report's sweeps in waitForReports.ts, Generate's duplicate search and its
+ * search for a recent identical report, the trigger's polls) goes through walkReports, and every
+ * report generation through createReport, so two rules hold for all of them:
  *   - the time each listed record was created or completed is a reading of the service's clock
  *     (transport/serviceClock.ts), beside the Date header of every answer;
  *   - a report an execution created or recovered is claimed (`client.claimedReports`, one client
@@ -65,20 +65,27 @@ export async function findReport(
 	narrow: { accountId?: string; createdAfter?: string },
 	deadline: number,
 ): Promise<ServiceReport> {
-	let found: ServiceReport | undefined;
 	const qs: IDataObject = {};
 	if (narrow.accountId) qs.accountId = narrow.accountId;
 	if (narrow.createdAfter) qs.from = narrow.createdAfter;
-	await walkReports(
-		client,
-		qs,
-		(records) => {
-			found = records.find((report) => report.id === reportId);
-			return found === undefined;
-		},
-		{ itemIndex, deadline },
-	);
-	if (!found) {
+	let reason = '';
+	for (let read = 0; read < LISTING_READS; read++) {
+		let found: ServiceReport | undefined;
+		const walked = await walkReports(
+			client,
+			qs,
+			(records) => {
+				found = records.find((report) => report.id === reportId);
+				return found === undefined;
+			},
+			{ itemIndex, deadline, acceptIncomplete: true },
+		);
+		if (found) return found;
+		if (walked.kind === 'incomplete') {
+			reason = walked.reason;
+			continue;
+		}
+		// Absent from a complete listing: only that is "not found".
 		throw reportNotFound(
 			client,
 			reportId,
@@ -88,7 +95,57 @@ export async function findReport(
 				: 'No report with this ID exists in this workspace. Check the ID (it starts with rpt_).',
 		);
 	}
-	return found;
+	throw listingIncomplete(client, reason, `whether report ${reportId} exists`, itemIndex);
+}
+
+/** How often a listing that did not agree with itself is read again before giving up. */
+const LISTING_READS = 3;
+
+/**
+ * The reports `keep` keeps of GET /v1/reports with `qs`, from a listing read to its end: records
+ * come only with a complete listing (a caller cannot read them without handling the other
+ * case), since "there is none" may be concluded from nothing less. A listing that does not
+ * agree with itself (records shifted while it was paged, a page contradicting itself) is read
+ * again, up to LISTING_READS times.
+ */
+async function completeListing(
+	client: AdPerformanceClient,
+	qs: IDataObject,
+	keep: (report: ServiceReport) => boolean,
+	options: { itemIndex: number; deadline: number },
+): Promise<
+	{ kind: 'complete'; records: ServiceReport[] } | { kind: 'incomplete'; reason: string }
+> {
+	let reason = '';
+	for (let read = 0; read < LISTING_READS; read++) {
+		const kept = new Map<string, ServiceReport>();
+		const walked = await walkReports(
+			client,
+			qs,
+			(records) => {
+				for (const report of records) if (keep(report)) kept.set(report.id, report);
+			},
+			{ ...options, acceptIncomplete: true },
+		);
+		if (walked.kind !== 'incomplete') return { kind: 'complete', records: [...kept.values()] };
+		reason = walked.reason;
+	}
+	return { kind: 'incomplete', reason };
+}
+
+/** The error of a question a listing that never agreed with itself could not answer. */
+function listingIncomplete(
+	client: AdPerformanceClient,
+	reason: string,
+	question: string,
+	itemIndex: number,
+) {
+	return client.apiError(
+		`The report list did not agree with itself (${reason}), so it cannot tell ${question}`,
+		`It was read ${LISTING_READS} times. Nothing was created or sent again. Run the workflow again in a minute; if it persists, contact the service.`,
+		itemIndex,
+		'protocol_error',
+	);
 }
 
 /**
@@ -206,17 +263,20 @@ async function findCreatedBy(
 		const needed = clock.lowerBound(sentAt) - FROM_MARGIN_MS;
 		if (needed >= from) break;
 		from = needed;
-		await walkReports(
+		const listing = await completeListing(
 			client,
 			{ accountId: body.account_id as string, from: new Date(from).toISOString() },
-			(records) => {
-				for (const report of records) {
-					if (!client.claimedReports.has(report.id) && matchesRequest(report, body))
-						matching.set(report.id, report);
-				}
-			},
+			(report) => !client.claimedReports.has(report.id) && matchesRequest(report, body),
 			{ itemIndex, deadline },
 		);
+		if (listing.kind === 'incomplete')
+			throw listingIncomplete(
+				client,
+				listing.reason,
+				'whether the lost request created a report',
+				itemIndex,
+			);
+		for (const report of listing.records) matching.set(report.id, report);
 	}
 	const placed = { after: [] as ServiceReport[], unsure: [] as ServiceReport[] };
 	for (const report of matching.values()) {
@@ -272,20 +332,24 @@ async function findRecent(
 	const clock = client.clock;
 	const since = Date.now() - REUSE_WINDOW_MS;
 	const matching = new Map<string, ServiceReport>();
-	const walkFrom = async (from: number) =>
-		await walkReports(
+	// To the end of the window: "none" is concluded from a complete listing, never from a first
+	// page (a busy account can have more than 100 reports in 10 minutes) or a shifted one.
+	const walkFrom = async (from: number) => {
+		const listing = await completeListing(
 			client,
 			{ accountId: body.account_id as string, from: new Date(from).toISOString() },
-			(records) => {
-				for (const report of records) {
-					if (REUSABLE_STATUSES.has(report.status as string) && matchesRequest(report, body))
-						matching.set(report.id, report);
-				}
-				// To the end of the window: "none" is concluded from a whole answer, never from a
-				// first page (a busy account can have more than 100 reports in 10 minutes).
-			},
+			(report) => REUSABLE_STATUSES.has(report.status as string) && matchesRequest(report, body),
 			{ itemIndex, deadline },
 		);
+		if (listing.kind === 'incomplete')
+			throw listingIncomplete(
+				client,
+				listing.reason,
+				'whether an identical report exists',
+				itemIndex,
+			);
+		for (const report of listing.records) matching.set(report.id, report);
+	};
 	const from = clock.lowerBound(since) - CLOCK_SKEW_MARGIN_MS;
 	await walkFrom(from);
 	// The answer's Date header is a new reading: past the margin, the window reaches further back.
@@ -393,67 +457,4 @@ export function reportNotFound(
 		message: `Report ${reportId} was not found`,
 		description,
 	});
-}
-
-export interface ReportHint {
-	accountId?: string;
-	createdAt?: string;
-}
-
-/**
- * Wait for Ad Report's look at many reports with as few list requests as possible. There is no
- * GET of one report, so each sweep pages through GET /v1/reports newest first, narrowed by
- * account when all pending reports share one and by creation time when all are known, and stops
- * as soon as every pending report has been seen. 25 reports cost one request a sweep.
- *
- * A report missing from a sweep is not declared "not found" there: the list is an index that
- * can lag behind a report just created, so a report keeps being looked for until the node's
- * Timeout, which is the one patience the user set.
- */
-export class ReportSweep {
-	private readonly hints = new Map<string, ReportHint>();
-
-	/** Whether the last sweep's listing was whole, or held every report it looked for. */
-	listedCompletely = true;
-
-	constructor(
-		private readonly client: AdPerformanceClient,
-		hints: Map<string, ReportHint>,
-	) {
-		for (const [id, hint] of hints) this.hints.set(id, { ...hint });
-	}
-
-	/** One sweep; every request of it is cut at `deadline` (then DeadlineReached is thrown). */
-	async sweep(pending: string[], deadline: number): Promise<Map<string, ServiceReport>> {
-		const wanted = new Set(pending);
-		const seen = new Map<string, ServiceReport>();
-		const qs: IDataObject = {};
-		const accounts = new Set(pending.map((id) => this.hints.get(id)?.accountId));
-		if (accounts.size === 1 && !accounts.has(undefined)) qs.accountId = [...accounts][0];
-		// The hints are the service's own creation times: a filter on its clock, whatever n8n's says.
-		let earliest = Infinity;
-		for (const id of pending)
-			earliest = Math.min(earliest, Date.parse(this.hints.get(id)?.createdAt ?? ''));
-		if (Number.isFinite(earliest))
-			qs.from = new Date(earliest - CLOCK_SKEW_MARGIN_MS).toISOString();
-		const { complete } = await walkReports(
-			this.client,
-			qs,
-			(records) => {
-				for (const report of records) {
-					if (!wanted.has(report.id)) continue;
-					seen.set(report.id, report);
-					// Only texts narrow the next sweep: a field of another shape would narrow it to nothing.
-					this.hints.set(report.id, {
-						accountId: typeof report.accountId === 'string' ? report.accountId : undefined,
-						createdAt: typeof report.createdAt === 'string' ? report.createdAt : undefined,
-					});
-				}
-				return seen.size < wanted.size;
-			},
-			{ deadline, acceptIncomplete: true },
-		);
-		this.listedCompletely = complete || seen.size === wanted.size;
-		return seen;
-	}
 }

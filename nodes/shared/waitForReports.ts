@@ -1,12 +1,14 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import { reportNotFound, walkReports } from './reportLedger';
+import { CLOCK_SKEW_MARGIN_MS, type AdPerformanceClient } from './transport';
+import { isFinished, type ServiceReport } from './types';
 import {
 	unansweredError,
 	waitUntilFinished,
 	type WaitOutcome,
 	type WaitUntilFinishedResult,
 } from './waitUntilFinished';
-import { reportNotFound, ReportSweep, type ReportHint } from './reportLedger';
-import type { AdPerformanceClient } from './transport';
-import { isFinished, type ServiceReport } from './types';
 
 /**
  * The wait of Wait for Ad Report and of its tool: one sweep per interval for every report
@@ -63,4 +65,67 @@ export function unseenReportError(
 			: undefined,
 		itemIndex: report.itemIndex,
 	});
+}
+
+export interface ReportHint {
+	accountId?: string;
+	createdAt?: string;
+}
+
+/**
+ * Wait for Ad Report's look at many reports with as few list requests as possible. There is no
+ * GET of one report, so each sweep pages through GET /v1/reports newest first, narrowed by
+ * account when all pending reports share one and by creation time when all are known, and stops
+ * as soon as every pending report has been seen. 25 reports cost one request a sweep.
+ *
+ * A report missing from a sweep is not declared "not found" there: the list is an index that
+ * can lag behind a report just created, so a report keeps being looked for until the node's
+ * Timeout, which is the one patience the user set.
+ */
+export class ReportSweep {
+	private readonly hints = new Map<string, ReportHint>();
+
+	/** Whether the last sweep's listing was whole, or held every report it looked for. */
+	listedCompletely = true;
+
+	constructor(
+		private readonly client: AdPerformanceClient,
+		hints: Map<string, ReportHint>,
+	) {
+		for (const [id, hint] of hints) this.hints.set(id, { ...hint });
+	}
+
+	/** One sweep; every request of it is cut at `deadline` (then DeadlineReached is thrown). */
+	async sweep(pending: string[], deadline: number): Promise<Map<string, ServiceReport>> {
+		const wanted = new Set(pending);
+		const seen = new Map<string, ServiceReport>();
+		const qs: IDataObject = {};
+		const accounts = new Set(pending.map((id) => this.hints.get(id)?.accountId));
+		if (accounts.size === 1 && !accounts.has(undefined)) qs.accountId = [...accounts][0];
+		// The hints are the service's own creation times: a filter on its clock, whatever n8n's says.
+		let earliest = Infinity;
+		for (const id of pending)
+			earliest = Math.min(earliest, Date.parse(this.hints.get(id)?.createdAt ?? ''));
+		if (Number.isFinite(earliest))
+			qs.from = new Date(earliest - CLOCK_SKEW_MARGIN_MS).toISOString();
+		const walked = await walkReports(
+			this.client,
+			qs,
+			(records) => {
+				for (const report of records) {
+					if (!wanted.has(report.id)) continue;
+					seen.set(report.id, report);
+					// Only texts narrow the next sweep: a field of another shape would narrow it to nothing.
+					this.hints.set(report.id, {
+						accountId: typeof report.accountId === 'string' ? report.accountId : undefined,
+						createdAt: typeof report.createdAt === 'string' ? report.createdAt : undefined,
+					});
+				}
+				return seen.size < wanted.size;
+			},
+			{ deadline, acceptIncomplete: true },
+		);
+		this.listedCompletely = walked.kind !== 'incomplete' || seen.size === wanted.size;
+		return seen;
+	}
 }

@@ -43,5 +43,14 @@ test('a first page that says it is the last, without page and page_size, makes n
 		},
 	]);
 	expect(service.fake.log.filter((entry) => entry.method === 'POST')).toHaveLength(0);
-	expect(result.error?.message).toMatch(/not in its documented format/);
+	// Read again (the list may have shifted), then refused: no window is concluded from it.
+	expect(result.error?.message).toMatch(
+		/report list did not agree with itself .*cannot tell whether an identical report exists/,
+	);
+	expect((result.error?.context as { errorType?: string } | undefined)?.errorType).toBe(
+		'protocol_error',
+	);
+	expect(
+		service.fake.log.filter((entry) => entry.method === 'GET' && entry.path === '/v1/reports'),
+	).toHaveLength(3);
 });

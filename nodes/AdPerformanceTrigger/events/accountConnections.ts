@@ -52,7 +52,7 @@ async function listAccounts(
 ): Promise<{ accounts: ServiceAccount[]; complete: boolean }> {
 	const accounts: ServiceAccount[] = [];
 	const wanted = options.limit ?? Infinity;
-	const { complete } = await client.walk<ServiceAccount>(
+	const walked = await client.walk<ServiceAccount>(
 		'/accounts',
 		{},
 		(page) => {
@@ -71,7 +71,7 @@ async function listAccounts(
 		},
 		{ deadline: options.deadline, pageSize: Number.isFinite(wanted) ? wanted : undefined },
 	);
-	return { accounts: accounts.slice(0, wanted), complete };
+	return { accounts: accounts.slice(0, wanted), complete: walked.kind === 'complete' };
 }
 
 export const accountConnections = eventKind<AccountSnapshot>({

@@ -9,16 +9,17 @@ export const MAX_PAGE_SIZE = 100;
 /** A walk that needs more pages than this is not a list any workflow wants (1,000,000 records). */
 const MAX_PAGES = 10_000;
 
-/** What a walk that was not stopped by its visitor learnt about the list as a whole. */
-export interface WalkResult {
-	/**
-	 * Whether the pages read make one consistent listing: the walk reached the last page, every
-	 * page gave the same total, and the distinct records seen are that many. Pages read while
-	 * records are added or removed may skip one or repeat one (the list shifts under its page
-	 * numbers); only a complete listing tells what is no longer there.
-	 */
-	complete: boolean;
-}
+/**
+ * What a walk came to, as a union a caller must narrow: `stopped` (its visitor had what it
+ * wanted), `complete` (the walk reached the last page, every page gave the same total, and the
+ * distinct records seen are that many), or `incomplete` with its reason. Pages read while
+ * records are added or removed may skip one or repeat one (the list shifts under its page
+ * numbers): only a complete listing tells what is not there.
+ */
+export type WalkResult =
+	| { kind: 'stopped' }
+	| { kind: 'complete' }
+	| { kind: 'incomplete'; reason: string };
 
 export interface WalkOptions {
 	pageSize?: number;
@@ -70,11 +71,19 @@ export async function walkPages<T extends IDataObject>(
 		if (problem !== undefined && options.contradiction) throw options.contradiction(problem);
 		let fresh = 0;
 		for (const record of records) if (seen.add(record)) fresh++;
-		if (visit(records) === false || problem !== undefined) return { complete: false };
+		if (visit(records) === false) return { kind: 'stopped' };
+		if (problem !== undefined) return { kind: 'incomplete', reason: problem };
 		const { hasMore, total } = pagingOf(envelope.pagination);
 		agreedTotal = agreedTotal === undefined || agreedTotal === total ? (total ?? null) : null;
 		if (!(hasMore ?? records.length === pageSize) || records.length === 0) {
-			return { complete: agreedTotal !== null && seen.size === agreedTotal };
+			if (agreedTotal === null)
+				return { kind: 'incomplete', reason: 'its pages gave no total, or different totals' };
+			if (seen.size !== agreedTotal)
+				return {
+					kind: 'incomplete',
+					reason: `its pages held ${seen.size} distinct records for a total of ${agreedTotal}`,
+				};
+			return { kind: 'complete' };
 		}
 		if (fresh === 0) {
 			throw noProgress(`page ${page} held only records of earlier pages, yet it announced more`);

@@ -1,0 +1,80 @@
+/**
+ * The listing gate (#30), by generated cases: Report → Get walks the report list to find one
+ * report (there is no GET of one report), and the list is made to disagree with itself in a
+ * drawn way on a drawn page: a total that drifts, no total, a record of the page before
+ * repeated (a shift after an insert), a record left out. "Not found" may be concluded only from
+ * a complete listing: a disagreement that passes is read again; one that persists fails the
+ * item as the list's contradiction (protocol_error), never as `not_found`.
+ */
+import { fc, test as fcTest } from '@fast-check/jest';
+import type { IDataObject } from 'n8n-workflow';
+
+import { AD_NODE } from '../nodes/helpers.cjs';
+import { runAttack, useHostileService } from './helpers.cjs';
+
+const service = useHostileService();
+
+type Disagreement = 'totalDrift' | 'noTotal' | 'repeat' | 'omit';
+
+const cases = fc.record({
+	disagreement: fc.constantFrom<Disagreement>('totalDrift', 'noTotal', 'repeat', 'omit'),
+	onPage: fc.integer({ min: 1, max: 3 }),
+	/** Where the wanted report is in the list (the list holds about 250). */
+	position: fc.integer({ min: 0, max: 240 }),
+	persistent: fc.boolean(),
+});
+
+fcTest.prop([cases], { numRuns: Number(process.env.FC_RUNS ?? 12) })(
+	'Report → Get never calls an existing report "not found" from a list that disagrees with itself',
+	async ({ disagreement, onPage, position, persistent }) => {
+		service.fake.clearIntercepts();
+		if (service.fake.reports().length < 250) service.fake.addReports(250);
+		const wanted = service.fake.reports()[position];
+		let walks = 0;
+		service.fake.intercept({
+			method: 'GET',
+			pathPrefix: '/v1/reports',
+			respond: (request, real) => {
+				const page = Number(request.query.page ?? 1);
+				if (page === 1) walks++;
+				if (page !== onPage || (!persistent && walks > 1)) return undefined;
+				const body = real().json as { data: IDataObject[]; pagination: IDataObject };
+				const data = [...body.data];
+				const pagination = { ...body.pagination };
+				if (disagreement === 'totalDrift') pagination.total = Number(pagination.total) + 1;
+				if (disagreement === 'noTotal') delete pagination.total;
+				if (disagreement === 'repeat' || disagreement === 'omit') {
+					// The wanted report is the one that goes missing, where it is on this page.
+					const at = Math.max(
+						0,
+						data.findIndex((record) => record.id === wanted.id),
+					);
+					data.splice(at, 1);
+					if (disagreement === 'repeat' && page > 1) {
+						const before = service.fake.reports()[(page - 1) * 100 - 1];
+						data.unshift(before as unknown as IDataObject);
+					}
+				}
+				return { status: 200, json: { ...body, data, pagination } };
+			},
+		});
+		const result = await runAttack(service, [
+			{
+				name: 'Ad Performance',
+				type: AD_NODE,
+				parameters: { resource: 'report', operation: 'get', reportId: wanted.id },
+			},
+		]);
+		service.fake.clearIntercepts();
+		const errorType = (result.error?.context as { errorType?: string } | undefined)?.errorType;
+		if (result.error) {
+			expect(errorType).not.toBe('not_found');
+			expect(errorType).toBe('protocol_error');
+			// Only a disagreement that lasted can fail the item.
+			expect(persistent).toBe(true);
+		} else {
+			expect(result.items.map((item) => item.json.id)).toEqual([wanted.id]);
+		}
+	},
+	120_000,
+);
