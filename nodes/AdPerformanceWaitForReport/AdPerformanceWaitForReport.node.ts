@@ -14,7 +14,7 @@ import {
 	requestOptionsProperty,
 } from '../shared/descriptions';
 import { everyItemFailed, ItemResults } from '../shared/items';
-import { outcomeOf, type WaitUntilFinishedResult } from '../shared/waitUntilFinished';
+import { settle, type WaitUntilFinishedResult } from '../shared/waitUntilFinished';
 import { downloadReportFile } from '../shared/reportFiles';
 import type { ReportHint } from '../shared/waitForReports';
 import { createClient } from '../shared/createClient';
@@ -209,28 +209,26 @@ async function settleReport(
 	found: WaitUntilFinishedResult<ServiceReport>,
 ): Promise<INodeExecutionData> {
 	const { itemIndex, reportId } = wait;
-	const outcome = outcomeOf(found, reportId);
-	if (outcome.kind === 'unlisted' || outcome.kind === 'unanswered') {
+	const settled = settle(found, reportId, {
 		// Also with On Timeout → output: a report last seen before the service fell silent is
 		// not one seen still unfinished at the timeout.
-		throw unseenReportError(
-			client,
-			outcome,
-			{ id: reportId, itemIndex, timeoutSeconds: settings.timeoutSeconds },
-			`No report with this ID was listed within the timeout (${settings.timeoutSeconds} seconds). Check the Report ID (by default it is taken from the id field of the input).`,
-		);
-	}
-	const report = outcome.state;
-	if (outcome.kind === 'running') {
+		unseen: (outcome) =>
+			unseenReportError(
+				client,
+				outcome,
+				{ id: reportId, itemIndex, timeoutSeconds: settings.timeoutSeconds },
+				`No report with this ID was listed within the timeout (${settings.timeoutSeconds} seconds). Check the Report ID (by default it is taken from the id field of the input).`,
+			),
+		failed: (report) => client.errors.reportFailed({ ...report, id: reportId }, itemIndex),
+	});
+	const report = settled.state;
+	if (settled.kind === 'pending') {
 		if (settings.onTimeout === 'outputPending') return { json: report };
 		throw client.errors.timedOut(
 			`Report ${reportId} was still ${report.status ?? 'unknown'} after ${settings.timeoutSeconds} seconds`,
 			'Reports usually take 10–20 seconds, longer when the service is busy. Raise Timeout, or set On Timeout to output the report as it is and check it later.',
 			itemIndex,
 		);
-	}
-	if (report.status === 'failed') {
-		throw client.errors.reportFailed({ ...report, id: reportId }, itemIndex);
 	}
 	if (wait.binaryPropertyName === undefined) return { json: report };
 	return {

@@ -74,6 +74,34 @@ export function outcomeOf<V>(result: WaitUntilFinishedResult<V>, id: string): Wa
 		: { kind: 'running', state };
 }
 
+/** A wait's result as its node or tool presents it: done, or still pending at the Timeout. */
+export type Settled<V> = { kind: 'done'; state: V } | { kind: 'pending'; state: V };
+
+/**
+ * The one settle step of every wait (Wait for Ad Report, its tool, Diagnostic → Run): what the
+ * last look saw becomes done, pending, or the error named for it. A job that finished failed
+ * is `failed`'s error; one that was never seen (not listed, or no answer) is `unseen`'s, which
+ * may instead say what to present as pending (a diagnostic that its read still lags behind).
+ */
+export function settle<V extends { status?: unknown }>(
+	result: WaitUntilFinishedResult<V>,
+	id: string,
+	on: {
+		unseen: (outcome: Extract<WaitOutcome<V>, { kind: 'unlisted' | 'unanswered' }>) => Error | V;
+		failed: (state: V) => Error;
+	},
+): Settled<V> {
+	const outcome = outcomeOf(result, id);
+	if (outcome.kind === 'unlisted' || outcome.kind === 'unanswered') {
+		const unseen = on.unseen(outcome);
+		if (unseen instanceof Error) throw unseen;
+		return { kind: 'pending', state: unseen };
+	}
+	if (outcome.kind === 'running') return { kind: 'pending', state: outcome.state };
+	if (outcome.state.status === 'failed') throw on.failed(outcome.state);
+	return { kind: 'done', state: outcome.state };
+}
+
 /**
  * The error of a wait whose last look got no answer: unreachable, timed out, or the service's
  * own error type, from the client's failures since that look began (TransportErrors.unanswered).

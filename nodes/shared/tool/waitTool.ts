@@ -13,7 +13,7 @@ import { MAX_TOOL_RESULT_CHARS, simplifyReport } from './toolResults';
 import { DeadlineReached, type AdPerformanceClient } from '../transport';
 import { readItemInput, readWaitSettings } from '../waitInput';
 import { unseenReportError, waitForReports } from '../waitForReports';
-import { outcomeOf } from '../waitUntilFinished';
+import { settle } from '../waitUntilFinished';
 
 /**
  * Wait for Ad Report as a tool (docs/agent-tools.md). A model receives no binary data, so the
@@ -131,17 +131,18 @@ async function waitForOneReport(
 	const settings = readWaitSettings(source);
 	const { reportId } = readItemInput(source, settings);
 	const { timeoutSeconds } = settings;
-	const outcome = outcomeOf(await waitForReports(client, settings, [reportId]), reportId);
-	if (outcome.kind === 'unlisted' || outcome.kind === 'unanswered') {
-		throw unseenReportError(
-			client,
-			outcome,
-			{ id: reportId, itemIndex, timeoutSeconds },
-			`No report with this id was listed within ${timeoutSeconds} seconds. Pass the id exactly as the generate tool returned it.`,
-		);
-	}
-	const report = outcome.state;
-	if (outcome.kind === 'running') {
+	const settled = settle(await waitForReports(client, settings, [reportId]), reportId, {
+		unseen: (outcome) =>
+			unseenReportError(
+				client,
+				outcome,
+				{ id: reportId, itemIndex, timeoutSeconds },
+				`No report with this id was listed within ${timeoutSeconds} seconds. Pass the id exactly as the generate tool returned it.`,
+			),
+		failed: (report) => client.errors.reportFailed({ ...report, id: reportId }, itemIndex),
+	});
+	const report = settled.state;
+	if (settled.kind === 'pending') {
 		const retryAfterSeconds = 15;
 		return {
 			id: reportId,
@@ -149,9 +150,6 @@ async function waitForOneReport(
 			retryAfterSeconds,
 			hint: `Report ${reportId} is not finished after ${timeoutSeconds} seconds. Call this tool again with the same reportId in about ${retryAfterSeconds} seconds; do not generate it again.`,
 		};
-	}
-	if (report.status === 'failed') {
-		throw client.errors.reportFailed({ ...report, id: reportId }, itemIndex);
 	}
 	const result = simplifyReport(report, client.redactor);
 	if (report.format === 'markdown' || report.format === 'json') {

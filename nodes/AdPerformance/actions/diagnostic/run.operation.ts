@@ -7,7 +7,7 @@ import type {
 
 import type { FieldName } from '../../../shared/errors';
 import { createDiagnostic } from '../../../shared/diagnostics';
-import { outcomeOf, unansweredError, waitUntilFinished } from '../../../shared/waitUntilFinished';
+import { settle, unansweredError, waitUntilFinished } from '../../../shared/waitUntilFinished';
 import { DeadlineReached, type AdPerformanceClient } from '../../../shared/transport';
 import { isFinished, type ServiceDiagnostic } from '../../../shared/types';
 import { getRecord } from '../listRecords';
@@ -160,35 +160,37 @@ export async function execute(
 			return new Map();
 		},
 	});
-	const outcome = outcomeOf(result, diagnostic.id);
-	if (outcome.kind === 'unanswered') {
-		// Not "still running": no answer after the last one says so.
-		const lastSeen = outcome.lastSeen ?? diagnostic;
-		throw unansweredError(client, outcome, {
-			subject: `diagnostic ${diagnostic.id}`,
-			timeoutSeconds,
-			lastSeen: `${lastSeen.status ?? 'running'}${outcome.lastSeen ? '' : ' when it was started'}`,
-			itemIndex,
-		});
-	}
-	// Still not found at the last look: the service's own 404.
-	if (outcome.kind === 'unlisted' && notFound !== undefined) throw notFound as NodeApiError;
-	const final = outcome.kind === 'unlisted' ? diagnostic : outcome.state;
-	if (outcome.kind !== 'finished') {
+	const settled = settle(result, diagnostic.id, {
+		unseen: (outcome) => {
+			// Not "still running": no answer after the last one says so.
+			if (outcome.kind === 'unanswered') {
+				const lastSeen = outcome.lastSeen ?? diagnostic;
+				return unansweredError(client, outcome, {
+					subject: `diagnostic ${diagnostic.id}`,
+					timeoutSeconds,
+					lastSeen: `${lastSeen.status ?? 'running'}${outcome.lastSeen ? '' : ' when it was started'}`,
+					itemIndex,
+				});
+			}
+			// Still not found at the last look: the service's own 404; never read: as started.
+			return (notFound as NodeApiError | undefined) ?? diagnostic;
+		},
+		failed: (final) =>
+			client.errors.workFailed({
+				what: `Diagnostic ${diagnostic.id} of campaign ${campaignId}`,
+				error: final.error,
+				itemIndex,
+				description:
+					'Run the diagnostic again. If it keeps failing, check the account connection in the dashboard.',
+			}),
+	});
+	const final = settled.state;
+	if (settled.kind === 'pending') {
 		throw client.errors.timedOut(
 			`Diagnostic ${diagnostic.id} was still ${final.status ?? 'running'} after ${timeoutSeconds} seconds`,
 			`Raise Options → Timeout, or switch off Wait for Completion and fetch the result later with Diagnostic → Get (ID ${diagnostic.id}).`,
 			itemIndex,
 		);
-	}
-	if (final.status === 'failed') {
-		throw client.errors.workFailed({
-			what: `Diagnostic ${diagnostic.id} of campaign ${campaignId}`,
-			error: final.error,
-			itemIndex,
-			description:
-				'Run the diagnostic again. If it keeps failing, check the account connection in the dashboard.',
-		});
 	}
 	return [{ json: final }];
 }
