@@ -58,9 +58,7 @@ test(
 								return await runWorkflow({
 									credentials: service.credentials(),
 									nodes: [
-										adNode(
-											generateParameters({ accountId: rl(account), title: titleOf(title) }),
-										),
+										adNode(generateParameters({ accountId: rl(account), title: titleOf(title) })),
 									],
 									cancelWhen: stops
 										? s.schedule(Promise.resolve(), `stop execution ${index}`)
@@ -92,9 +90,7 @@ test(
 						}
 						for (const title of ['A', 'B']) {
 							const asked = executions.filter((e) => e.title === title).length;
-							const made = service.fake
-								.reports()
-								.filter((r) => r.title === titleOf(title)).length;
+							const made = service.fake.reports().filter((r) => r.title === titleOf(title)).length;
 							expect(made).toBeLessThanOrEqual(asked);
 						}
 					} finally {

@@ -1,6 +1,11 @@
 import { fc, test as fcTest } from '@fast-check/jest';
 
-import { pacerFor, RateLimiter, TurnQueue, type Bucket } from '../../nodes/shared/transport/rateLimiter';
+import {
+	pacerFor,
+	RateLimiter,
+	TurnQueue,
+	type Bucket,
+} from '../../nodes/shared/transport/rateLimiter';
 import { Limiter } from '../../sandbox/limits.cjs';
 
 function fakeClock(start = 1_000_000, random = 0.5) {
@@ -127,7 +132,9 @@ describe('generated schedules against the fake service’s own fixed windows', (
 	// limiter) a little after they are sent (up to 1% of a window: the pacer's margin) and are
 	// answered later still, in any order. The service must never have to refuse one.
 	const WINDOW_MS = 60_000;
-	type Step = { kind: 'tick'; ms: number } | { kind: 'send'; bucket: 'read' | 'generation'; arriveMs: number; answerMs: number };
+	type Step =
+		| { kind: 'tick'; ms: number }
+		| { kind: 'send'; bucket: 'read' | 'generation'; arriveMs: number; answerMs: number };
 	const step = fc.oneof(
 		fc.record({ kind: fc.constant('tick' as const), ms: fc.integer({ min: 0, max: 40_000 }) }),
 		fc.record({
