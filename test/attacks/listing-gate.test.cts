@@ -4,11 +4,14 @@
  * drawn way on a drawn page: a total that drifts, no total, a record of the page before
  * repeated (a shift after an insert), a record left out. "Not found" may be concluded only from
  * a complete listing: a disagreement that passes is read again; one that persists fails the
- * item as the list's contradiction (protocol_error), never as `not_found`.
+ * item as the list's contradiction (protocol_error), never as `not_found`. And the editor's list
+ * search, which reads one page, never takes a contradictory page for the end of the list.
  */
 import { fc, test as fcTest } from '@fast-check/jest';
 import type { IDataObject } from 'n8n-workflow';
 
+import { AdPerformance } from '../../nodes/AdPerformance/AdPerformance.node';
+import { listSearchContext } from '../faults/paths.cjs';
 import { AD_NODE } from '../nodes/helpers.cjs';
 import { runAttack, useHostileService } from './helpers.cjs';
 
@@ -78,3 +81,28 @@ fcTest.prop([cases], { numRuns: Number(process.env.FC_RUNS ?? 12) })(
 	},
 	120_000,
 );
+
+test('the editor’s list search: a page that says it is the last while its total says more still offers the next page', async () => {
+	service.fake.clearIntercepts();
+	service.fake.addCampaigns(service.fake.accounts()[0].id, 150);
+	service.fake.intercept({
+		method: 'GET',
+		pathPrefix: '/v1/campaigns',
+		times: 1,
+		respond: (_request, real) => {
+			const body = real().json as { data: IDataObject[]; pagination: IDataObject };
+			// A repeated record and "no more", under a total of 150 and more.
+			const data = [body.data[0], ...body.data];
+			return {
+				status: 200,
+				json: { ...body, data, pagination: { ...body.pagination, hasMore: false } },
+			};
+		},
+	});
+	const { listSearch } = new AdPerformance().methods;
+	const found = await listSearch.searchCampaigns.call(listSearchContext(service));
+	const values = found.results.map((result) => result.value);
+	expect(new Set(values).size).toBe(values.length);
+	expect(values.length).toBeLessThanOrEqual(100);
+	expect(found.paginationToken).toBe('2');
+});

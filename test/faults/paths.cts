@@ -51,7 +51,7 @@ async function asResult(work: () => Promise<INodeExecutionData[]>): Promise<RunW
 }
 
 /** The context n8n gives a resource locator's list search in the editor. */
-function listSearchContext(service: TestService) {
+export function listSearchContext(service: TestService) {
 	const node: INode = {
 		id: 'n',
 		name: 'Ad Performance',

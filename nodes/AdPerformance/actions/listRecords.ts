@@ -10,7 +10,7 @@ import {
 	TOOL_MAX_LIMIT,
 	type Simplifier,
 } from '../../shared/tool/toolResults';
-import { pageContradiction, pathId, type AdPerformanceClient } from '../../shared/transport';
+import { onePage, pathId, type AdPerformanceClient } from '../../shared/transport';
 import type { SingleEnvelope } from '../../shared/types';
 
 /** The input of a Get Many: the checked filters as the query, and how many records. */
@@ -104,34 +104,14 @@ export function listOperationTool(
 				itemIndex,
 				deadline: client.deadline(),
 			});
-			// The page against itself and against what was asked: a contradiction is never "all".
-			const incomplete = pageContradiction(envelope.data.length, envelope.pagination, {
-				page,
-				pageSize: limit,
-			});
-			const records = distinctRecords(envelope.data).slice(0, limit);
-			const pagination = (envelope.pagination ?? {}) as IDataObject;
-			const hasMore =
-				typeof pagination.hasMore === 'boolean'
-					? pagination.hasMore
-					: typeof pagination.total === 'number'
-						? page * limit < pagination.total
-						: envelope.data.length >= limit;
-			const simplified = records.map((record) => simplify(record, client.redactor));
-			return listResult(simplified, { what, page, limit, hasMore, incomplete });
+			// A contradictory page is never "these are all": more may follow, and the hint says why.
+			const read = onePage(envelope, { page, pageSize: limit });
+			const simplified = read.records.map((record) => simplify(record, client.redactor));
+			return read.kind === 'consistent'
+				? listResult(simplified, { what, page, limit, hasMore: read.hasMore })
+				: listResult(simplified, { what, page, limit, hasMore: true, incomplete: read.reason });
 		},
 	};
-}
-
-/** The records of a page, each once: a record the service repeats is not shown twice. */
-function distinctRecords(records: IDataObject[]): IDataObject[] {
-	const seen = new Set<string>();
-	return records.filter((record) => {
-		const id = typeof record?.id === 'string' ? record.id : JSON.stringify(record);
-		if (seen.has(id)) return false;
-		seen.add(id);
-		return true;
-	});
 }
 
 /** One record by its id (GET /campaigns/{id} or /diagnostics/{id}), within `deadline`. */

@@ -1,10 +1,11 @@
 import type {
+	IDataObject,
 	ILoadOptionsFunctions,
 	INodeListSearchItems,
 	INodeListSearchResult,
 } from 'n8n-workflow';
 
-import { AdPerformanceClient, MAX_PAGE_SIZE } from '../../shared/transport';
+import { AdPerformanceClient, MAX_PAGE_SIZE, onePage } from '../../shared/transport';
 import type { ListEnvelope, ServiceAccount, ServiceCampaign } from '../../shared/types';
 
 /** A field of a record as text: the service's records are data of any shape, not our types. */
@@ -23,7 +24,7 @@ function matches(filter: string | undefined, ...texts: unknown[]): boolean {
  * One page of a list for the editor's searchable list; the token is the next page's number. A
  * list search gets no Request Options, so it tries a few times and gives up (the user is waiting).
  */
-async function searchPage<T>(
+async function searchPage<T extends IDataObject>(
 	ctx: ILoadOptionsFunctions,
 	path: string,
 	paginationToken: string | undefined,
@@ -33,10 +34,13 @@ async function searchPage<T>(
 	const envelope: ListEnvelope<T> = await client.listPage<T>(path, {}, page, MAX_PAGE_SIZE, {
 		deadline: client.deadline(),
 	});
+	// A page that contradicts itself is not the end of the list: the next page stays offered.
+	const read = onePage(envelope, { page, pageSize: MAX_PAGE_SIZE });
+	const more = read.kind === 'contradictory' || read.hasMore;
 	// The editor shows what this returns without passing the nodes' output boundary: scrub here.
 	return {
-		records: client.redactor.value(envelope.data ?? []),
-		nextToken: envelope.pagination?.hasMore === true ? String(page + 1) : undefined,
+		records: client.redactor.value(read.records),
+		nextToken: more ? String(page + 1) : undefined,
 	};
 }
 

@@ -93,6 +93,35 @@ export async function walkPages<T extends IDataObject>(
 }
 
 /**
+ * One page read on its own (a tool's page, the editor's list search), as a union its reader
+ * must narrow: `consistent`, with whether more follow, or `contradictory` with its reason (the
+ * page against itself and against what was asked: envelope.ts, pageContradiction), which is
+ * never "these are all". Either way each record is in it once, and no more than were asked.
+ */
+export type OnePage<T> =
+	| { kind: 'consistent'; records: T[]; hasMore: boolean }
+	| { kind: 'contradictory'; records: T[]; reason: string };
+
+export function onePage<T extends IDataObject>(
+	envelope: ListEnvelope<T>,
+	asked: { page: number; pageSize: number },
+): OnePage<T> {
+	const data = envelope.data ?? [];
+	const reason = pageContradiction(data.length, envelope.pagination, asked);
+	const seen = new SeenRecords();
+	const records = data.filter((record) => seen.add(record)).slice(0, asked.pageSize);
+	if (reason !== undefined) return { kind: 'contradictory', records, reason };
+	const { hasMore, total } = pagingOf(envelope.pagination);
+	return {
+		kind: 'consistent',
+		records,
+		hasMore:
+			hasMore ??
+			(total !== undefined ? asked.page * asked.pageSize < total : data.length >= asked.pageSize),
+	};
+}
+
+/**
  * Up to `wanted` records of a list, read with pages no larger than needed; a page that
  * contradicts itself fails it with `contradiction`'s error, or ends it where it is without one.
  */
