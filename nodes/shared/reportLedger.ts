@@ -1,6 +1,11 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { CLOCK_SKEW_MARGIN_MS, type AdPerformanceClient, type WalkResult } from './transport';
+import {
+	CLOCK_SKEW_MARGIN_MS,
+	LISTING_READS,
+	type AdPerformanceClient,
+	type WalkResult,
+} from './transport';
 import { serviceTime } from './transport/serviceClock';
 import { errorTypeOf } from './errorTypes';
 import type { ServiceCampaign, ServiceReport, SingleEnvelope } from './types';
@@ -97,9 +102,6 @@ export async function findReport(
 	}
 	throw listingIncomplete(client, reason, `whether report ${reportId} exists`, itemIndex);
 }
-
-/** How often a listing that did not agree with itself is read again before giving up. */
-const LISTING_READS = 3;
 
 /**
  * The reports `keep` keeps of GET /v1/reports with `qs`, from a listing read to its end: records

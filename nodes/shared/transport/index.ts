@@ -17,7 +17,7 @@ export {
 	type ClientOptions,
 } from './client';
 export { DeadlineReached } from '../errors';
-export { MAX_PAGE_SIZE, onePage, type OnePage, type WalkResult } from './pageWalker';
+export { LISTING_READS, MAX_PAGE_SIZE, onePage, type OnePage, type WalkResult } from './pageWalker';
 export { type RequestSpec } from './pipeline';
 export { failedAttempt, type Attempt, type Round } from './attempts';
 export { decide } from './retry';

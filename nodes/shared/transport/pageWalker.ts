@@ -69,9 +69,9 @@ export async function walkPages<T extends IDataObject>(
 		const records = envelope.data;
 		const problem = pageContradiction(records.length, envelope.pagination, { page, pageSize });
 		if (problem !== undefined && options.contradiction) throw options.contradiction(problem);
-		let fresh = 0;
-		for (const record of records) if (seen.add(record)) fresh++;
-		if (visit(records) === false) return { kind: 'stopped' };
+		// Each record once: one the list repeats (it shifted under its page numbers) is not visited again.
+		const fresh = records.filter((record) => seen.add(record));
+		if (visit(fresh) === false) return { kind: 'stopped' };
 		if (problem !== undefined) return { kind: 'incomplete', reason: problem };
 		const { hasMore, total } = pagingOf(envelope.pagination);
 		agreedTotal = agreedTotal === undefined || agreedTotal === total ? (total ?? null) : null;
@@ -85,7 +85,7 @@ export async function walkPages<T extends IDataObject>(
 				};
 			return { kind: 'complete' };
 		}
-		if (fresh === 0) {
+		if (fresh.length === 0) {
 			throw noProgress(`page ${page} held only records of earlier pages, yet it announced more`);
 		}
 		if (total !== undefined) pageLimit = Math.min(MAX_PAGES, Math.ceil(total / pageSize) + 1);
@@ -121,30 +121,41 @@ export function onePage<T extends IDataObject>(
 	};
 }
 
+/** How often a listing that did not agree with itself is read again before it is an error. */
+export const LISTING_READS = 3;
+
 /**
- * Up to `wanted` records of a list, read with pages no larger than needed; a page that
- * contradicts itself fails it with `contradiction`'s error, or ends it where it is without one.
+ * Up to `wanted` records of a list, each once, read with pages no larger than needed. Only a
+ * listing that agrees with itself is returned (or one stopped at `wanted`): one that does not
+ * (records shifted while it was paged, a page contradicting itself) is read again, up to
+ * LISTING_READS times, then fails with `contradiction`'s error. No record is silently dropped or
+ * output twice.
  */
 export async function collectPages<T extends IDataObject>(
 	readPage: (page: number, pageSize: number) => Promise<ListEnvelope<T>>,
 	wanted: number,
 	noProgress: (problem: string) => Error,
-	contradiction?: (problem: string) => Error,
+	contradiction: (problem: string) => Error,
 ): Promise<T[]> {
-	const records: T[] = [];
-	await walkPages<T>(
-		readPage,
-		(page) => {
-			for (const record of page) {
-				if (records.length >= wanted) break;
-				records.push(record);
-			}
-			return records.length < wanted;
-		},
-		noProgress,
-		{ pageSize: Math.min(MAX_PAGE_SIZE, wanted), contradiction },
-	);
-	return records;
+	let reason = '';
+	for (let read = 0; read < LISTING_READS; read++) {
+		const records: T[] = [];
+		const walked = await walkPages<T>(
+			readPage,
+			(page) => {
+				for (const record of page) {
+					if (records.length >= wanted) break;
+					records.push(record);
+				}
+				return records.length < wanted;
+			},
+			noProgress,
+			{ pageSize: Math.min(MAX_PAGE_SIZE, wanted) },
+		);
+		if (walked.kind !== 'incomplete') return records;
+		reason = walked.reason;
+	}
+	throw contradiction(reason);
 }
 
 /**
