@@ -14,7 +14,7 @@
  * `npm test` runs FAULT_RUNS cases (20); `npm run test:faults` 5,000; `.ci/run` 1,000.
  */
 import fc from 'fast-check';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 
 import { collectParts, type ReportFile } from '../../sandbox/files.cjs';
 import type { ScriptedAnswer } from '../../sandbox/index.cjs';
@@ -43,7 +43,7 @@ type Fault =
 	| { kind: 'slow'; ms: number }
 	| { kind: 'truncated'; after: boolean }
 	| { kind: 'notJson'; after: boolean }
-	| { kind: 'gzipDamaged'; after: boolean }
+	| { kind: 'gzipDamaged'; after: boolean; coding: 'gzip' | 'deflate' | 'br' }
 	| { kind: 'gzipOverPlain'; after: boolean }
 	| { kind: 'echoKey'; status: 500 | 503; spelling: number }
 	/** The fake's own answer (the work done) in raw bytes that HTTP allows or a liar sends. */
@@ -83,7 +83,11 @@ const FAULTS: fc.Arbitrary<Fault> = fc.oneof(
 	fc.record({ kind: fc.constant('slow' as const), ms: fc.integer({ min: 10, max: 400 }) }),
 	fc.record({ kind: fc.constant('truncated' as const), after: fc.boolean() }),
 	fc.record({ kind: fc.constant('notJson' as const), after: fc.boolean() }),
-	fc.record({ kind: fc.constant('gzipDamaged' as const), after: fc.boolean() }),
+	fc.record({
+		kind: fc.constant('gzipDamaged' as const),
+		after: fc.boolean(),
+		coding: fc.constantFrom('gzip' as const, 'deflate' as const, 'br' as const),
+	}),
 	fc.record({ kind: fc.constant('gzipOverPlain' as const), after: fc.boolean() }),
 	fc.record({
 		kind: fc.constant('echoKey' as const),
@@ -231,12 +235,19 @@ function answerOf(
 				body: '<html>Bad gateway</html>',
 			};
 		case 'gzipDamaged': {
+			// Packed in the drawn coding and damaged so that it cannot be unpacked: gzip's and
+			// deflate's checksums at the end broken; a brotli stream (it has no checksum: damaged
+			// bytes may unpack to other bytes) cut short before its last block.
 			const reply = work(fault.after);
-			const packed = gzipSync(Buffer.from(JSON.stringify(reply?.json ?? { data: [] })));
-			for (let index = packed.length - 8; index < packed.length; index++) packed[index] ^= 0xff;
+			const plain = Buffer.from(JSON.stringify(reply?.json ?? { data: [] }));
+			const pack = { gzip: gzipSync, deflate: deflateSync, br: brotliCompressSync }[fault.coding];
+			let packed = pack(plain);
+			if (fault.coding === 'br') packed = packed.subarray(0, packed.length - 3);
+			else
+				for (let index = packed.length - 4; index < packed.length; index++) packed[index] ^= 0xff;
 			return {
 				status: 200,
-				headers: { 'Content-Type': json, 'Content-Encoding': 'gzip' },
+				headers: { 'Content-Type': json, 'Content-Encoding': fault.coding },
 				body: packed,
 			};
 		}
