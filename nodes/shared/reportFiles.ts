@@ -85,6 +85,11 @@ export async function downloadReportFile(
 			});
 			if (response.tooLarge) return after({ kind: 'refused' }, tooLarge());
 			const headers = response.headers as Record<string, unknown>;
+			const packed = packedFileProblem(response.packed, report.id, client, itemIndex);
+			if (packed) {
+				(response.body as { destroy?: () => void } | undefined)?.destroy?.();
+				return after({ kind: 'garbled' }, packed);
+			}
 			// A report file is a PDF, Markdown or JSON: a web page in its place is a proxy's or a
 			// gateway's error page answered with 200, a garbled answer, asked again like one.
 			if (/^\s*text\/html\b/i.test(headerOf(headers, 'content-type') ?? '')) {
@@ -145,6 +150,26 @@ export async function downloadReportFile(
 	);
 }
 
+/**
+ * The error of a file answered packed although it was asked for unpacked (exchange.ts): n8n's
+ * helper unpacks leniently, so a file cut short inside its coding would unpack without an
+ * error, and a part of it be stored as the whole. Undefined for a file as it is.
+ */
+function packedFileProblem(
+	packed: boolean | undefined,
+	reportId: string,
+	client: AdPerformanceClient,
+	itemIndex: number,
+) {
+	if (!packed) return undefined;
+	return client.apiError(
+		`The download of report ${reportId} came packed (Content-Encoding), though it was asked for as it is`,
+		'A packed file cannot be checked to be whole, so nothing was stored. Run the workflow again later; if it persists, the service (or a proxy in front of it) ignores Accept-Encoding: identity.',
+		itemIndex,
+		'protocol_error',
+	);
+}
+
 function explainMissingFile(
 	report: Pick<ServiceReport, 'id' | 'expiresAt'>,
 	status: number,
@@ -191,6 +216,11 @@ export async function reportTextContent(
 		deadline,
 	});
 	if (response.tooLarge) return undefined;
+	const packed = packedFileProblem(response.packed, report.id, client, itemIndex);
+	if (packed) {
+		(response.body as { destroy?: () => void } | undefined)?.destroy?.();
+		throw packed;
+	}
 	const chunks: Buffer[] = [];
 	try {
 		for await (const chunk of response.body as AsyncIterable<Buffer>) chunks.push(chunk);

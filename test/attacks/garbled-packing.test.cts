@@ -2,13 +2,16 @@
  * Attack (#30, outcomes named for what was seen): an answer that arrives packed and cannot be
  * unpacked (a damaged gzip trailer, a gzip header over plain JSON, brotli cut short) is a garbled
  * answer, not an unreachable service. A read is asked again; a Generate whose answer was
- * garbled is looked for (the service did the work) and never sent twice.
+ * garbled is looked for (the service did the work) and never sent twice. A report file is asked
+ * for unpacked: one packed anyway (n8n's helper would unpack a cut-short packing without an
+ * error) is asked again, never stored in part.
  */
 import type { IDataObject } from 'n8n-workflow';
-import { brotliCompressSync, gzipSync } from 'node:zlib';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 
 import { generateParameters, rl } from '../nodes/helpers.cjs';
 import { adNode, apiRequests } from '../nodes/helpers.cjs';
+import { fileOf, INSPECTOR } from '../faults/matrix.cjs';
 import { runAttack, useHostileService } from './helpers.cjs';
 
 const service = useHostileService();
@@ -90,5 +93,43 @@ describe.each(Object.entries(GARBLINGS))('%s', (_name, garble) => {
 		expect(made).toHaveLength(1);
 		expect(result.items[0].json.id).toBe(made[0].id);
 		expect(apiRequests(service, { method: 'POST', pathPrefix: '/v1/reports' })).toHaveLength(1);
+	});
+});
+
+describe('a report file cut short inside its packing, with whole HTTP framing', () => {
+	// n8n's helper unpacks leniently (gzip, deflate and brotli alike): such a file would unpack
+	// without an error into a part of itself. Files are asked for unpacked; one packed anyway is
+	// garbled, asked again, and never stored.
+	test.each([
+		['gzip', (bytes: Buffer) => gzipSync(bytes)],
+		['deflate', (bytes: Buffer) => deflateSync(bytes)],
+		['br', (bytes: Buffer) => brotliCompressSync(bytes)],
+	] as const)('%s: asked again, and the file stored is the whole one', async (coding, pack) => {
+		const report = service.fake.reports().find((record) => record.status === 'completed')!;
+		const whole = await fileOf(service.fake, report.id);
+		service.fake.intercept({
+			method: 'GET',
+			pathPrefix: `/v1/reports/${report.id}/download`,
+			times: 1,
+			respond: (_request, real) => {
+				const reply = real();
+				const packed = pack(whole);
+				return {
+					status: 200,
+					headers: { 'Content-Type': reply.file!.contentType, 'Content-Encoding': coding },
+					body: packed.subarray(0, packed.length - 3),
+				};
+			},
+		});
+		const result = await runAttack(service, [
+			adNode({ resource: 'report', operation: 'download', reportId: report.id }),
+			INSPECTOR,
+		]);
+		expect(result.error?.message).toBeUndefined();
+		const downloads = apiRequests(service, { pathPrefix: `/v1/reports/${report.id}/download` });
+		expect(downloads).toHaveLength(2);
+		expect(downloads[0].headers['accept-encoding']).toBe('identity');
+		const stored = Buffer.from(result.items[0].json.base64 as string, 'base64');
+		expect(stored.equals(whole)).toBe(true);
 	});
 });

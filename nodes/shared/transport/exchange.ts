@@ -44,6 +44,11 @@ export interface RawResponse {
 	body: unknown;
 	/** Set instead of `body` when the answer was larger than its limit: nothing of it was kept. */
 	tooLarge?: AnswerTooLarge;
+	/**
+	 * A streamed body that n8n's helper is unpacking (it drops the Content-Encoding header as it
+	 * does): leniently, so a packing cut short inside its coding unpacks without an error.
+	 */
+	packed?: boolean;
 }
 
 export interface HopContext {
@@ -109,7 +114,13 @@ export async function sendFollowingRedirects(
 				// n8n's helper would buffer (and unpack) any amount: the answer is read by us.
 				encoding: 'stream',
 				json: false,
-				headers: request.json ? { accept: 'application/json' } : {},
+				// A file is asked for unpacked: n8n's helper unpacks leniently, so a packed file cut
+				// short inside its coding would be stored as if whole (reportFiles.ts refuses one).
+				headers: request.json
+					? { accept: 'application/json' }
+					: request.stream
+						? { 'accept-encoding': 'identity' }
+						: {},
 			};
 			if (body !== undefined) {
 				options.body = JSON.stringify(body);
@@ -131,7 +142,10 @@ export async function sendFollowingRedirects(
 				const stream = request.stream ? streamAnswer(response, request, deadline) : undefined;
 				if (stream === undefined) return await readAnswer(response, request, deadline);
 				handedOver = true;
-				return { ...response, body: stream };
+				// A zlib stream counts the packed bytes it takes in: the body is being unpacked.
+				const packed =
+					typeof (response.body as { bytesWritten?: unknown })?.bytesWritten === 'number';
+				return { ...response, body: stream, packed };
 			}
 			discardBody(response.body);
 			const next = new URL(location, url).toString();
