@@ -3,7 +3,8 @@
 // the editor's Execute workflow button and deliver their e-mails with the PDFs to the mail
 // catcher: the simple one, and (n8n 2.x) the client-directory one, set up as `npm start` sets it
 // up (data table `clients` filled from the sandbox's accounts), each client's e-mail at its own
-// address, an HTML body with the figures, skipped clients named in the run summary; the agent
+// address, an HTML body with the figures (each "first report", then its change), skipped clients
+// named in the run summary, the team digest naming the accounts to reconnect; the agent
 // examples (chat, MCP server) import and publish. Screenshots go to .e2e-out/ (E2E_OUT); those
 // the README shows (the directory example on the canvas, the Generate node's panel, the demo
 // inbox) go to docs/images/ (E2E_DOCS_IMAGES).
@@ -72,23 +73,35 @@ const DIRECTORY_SKIPS = {
 			: n,
 	),
 };
+/** Where the examples' team digest goes (E-mail the team → To Email). */
+const TEAM_ADDRESS = DIRECTORY.nodes.find((n) => n.name === 'E-mail the team').parameters.toEmail;
 const AGENT_EXAMPLES = ['chat-with-your-ad-accounts.json', 'ad-performance-mcp-server.json'].map(
 	readExample,
 );
 
-/** The single item of the directory example's "Run summary" in the workflow's latest execution. */
-async function lastRunSummary(server, workflowId) {
+/** The run data of the workflow's latest execution, which must have succeeded. */
+async function lastRun(server, workflowId) {
 	const list = await server.request(
 		'GET',
 		`/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId }))}`,
 	);
 	const latest = (list.json?.data?.results ?? list.json?.data ?? [])[0];
 	assert.equal(latest?.status, 'success', `execution: ${JSON.stringify(latest).slice(0, 400)}`);
-	const run = await executionRun(server, latest.id);
-	const items = run.resultData.runData['Run summary']?.[0]?.data?.main?.[0] ?? [];
-	assert.equal(items.length, 1, 'Run summary outputs one item');
-	return items[0].json;
+	return (await executionRun(server, latest.id)).resultData.runData;
 }
+
+/** The output items (json) of a node's first run in an execution's run data. */
+const outputOf = (runData, node) => (runData[node]?.[0]?.data?.main?.[0] ?? []).map((i) => i.json);
+
+/** The single item of the directory example's "Run summary" in the workflow's latest execution. */
+async function lastRunSummary(server, workflowId) {
+	const items = outputOf(await lastRun(server, workflowId), 'Run summary');
+	assert.equal(items.length, 1, 'Run summary outputs one item');
+	return items[0];
+}
+
+/** A client's e-mails (not the team's digest). */
+const clientMessages = (mail) => mail.messages.filter((m) => m.toHeader !== TEAM_ADDRESS);
 
 /** Asserts that an e-mail carries a report's figures in its HTML body and its text alternative. */
 function assertFigures(message, report, label) {
@@ -266,8 +279,19 @@ for (const line of lines) {
 			});
 			const summary = await lastRunSummary(server, DIRECTORY.id);
 			const active = accounts.filter((a) => a.connectionStatus === 'active');
-			await mail.waitForMessage(() => mail.messages.length >= active.length, 30_000);
-			assert.equal(mail.messages.length, active.length, 'one e-mail per active account');
+			await mail.waitForMessage(() => mail.messages.length >= active.length + 1, 30_000);
+			assert.equal(clientMessages(mail).length, active.length, 'one e-mail per active account');
+			// and one to the team: the digest
+			const digests = mail.messages.filter((m) => m.toHeader === TEAM_ADDRESS);
+			assert.equal(digests.length, 1, 'one team digest');
+			for (const account of accounts.filter((a) => a.connectionStatus !== 'active'))
+				assert.match(
+					digests[0].text,
+					new RegExp(
+						`${account.name} \\(${account.platformAccountId}\\): (token expired|disconnected)`,
+					),
+					`the digest does not ask to reconnect ${account.name}`,
+				);
 			const reports = (await fake.state()).data.reports;
 			for (const account of active) {
 				const row = directory.find((r) => r.account_id === account.platformAccountId);
@@ -281,11 +305,14 @@ for (const line of lines) {
 				assert.equal(message.subject, `Your weekly ad performance report: ${report.title}`);
 				assert.match(message.html, new RegExp(`Hello ${account.name},`));
 				assertFigures(message, report, account.name);
+				// nothing to compare with yet: the first report of this n8n's figures table
+				for (const body of [message.text, message.html])
+					assert.equal(body.match(/\(first report\)/g)?.length, 4, `${account.name}: ${body}`);
 				const expected = await fake.download(report.id);
 				assert.equal(message.attachments.length, 1);
 				assert.ok(message.attachments[0].content.equals(expected.bytes), `${account.name}: PDF`);
 			}
-			assert.equal(new Set(mail.messages.map((m) => m.toHeader)).size, active.length);
+			assert.equal(new Set(clientMessages(mail).map((m) => m.toHeader)).size, active.length);
 			// the directory's other accounts are not connected: named, with the reason
 			assert.deepEqual(
 				summary.skipped.map((s) => `${s.client_name}: ${s.reason}`).sort(),
@@ -299,7 +326,7 @@ for (const line of lines) {
 				browser,
 				screenshotPath: path.join(docsImages, 'demo-inbox.png'),
 			});
-			assert.match(inbox, new RegExp(`Demo inbox: ${active.length} message`));
+			assert.match(inbox, new RegExp(`Demo inbox: ${active.length + 1} message`));
 			for (const account of active)
 				assert.ok(
 					inbox.includes(
@@ -357,8 +384,8 @@ for (const line of lines) {
 			});
 			const summary = await lastRunSummary(server, DIRECTORY_SKIPS.id);
 			const expectedSent = [acme, newClient];
-			await mail.waitForMessage(() => mail.messages.length >= expectedSent.length, 30_000);
-			assert.equal(mail.messages.length, expectedSent.length, JSON.stringify(summary));
+			await mail.waitForMessage(() => mail.messages.length >= expectedSent.length + 1, 30_000);
+			assert.equal(clientMessages(mail).length, expectedSent.length, JSON.stringify(summary));
 			for (const account of expectedSent) {
 				const row = rows.find((r) => r.account_id === account.platformAccountId);
 				const message = mail.messages.find((m) => m.toHeader === row.to_email);
@@ -366,6 +393,19 @@ for (const line of lines) {
 				assert.equal(message.cc, row.cc_email || undefined);
 				assert.deepEqual(message.to.sort(), [row.to_email, row.cc_email].filter(Boolean).sort());
 			}
+			// run again this week: Acme's figures against its report of the walk-through's run, and
+			// said so; the new client has nothing to compare with
+			const again = (account) =>
+				mail.messages.find(
+					(m) =>
+						m.toHeader === rows.find((r) => r.account_id === account.platformAccountId).to_email,
+				).text;
+			assert.match(again(acme), /Each figure is compared with this week's earlier report\./);
+			assert.match(
+				again(acme),
+				/ROAS: \d+\.\d\d× (▲ \d+\.\d\d from|▼ \d+\.\d\d from|same as) this week's earlier report/,
+			);
+			assert.equal(again(newClient).match(/\(first report\)/g)?.length, 4);
 			assert.deepEqual(
 				summary.sent.map((s) => s.client_name).sort(),
 				expectedSent.map((a) => a.name).sort(),
