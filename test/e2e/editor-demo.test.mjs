@@ -3,8 +3,10 @@
 // the editor's Execute workflow button and deliver their e-mails with the PDFs to the mail
 // catcher: the simple one, and (n8n 2.x) the client-directory one, set up as `npm start` sets it
 // up (data table `clients` filled from the sandbox's accounts), each client's e-mail at its own
-// address, an HTML body with the figures (each "first report", then its change), skipped clients
-// named in the run summary, the team digest naming the accounts to reconnect; the agent
+// address, an HTML body with the figures, skipped clients named in the run summary; run again a
+// week later with the sandbox's figures changed, each figure with its change from last week, and
+// the team digest (e-mail, and the text its Slack node is given) naming the skipped, failed and
+// high-risk clients and the accounts to reconnect; the agent
 // examples (chat, MCP server) import and publish. Screenshots go to .e2e-out/ (E2E_OUT); those
 // the README shows (the directory example on the canvas, the Generate node's panel, the demo
 // inbox) go to docs/images/ (E2E_DOCS_IMAGES).
@@ -33,6 +35,7 @@ import {
 	demoClientRows,
 	ensureDataTables,
 	EXAMPLE_DATA_TABLES,
+	dataTableRows,
 	fillDemoClientDirectory,
 	insertDataTableRows,
 } from '../../scripts/e2e/data-tables.mjs';
@@ -73,6 +76,33 @@ const DIRECTORY_SKIPS = {
 			: n,
 	),
 };
+/**
+ * The directory example as it ran a week ago: Generate asks for the week before last week (the
+ * Monday schedule's run of last week); every other node is the example's. Its figures are the
+ * "last week" of the example's next run.
+ */
+const DIRECTORY_LAST_WEEK = {
+	...DIRECTORY,
+	id: 'adperfDirectoryLastWeek',
+	name: `${DIRECTORY.name}: last week`,
+	nodes: DIRECTORY.nodes.map((n) =>
+		n.name === "Generate last week's report"
+			? {
+					...n,
+					parameters: {
+						...n.parameters,
+						dateStart: n.parameters.dateStart.replace('days: 7', 'days: 14'),
+						dateEnd: n.parameters.dateEnd.replace('days: 1', 'days: 8'),
+					},
+				}
+			: n,
+	),
+};
+assert.notEqual(
+	JSON.stringify(DIRECTORY_LAST_WEEK.nodes),
+	JSON.stringify(DIRECTORY.nodes),
+	'the last-week variant moves the date range',
+);
 /** Where the examples' team digest goes (E-mail the team → To Email). */
 const TEAM_ADDRESS = DIRECTORY.nodes.find((n) => n.name === 'E-mail the team').parameters.toEmail;
 const AGENT_EXAMPLES = ['chat-with-your-ad-accounts.json', 'ad-performance-mcp-server.json'].map(
@@ -102,6 +132,25 @@ async function lastRunSummary(server, workflowId) {
 
 /** A client's e-mails (not the team's digest). */
 const clientMessages = (mail) => mail.messages.filter((m) => m.toHeader !== TEAM_ADDRESS);
+
+/**
+ * What a client's e-mail must say of a figure's change, worked out from the two reports' figures
+ * as the service gave them: ▲/▼ and the difference, or "same as last week".
+ */
+function expectedChange(now, before, digits) {
+	if (now > before) return `▲ ${(now - before).toFixed(digits)} from last week`;
+	if (now < before) return `▼ ${(before - now).toFixed(digits)} from last week`;
+	return 'same as last week';
+}
+const RISK_ORDER = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'];
+function expectedRiskChange(now, before) {
+	const d = RISK_ORDER.indexOf(now) - RISK_ORDER.indexOf(before);
+	return d > 0
+		? `▲ from ${before} last week`
+		: d < 0
+			? `▼ from ${before} last week`
+			: 'same as last week';
+}
 
 /** Asserts that an e-mail carries a report's figures in its HTML body and its text alternative. */
 function assertFigures(message, report, label) {
@@ -171,7 +220,7 @@ for (const line of lines) {
 			]);
 			await n8n.importWorkflow(readExample('weekly-client-report-email.json'));
 			if (n8n.version.startsWith('2.'))
-				for (const wf of [DIRECTORY, DIRECTORY_SKIPS, ...AGENT_EXAMPLES])
+				for (const wf of [DIRECTORY, DIRECTORY_SKIPS, DIRECTORY_LAST_WEEK, ...AGENT_EXAMPLES])
 					await n8n.importWorkflow(wf);
 			server = await n8n.start();
 			if (n8n.version.startsWith('2.')) {
@@ -421,6 +470,243 @@ for (const line of lines) {
 						.map((a) => [a.name, 'account not connected']),
 				),
 			});
+		});
+
+		test('a week later, with the figures changed: each client e-mail shows every change from last week, and the team digest (e-mail and Slack text) names the skipped, failed and high-risk clients and the accounts to reconnect', async (t) => {
+			if (needs2x()) return t.skip(needs2x());
+			const started = Date.now();
+			// one more client in the directory, whose report will fail this week
+			const quarry = await fake.addAccount({ name: 'Quarry Tools' });
+			await insertDataTableRows(server, tables, 'clients', demoClientRows([quarry]));
+			const accounts = (await fake.state()).data.accounts;
+			const byName = (name) => accounts.find((a) => a.name === name);
+			const acme = byName('Acme Outdoor');
+			const delta = byName('Delta Fitness');
+			const directory = (await dataTableRows(server, tables, 'clients')).filter(
+				(r) => r.account_id,
+			);
+			const inDirectory = (a) => directory.some((r) => r.account_id === a.platformAccountId);
+			const active = accounts.filter((a) => a.connectionStatus === 'active');
+			const lastWeekFigures = {
+				[acme.id]: { totalSpend: 1000, totalConversions: 40, avgRoas: 3.5 },
+				[delta.id]: { totalSpend: 600, totalConversions: 25, avgRoas: 2.4 },
+				[quarry.id]: { totalSpend: 300, totalConversions: 10, avgRoas: 2 },
+			};
+			for (const [id, summary] of Object.entries(lastWeekFigures))
+				await fake.setNextReports(id, { summary });
+
+			// last week's run (the Monday before): every client in the directory gets its report
+			const reportsBefore = new Set((await fake.state()).data.reports.map((r) => r.id));
+			mail.clear();
+			await executeWorkflowInEditor({
+				...server,
+				browser,
+				workflowId: DIRECTORY_LAST_WEEK.id,
+				screenshotPath: path.join(outDir, `weekly-directory-last-week-${line}.png`),
+			});
+			const first = await lastRun(server, DIRECTORY_LAST_WEEK.id);
+			const lastWeek = new Map(
+				outputOf(first, 'Compare with last week').map((r) => [r.accountId, r]),
+			);
+			const sentLastWeek = active.filter(inDirectory);
+			assert.deepEqual(
+				[...lastWeek.keys()].sort(),
+				sentLastWeek.map((a) => a.platformAccountId).sort(),
+				'last week: a report for each connected client in the directory',
+			);
+			for (const r of lastWeek.values()) assert.ok(!reportsBefore.has(r.id));
+			await mail.waitForMessage(() => mail.messages.length >= sentLastWeek.length + 1, 30_000);
+
+			// this week: Acme does better, Delta falls to a critical ROAS, Quarry's report fails.
+			// (A report still generating at the Wait's Timeout takes the same path, the Wait's error
+			// item, but the example's Timeout is 300 real seconds.)
+			await fake.setNextReports(acme.id, {
+				summary: { totalSpend: 1250.5, totalConversions: 35, avgRoas: 3.91 },
+			});
+			await fake.setNextReports(delta.id, {
+				summary: { totalSpend: 540, totalConversions: 25, avgRoas: 0.8 },
+			});
+			await fake.setNextReports(quarry.id, {
+				error: {
+					type: 'generation_failed',
+					message: 'Report generation failed: the ad platform returned no insights for the period.',
+				},
+			});
+			mail.clear();
+			await executeWorkflowInEditor({
+				...server,
+				browser,
+				workflowId: DIRECTORY.id,
+				screenshotPath: path.join(outDir, `weekly-directory-week-over-week-${line}.png`),
+			});
+			for (const account of [acme, delta, quarry]) await fake.setNextReports(account.id, {});
+			const second = await lastRun(server, DIRECTORY.id);
+			const thisWeek = new Map(
+				outputOf(second, 'Compare with last week').map((r) => [r.accountId, r]),
+			);
+			assert.deepEqual(
+				[...thisWeek.keys()].sort(),
+				[acme, delta].map((a) => a.platformAccountId).sort(),
+				'this week: reports for Acme and Delta only',
+			);
+			const sentNow = sentLastWeek.filter((a) => a.id !== quarry.id);
+			await mail.waitForMessage(() => mail.messages.length >= sentNow.length + 1, 60_000);
+			assert.equal(clientMessages(mail).length, sentNow.length, 'no e-mail for the failed');
+
+			// the client e-mails: every figure with its change, against the figures of last week's report
+			const expectedSigns = {
+				[acme.name]: { spend: '▲', conversions: '▼', roas: '▲', risk: 'same' },
+				[delta.name]: { spend: '▼', conversions: 'same', roas: '▼', risk: '▲' },
+			};
+			const serviceReports = (await fake.state()).data.reports;
+			for (const account of sentNow) {
+				const row = directory.find((r) => r.account_id === account.platformAccountId);
+				const message = mail.messages.find((m) => m.toHeader === row.to_email);
+				assert.ok(message, `no e-mail to ${row.to_email}`);
+				const now = serviceReports.find((r) => r.id === thisWeek.get(account.platformAccountId).id);
+				const before = serviceReports.find(
+					(r) => r.id === lastWeek.get(account.platformAccountId).id,
+				);
+				assert.ok(now.dateRange.from > before.dateRange.to, 'last week is the week before');
+				assertFigures(message, now, account.name);
+				const s = now.summary;
+				const b = before.summary;
+				const lines = {
+					spend: `Spend: ${s.totalSpend.toFixed(2)} ${account.currency} ${expectedChange(s.totalSpend, b.totalSpend, 2)}`,
+					conversions: `Conversions: ${s.totalConversions} ${expectedChange(s.totalConversions, b.totalConversions, 0)}`,
+					roas: `ROAS: ${s.avgRoas.toFixed(2)}× ${expectedChange(s.avgRoas, b.avgRoas, 2)}`,
+					risk: `Overall risk: ${s.overallRiskLevel} ${expectedRiskChange(s.overallRiskLevel, b.overallRiskLevel)}`,
+				};
+				for (const [figure, line] of Object.entries(lines)) {
+					assert.ok(
+						message.text.includes(line),
+						`${account.name}: "${line}" not in ${message.text}`,
+					);
+					const change = line.slice(line.search(/▲|▼|same as/));
+					assert.ok(message.html.includes(change), `${account.name}: "${change}" not in the HTML`);
+					const sign = expectedSigns[account.name]?.[figure];
+					if (sign)
+						assert.ok(
+							change.startsWith(sign),
+							`${account.name}: ${figure} should be ${sign} as the sandbox was set: ${line}`,
+						);
+				}
+				assert.ok(
+					message.text.includes(
+						`Each figure is compared with last week (${before.dateRange.from} – ${before.dateRange.to}).`,
+					),
+				);
+				assert.doesNotMatch(message.text, /first report/);
+			}
+
+			// the figures table: one row per account and week, this week's upserted (the walk-through
+			// and this run both ran this week), holding this week's figures
+			const figureRows = await dataTableRows(server, tables, 'weekly_report_figures');
+			for (const account of sentNow) {
+				const now = thisWeek.get(account.platformAccountId);
+				const key = `${account.platformAccountId}:${now.dateRange.from}..${now.dateRange.to}`;
+				const rows = figureRows.filter((r) => r.account_week === key);
+				assert.equal(rows.length, 1, `${key}: ${rows.length} rows`);
+				assert.equal(rows[0].spend, now.summary.totalSpend);
+				assert.equal(rows[0].roas, now.summary.avgRoas);
+				assert.equal(rows[0].report_id, now.id);
+			}
+
+			// the team digest: one e-mail, the composed item, and the Slack node's input
+			const digestMails = mail.messages.filter((m) => m.toHeader === TEAM_ADDRESS);
+			assert.equal(digestMails.length, 1, 'one digest per run');
+			const [digest] = digestMails;
+			const composed = outputOf(second, 'Compose the team digest');
+			assert.equal(composed.length, 1, 'one composed message');
+			const [message] = composed;
+			assert.equal(digest.subject, message.subject);
+			assert.equal(digest.text.trim(), message.text.trim());
+			assert.equal(message.all_well, false);
+			assert.deepEqual(message.sent.sort(), sentNow.map((a) => a.name).sort());
+			// the failed report, with the reason the service gave and what to do
+			const failed = Object.fromEntries(message.failed.map((f) => [f.client_name, f.reason]));
+			assert.deepEqual(Object.keys(failed), [quarry.name]);
+			assert.match(failed[quarry.name], /no insights for the period/);
+			assert.ok(
+				digest.text.includes(
+					`${quarry.name} (${quarry.platformAccountId}): ${failed[quarry.name]}`,
+				),
+				`the failure is not in the digest: ${digest.text}`,
+			);
+			// high or critical risk this week: Delta, with spend, ROAS and their change
+			const deltaNow = thisWeek.get(delta.platformAccountId);
+			assert.deepEqual(
+				message.at_risk.map((r) => r.client_name),
+				[acme, delta]
+					.filter((a) =>
+						['HIGH', 'CRITICAL'].includes(
+							thisWeek.get(a.platformAccountId).summary.overallRiskLevel,
+						),
+					)
+					.map((a) => a.name),
+			);
+			assert.ok(message.at_risk.some((r) => r.client_name === delta.name));
+			const deltaLine = `${delta.name}: ${deltaNow.summary.overallRiskLevel} ${deltaNow.change.risk} · spend ${deltaNow.summary.totalSpend.toFixed(2)} ${delta.currency} ${deltaNow.change.spend} · ROAS ${deltaNow.summary.avgRoas.toFixed(2)}× ${deltaNow.change.roas}`;
+			assert.ok(
+				digest.text.includes(deltaLine),
+				`"${deltaLine}" not in the digest: ${digest.text}`,
+			);
+			assert.match(
+				deltaLine,
+				/▲ from MEDIUM last week · spend 540\.00 \w+ ▼ 60\.00 from last week · ROAS 0\.80× ▼ 1\.60 from last week/,
+			);
+			// accounts to reconnect, with where to do it
+			const disconnected = accounts.filter((a) => a.connectionStatus !== 'active');
+			assert.deepEqual(
+				message.to_reconnect.map((a) => `${a.client_name}: ${a.status}`).sort(),
+				disconnected.map((a) => `${a.name}: ${a.connectionStatus}`).sort(),
+			);
+			assert.match(digest.text, /Accounts to reconnect \(\d+\), in the Ad Performance dashboard/);
+			// skipped, by reason: not in the directory, account not connected
+			const expectedSkipped = [
+				...active.filter((a) => !inDirectory(a)).map((a) => `${a.name}: not in the directory`),
+				...disconnected.filter(inDirectory).map((a) => `${a.name}: account not connected`),
+			];
+			assert.deepEqual(
+				message.skipped.map((s) => `${s.client_name}: ${s.reason}`).sort(),
+				expectedSkipped.sort(),
+			);
+			for (const reason of new Set(message.skipped.map((s) => s.reason))) {
+				const names = message.skipped.filter((s) => s.reason === reason).map((s) => s.client_name);
+				assert.ok(
+					digest.text.includes(`- ${reason}: ${names.join(', ')}`),
+					`skipped for ${reason} not listed: ${digest.text}`,
+				);
+			}
+			assert.ok(digest.html.includes(`${delta.name}: ${deltaNow.summary.overallRiskLevel}`));
+
+			// Slack: one message per run, the composed text is the input of "Post the digest to Slack"
+			const slackNode = DIRECTORY.nodes.find((n) => n.name === 'Post the digest to Slack');
+			assert.equal(slackNode.type, 'n8n-nodes-base.slack');
+			assert.deepEqual(
+				DIRECTORY.connections['Compose the team digest'].main[0].map((c) => c.node).sort(),
+				['E-mail the team', 'Post the digest to Slack'],
+			);
+			const slackRun = second['Post the digest to Slack']?.[0];
+			assert.ok(slackRun, 'the Slack node ran (disabled: it passes its input on)');
+			assert.equal(slackRun.source?.[0]?.previousNode, 'Compose the team digest');
+			const slackInput = outputOf(second, 'Post the digest to Slack');
+			assert.equal(slackInput.length, 1, 'one Slack message per run');
+			const slackText = slackInput[0].slack_text;
+			assert.equal(slackNode.parameters.text, '={{ $json.slack_text }}');
+			assert.match(slackText, /^\*Weekly client reports /);
+			for (const name of [quarry.name, delta.name, ...disconnected.map((a) => a.name)])
+				assert.ok(slackText.includes(name), `${name} not in the Slack text: ${slackText}`);
+			assert.ok(slackText.includes(`• ${deltaLine}`));
+			assert.ok(slackText.includes(`Sent: ${sentNow.length}`));
+			const acmeMail = mail.messages.find(
+				(m) =>
+					m.toHeader === directory.find((r) => r.account_id === acme.platformAccountId).to_email,
+			);
+			t.diagnostic(`${acme.name}'s e-mail:\n${acmeMail.text}`);
+			t.diagnostic(`the team digest: ${digest.subject}\n${digest.text}`);
+			t.diagnostic(`Slack text:\n${slackText}`);
+			t.diagnostic(`two runs and their checks took ${Math.round((Date.now() - started) / 1000)} s`);
 		});
 
 		test('page after page signs in: more editor pages in a minute than n8n takes form logins (5 a minute per e-mail)', async () => {
