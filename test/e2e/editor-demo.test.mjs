@@ -6,7 +6,8 @@
 // address, an HTML body with the figures, skipped clients named in the run summary; run again a
 // week later with the sandbox's figures changed, each figure with its change from last week, and
 // the team digest (e-mail, and the text its Slack node is given) naming the skipped, failed and
-// high-risk clients and the accounts to reconnect; the agent
+// high-risk clients and the accounts to reconnect; the exactly-once example run twice e-mails
+// each client once and sends one digest per run; the agent
 // examples (chat, MCP server) import and publish. Screenshots go to .e2e-out/ (E2E_OUT); those
 // the README shows (the directory example on the canvas, the Generate node's panel, the demo
 // inbox) go to docs/images/ (E2E_DOCS_IMAGES).
@@ -59,6 +60,7 @@ const MCP_TOKEN = 'e2e-mcp-token-0123456789abcdef';
 const readExample = (file) =>
 	JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'examples', file), 'utf8'));
 const DIRECTORY = readExample('weekly-client-report-email-directory.json');
+const EXACTLY_ONCE = readExample('weekly-client-report-email-exactly-once.json');
 /** The directory example reading its own table, for the run with skipped clients. */
 const DIRECTORY_SKIPS = {
 	...DIRECTORY,
@@ -220,7 +222,13 @@ for (const line of lines) {
 			]);
 			await n8n.importWorkflow(readExample('weekly-client-report-email.json'));
 			if (n8n.version.startsWith('2.'))
-				for (const wf of [DIRECTORY, DIRECTORY_SKIPS, DIRECTORY_LAST_WEEK, ...AGENT_EXAMPLES])
+				for (const wf of [
+					DIRECTORY,
+					DIRECTORY_SKIPS,
+					DIRECTORY_LAST_WEEK,
+					EXACTLY_ONCE,
+					...AGENT_EXAMPLES,
+				])
 					await n8n.importWorkflow(wf);
 			server = await n8n.start();
 			if (n8n.version.startsWith('2.')) {
@@ -661,7 +669,10 @@ for (const line of lines) {
 				message.to_reconnect.map((a) => `${a.client_name}: ${a.status}`).sort(),
 				disconnected.map((a) => `${a.name}: ${a.connectionStatus}`).sort(),
 			);
-			assert.match(digest.text, /Accounts to reconnect \(\d+\), in the Ad Performance dashboard/);
+			assert.match(
+				digest.text,
+				/Accounts to reconnect \(\d+\), in the service's dashboard, by someone with Admin or Advertiser access/,
+			);
 			// skipped, by reason: not in the directory, account not connected
 			const expectedSkipped = [
 				...active.filter((a) => !inDirectory(a)).map((a) => `${a.name}: not in the directory`),
@@ -707,6 +718,89 @@ for (const line of lines) {
 			t.diagnostic(`the team digest: ${digest.subject}\n${digest.text}`);
 			t.diagnostic(`Slack text:\n${slackText}`);
 			t.diagnostic(`two runs and their checks took ${Math.round((Date.now() - started) / 1000)} s`);
+		});
+
+		test('the exactly-once example, run twice: its clients e-mailed once, each run one team digest, the second naming them already e-mailed this week', async (t) => {
+			if (needs2x()) return t.skip(needs2x());
+			const accounts = (await fake.state()).data.accounts;
+			const directory = (await dataTableRows(server, tables, 'clients')).filter(
+				(r) => r.account_id,
+			);
+			const expected = accounts.filter(
+				(a) =>
+					a.connectionStatus === 'active' &&
+					directory.some((r) => r.account_id === a.platformAccountId && r.send && r.to_email),
+			);
+			assert.ok(expected.length >= 2, 'clients to e-mail');
+			const run = async (label) => {
+				mail.clear();
+				await executeWorkflowInEditor({
+					...server,
+					browser,
+					workflowId: EXACTLY_ONCE.id,
+					screenshotPath: path.join(outDir, `weekly-exactly-once-${label}-${line}.png`),
+				});
+				const runData = await lastRun(server, EXACTLY_ONCE.id);
+				const [digest] = outputOf(runData, 'Compose the team digest');
+				await mail.waitForMessage(
+					() => mail.messages.some((m) => m.toHeader === TEAM_ADDRESS),
+					60_000,
+				);
+				return {
+					runData,
+					digest,
+					clients: clientMessages(mail),
+					team: mail.messages.filter((m) => m.toHeader === TEAM_ADDRESS),
+				};
+			};
+
+			const first = await run('first');
+			assert.deepEqual(
+				first.clients.map((m) => m.toHeader).sort(),
+				expected
+					.map((a) => directory.find((r) => r.account_id === a.platformAccountId).to_email)
+					.sort(),
+				'first run: one e-mail per client',
+			);
+			assert.equal(first.team.length, 1, 'first run: one digest');
+			assert.deepEqual(first.digest.sent.sort(), expected.map((a) => a.name).sort());
+			for (const m of first.clients) assert.match(m.text, /ROAS: \d+\.\d\d× \S/, m.text);
+			const figures = new Set(
+				(await dataTableRows(server, tables, 'weekly_report_figures')).map((r) => r.account_week),
+			);
+			for (const r of outputOf(first.runData, 'Compare with last week'))
+				assert.ok(
+					figures.has(`${r.accountId}:${r.dateRange.from}..${r.dateRange.to}`),
+					`${r.client_name}: no figures row`,
+				);
+
+			const second = await run('again');
+			assert.equal(second.clients.length, 0, 'a re-run e-mails no client again');
+			assert.equal(second.team.length, 1, 'the re-run sends its own digest');
+			assert.deepEqual(second.digest.sent, []);
+			assert.deepEqual(
+				second.digest.skipped
+					.filter((s) => s.reason === 'already e-mailed this week')
+					.map((s) => s.client_name)
+					.sort(),
+				expected.map((a) => a.name).sort(),
+			);
+			assert.ok(
+				second.team[0].text.includes(
+					`- already e-mailed this week: ${second.digest.skipped
+						.filter((s) => s.reason === 'already e-mailed this week')
+						.map((s) => s.client_name)
+						.join(', ')}`,
+				),
+				second.team[0].text,
+			);
+			const emailed = await dataTableRows(server, tables, 'weekly_report_emails');
+			for (const account of expected)
+				assert.equal(
+					emailed.filter((r) => r.account_id === account.platformAccountId).length,
+					1,
+					`${account.name}: one e-mail record`,
+				);
 		});
 
 		test('page after page signs in: more editor pages in a minute than n8n takes form logins (5 a minute per e-mail)', async () => {
