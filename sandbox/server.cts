@@ -66,6 +66,7 @@ import {
 	FakeState,
 	iso,
 	type AccountRec,
+	type AccountReportScript,
 	type CampaignRec,
 	type Keys,
 	type ReportRec,
@@ -1410,6 +1411,14 @@ export class FakeServer {
 		return out;
 	}
 
+	/**
+	 * What the reports generated for an account (service or platform id) from now on show: given
+	 * figures, a failure, or a long generation (see AccountReportScript); `{}` clears it.
+	 */
+	setReportScript(accountId: string, script: AccountReportScript): void {
+		this.state.setReportScript(accountId, script);
+	}
+
 	/** A time given on the service's clock (to addReports, addAccount) as host time. */
 	private serviceTimeOf(text: string): number {
 		return this.state.unstamp(Date.parse(text));
@@ -1505,6 +1514,9 @@ export class FakeServer {
 					this.state.setConnectionStatus(seg[1], status);
 					return ok();
 				}
+				case 'PUT /accounts/:id/reports':
+					this.setReportScript(seg[1], body as AccountReportScript);
+					return ok();
 				case 'POST /reports':
 					return ok(this.addReports(Number(body.count ?? 1), body as Partial<Report>));
 				case 'POST /reports/fail-next':

@@ -206,6 +206,18 @@ function ymd(ms: number): string {
 	return iso(ms).slice(0, 10);
 }
 
+/**
+ * What the reports generated for one account from now on show (PUT /__fake/accounts/:id/reports):
+ * figures that replace the drawn ones (a ROAS without a risk level gets the level of that ROAS),
+ * a failure, or a generation that takes `generatingMs` (real ms) instead of 10–20 s × timeScale.
+ * It holds until it is replaced; an empty object clears it.
+ */
+export interface AccountReportScript {
+	summary?: Partial<ReportSummary>;
+	error?: ErrorInfo;
+	generatingMs?: number;
+}
+
 export interface StateOptions {
 	seed: number;
 	timeScale: number;
@@ -231,6 +243,8 @@ export class FakeState {
 	private readonly ids = new Set<string>();
 	private failReportQueue: ErrorInfo[] = [];
 	private failDiagnosticCount = 0;
+	/** By service account id: see AccountReportScript. */
+	private readonly reportScripts = new Map<string, AccountReportScript>();
 	/** Origin that downloadUrl points at; set by the server once it listens. */
 	downloadOrigin = 'http://127.0.0.1';
 
@@ -594,14 +608,24 @@ export class FakeState {
 	}): { rec: ReportRec; estimatedCompletionSeconds: number } {
 		const durationService = this.rng.int(10000, 20000);
 		const pendingService = this.rng.int(0, 2000);
-		const failure = this.failReportQueue.shift() ?? null;
+		const script = this.reportScripts.get(a.account.id);
+		const failure = script?.error ?? this.failReportQueue.shift() ?? null;
 		const rec = this.createReport({
 			...a,
 			createdAt: Date.now(),
-			durationMs: this.scaled(durationService),
+			durationMs: script?.generatingMs ?? this.scaled(durationService),
 			pendingMs: this.scaled(pendingService),
 			failure,
 		});
+		if (script?.summary) {
+			const summary = { ...rec.summary, ...script.summary };
+			if (script.summary.avgRoas !== undefined && script.summary.overallRiskLevel === undefined)
+				summary.overallRiskLevel = riskFromRoas(summary.avgRoas);
+			summary.avgCpa = summary.totalConversions
+				? round2(summary.totalSpend / summary.totalConversions)
+				: 0;
+			rec.summary = summary;
+		}
 		return { rec, estimatedCompletionSeconds: Math.ceil(durationService / 1000) };
 	}
 
@@ -643,6 +667,22 @@ export class FakeState {
 		};
 		this.diagnostics.push(rec);
 		return rec;
+	}
+
+	/** Sets (or, with an empty script, clears) what an account's next reports show. */
+	setReportScript(accountId: string, script: AccountReportScript): void {
+		const account = this.findAccount(accountId);
+		if (!account) throw new Error(`unknown account ${accountId}`);
+		const { summary, error, generatingMs } = script;
+		if (generatingMs !== undefined && !(typeof generatingMs === 'number' && generatingMs >= 0))
+			throw new Error('generatingMs must be a number of milliseconds.');
+		if (!summary && !error && generatingMs === undefined) this.reportScripts.delete(account.id);
+		else
+			this.reportScripts.set(account.id, {
+				...(summary ? { summary: { ...summary } } : {}),
+				...(error ? { error: { ...error } } : {}),
+				...(generatingMs !== undefined ? { generatingMs } : {}),
+			});
 	}
 
 	failNextReports(count: number, error?: ErrorInfo): void {

@@ -208,12 +208,14 @@ async function main() {
 
   Already there: the credentials "Ad Performance sandbox" (the offline sandbox at
   ${sandbox.url}) and "Demo mail catcher (SMTP)", the data table "clients" (one row per
-  sandbox account, each with its own demo address) and the example workflows. Try
-  "Weekly client report e-mail (client directory)": open it and click Execute workflow. About
-  25 seconds later the inbox has one e-mail per active client account, at that client's
-  address, each with its PDF report attached; the workflow's last node, "Run summary", lists
-  who was sent what and who was skipped and why. The sandbox behaves like the real service:
-  reports take 10–20 s, rate limits apply.
+  sandbox account, each with its own demo address), the table "weekly_report_figures" (each
+  week's figures per account) and the example workflows. Try "Weekly client report e-mail
+  (client directory)": open it and click Execute workflow. About 25 seconds later the inbox has
+  one e-mail per active client account, at that client's address, each with its PDF report
+  attached, and one team digest (sent, skipped, failed, high risk, accounts to reconnect);
+  "Run summary" lists who was sent what and who was skipped and why. Execute it again: each
+  figure shows its change. The sandbox behaves like the real service: reports take 10–20 s,
+  rate limits apply.
 
     MCP server (published):  ${mcp.mcpUrl}
     Header:                  Authorization: Bearer ${mcp.mcpToken ?? '(the token of the credential "Ad Performance MCP token")'}

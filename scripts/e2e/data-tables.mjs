@@ -17,11 +17,25 @@ export const CLIENT_DIRECTORY_TABLE = Object.freeze({
 
 /**
  * The data tables the examples use, with their columns (see their sticky notes): those of the
- * exactly-once examples and the client directory.
+ * exactly-once examples, the client directory and the weekly figures (week over week).
  */
 export const EXAMPLE_DATA_TABLES = Object.freeze({
 	...CLIENT_DIRECTORY_TABLE,
 	weekly_report_emails: ['client_week', 'account_id', 'report_id', 'execution_id'],
+	// each week's figures per account (key `<act_ id>:<from>..<to>`): the e-mails' week over week
+	weekly_report_figures: [
+		'account_week',
+		'account_id',
+		'client_name',
+		'date_from',
+		'date_to',
+		{ name: 'spend', type: 'number' },
+		{ name: 'conversions', type: 'number' },
+		{ name: 'roas', type: 'number' },
+		'risk',
+		'currency',
+		'report_id',
+	],
 	weekly_report_recoveries: [
 		'failed_execution_id',
 		'failed_workflow_id',
@@ -97,7 +111,9 @@ export async function insertDataTableRows(server, { projectId, ids }, name, rows
 		{ data: rows, returnType: 'count' },
 	);
 	if (r.status !== 200)
-		throw new Error(`adding rows to data table ${name} answered ${r.status}: ${r.text.slice(0, 300)}`);
+		throw new Error(
+			`adding rows to data table ${name} answered ${r.status}: ${r.text.slice(0, 300)}`,
+		);
 }
 
 /**

@@ -44,6 +44,19 @@ export async function startFakeProcess({ timeScale = 0.02, extraArgs = [] } = {}
 			return res.data;
 		},
 		log: () => control('GET', '/__fake/log'),
+		/**
+		 * What the account's next reports show until changed: `{ summary }` (figures that replace
+		 * the drawn ones), `{ error }` (they fail), `{ generatingMs }` (they take that long); `{}`
+		 * clears it.
+		 */
+		async setNextReports(accountId, script) {
+			const res = await control(
+				'PUT',
+				`/__fake/accounts/${encodeURIComponent(accountId)}/reports`,
+				script,
+			);
+			if (!res?.data?.ok) throw new Error(`setNextReports: ${JSON.stringify(res)}`);
+		},
 		/** The data of an Ad Performance API credential for this sandbox (live key, its Time Scale). */
 		credentialData: () => ({
 			apiKey: info.keys.live,

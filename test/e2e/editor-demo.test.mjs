@@ -3,7 +3,11 @@
 // the editor's Execute workflow button and deliver their e-mails with the PDFs to the mail
 // catcher: the simple one, and (n8n 2.x) the client-directory one, set up as `npm start` sets it
 // up (data table `clients` filled from the sandbox's accounts), each client's e-mail at its own
-// address, an HTML body with the figures, skipped clients named in the run summary; the agent
+// address, an HTML body with the figures, skipped clients named in the run summary; run again a
+// week later with the sandbox's figures changed, each figure with its change from last week, and
+// the team digest (e-mail, and the text its Slack node is given) naming the skipped, failed and
+// high-risk clients and the accounts to reconnect; the exactly-once example run twice e-mails
+// each client once and sends one digest per run; the agent
 // examples (chat, MCP server) import and publish. Screenshots go to .e2e-out/ (E2E_OUT); those
 // the README shows (the directory example on the canvas, the Generate node's panel, the demo
 // inbox) go to docs/images/ (E2E_DOCS_IMAGES).
@@ -32,6 +36,7 @@ import {
 	demoClientRows,
 	ensureDataTables,
 	EXAMPLE_DATA_TABLES,
+	dataTableRows,
 	fillDemoClientDirectory,
 	insertDataTableRows,
 } from '../../scripts/e2e/data-tables.mjs';
@@ -55,6 +60,7 @@ const MCP_TOKEN = 'e2e-mcp-token-0123456789abcdef';
 const readExample = (file) =>
 	JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'examples', file), 'utf8'));
 const DIRECTORY = readExample('weekly-client-report-email-directory.json');
+const EXACTLY_ONCE = readExample('weekly-client-report-email-exactly-once.json');
 /** The directory example reading its own table, for the run with skipped clients. */
 const DIRECTORY_SKIPS = {
 	...DIRECTORY,
@@ -72,22 +78,80 @@ const DIRECTORY_SKIPS = {
 			: n,
 	),
 };
+/**
+ * The directory example as it ran a week ago: Generate asks for the week before last week (the
+ * Monday schedule's run of last week); every other node is the example's. Its figures are the
+ * "last week" of the example's next run.
+ */
+const DIRECTORY_LAST_WEEK = {
+	...DIRECTORY,
+	id: 'adperfDirectoryLastWeek',
+	name: `${DIRECTORY.name}: last week`,
+	nodes: DIRECTORY.nodes.map((n) =>
+		n.name === "Generate last week's report"
+			? {
+					...n,
+					parameters: {
+						...n.parameters,
+						dateStart: n.parameters.dateStart.replace('days: 7', 'days: 14'),
+						dateEnd: n.parameters.dateEnd.replace('days: 1', 'days: 8'),
+					},
+				}
+			: n,
+	),
+};
+assert.notEqual(
+	JSON.stringify(DIRECTORY_LAST_WEEK.nodes),
+	JSON.stringify(DIRECTORY.nodes),
+	'the last-week variant moves the date range',
+);
+/** Where the examples' team digest goes (E-mail the team → To Email). */
+const TEAM_ADDRESS = DIRECTORY.nodes.find((n) => n.name === 'E-mail the team').parameters.toEmail;
 const AGENT_EXAMPLES = ['chat-with-your-ad-accounts.json', 'ad-performance-mcp-server.json'].map(
 	readExample,
 );
 
-/** The single item of the directory example's "Run summary" in the workflow's latest execution. */
-async function lastRunSummary(server, workflowId) {
+/** The run data of the workflow's latest execution, which must have succeeded. */
+async function lastRun(server, workflowId) {
 	const list = await server.request(
 		'GET',
 		`/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId }))}`,
 	);
 	const latest = (list.json?.data?.results ?? list.json?.data ?? [])[0];
 	assert.equal(latest?.status, 'success', `execution: ${JSON.stringify(latest).slice(0, 400)}`);
-	const run = await executionRun(server, latest.id);
-	const items = run.resultData.runData['Run summary']?.[0]?.data?.main?.[0] ?? [];
+	return (await executionRun(server, latest.id)).resultData.runData;
+}
+
+/** The output items (json) of a node's first run in an execution's run data. */
+const outputOf = (runData, node) => (runData[node]?.[0]?.data?.main?.[0] ?? []).map((i) => i.json);
+
+/** The single item of the directory example's "Run summary" in the workflow's latest execution. */
+async function lastRunSummary(server, workflowId) {
+	const items = outputOf(await lastRun(server, workflowId), 'Run summary');
 	assert.equal(items.length, 1, 'Run summary outputs one item');
-	return items[0].json;
+	return items[0];
+}
+
+/** A client's e-mails (not the team's digest). */
+const clientMessages = (mail) => mail.messages.filter((m) => m.toHeader !== TEAM_ADDRESS);
+
+/**
+ * What a client's e-mail must say of a figure's change, worked out from the two reports' figures
+ * as the service gave them: ▲/▼ and the difference, or "same as last week".
+ */
+function expectedChange(now, before, digits) {
+	if (now > before) return `▲ ${(now - before).toFixed(digits)} from last week`;
+	if (now < before) return `▼ ${(before - now).toFixed(digits)} from last week`;
+	return 'same as last week';
+}
+const RISK_ORDER = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'];
+function expectedRiskChange(now, before) {
+	const d = RISK_ORDER.indexOf(now) - RISK_ORDER.indexOf(before);
+	return d > 0
+		? `▲ from ${before} last week`
+		: d < 0
+			? `▼ from ${before} last week`
+			: 'same as last week';
 }
 
 /** Asserts that an e-mail carries a report's figures in its HTML body and its text alternative. */
@@ -158,7 +222,13 @@ for (const line of lines) {
 			]);
 			await n8n.importWorkflow(readExample('weekly-client-report-email.json'));
 			if (n8n.version.startsWith('2.'))
-				for (const wf of [DIRECTORY, DIRECTORY_SKIPS, ...AGENT_EXAMPLES])
+				for (const wf of [
+					DIRECTORY,
+					DIRECTORY_SKIPS,
+					DIRECTORY_LAST_WEEK,
+					EXACTLY_ONCE,
+					...AGENT_EXAMPLES,
+				])
 					await n8n.importWorkflow(wf);
 			server = await n8n.start();
 			if (n8n.version.startsWith('2.')) {
@@ -266,8 +336,19 @@ for (const line of lines) {
 			});
 			const summary = await lastRunSummary(server, DIRECTORY.id);
 			const active = accounts.filter((a) => a.connectionStatus === 'active');
-			await mail.waitForMessage(() => mail.messages.length >= active.length, 30_000);
-			assert.equal(mail.messages.length, active.length, 'one e-mail per active account');
+			await mail.waitForMessage(() => mail.messages.length >= active.length + 1, 30_000);
+			assert.equal(clientMessages(mail).length, active.length, 'one e-mail per active account');
+			// and one to the team: the digest
+			const digests = mail.messages.filter((m) => m.toHeader === TEAM_ADDRESS);
+			assert.equal(digests.length, 1, 'one team digest');
+			for (const account of accounts.filter((a) => a.connectionStatus !== 'active'))
+				assert.match(
+					digests[0].text,
+					new RegExp(
+						`${account.name} \\(${account.platformAccountId}\\): (token expired|disconnected)`,
+					),
+					`the digest does not ask to reconnect ${account.name}`,
+				);
 			const reports = (await fake.state()).data.reports;
 			for (const account of active) {
 				const row = directory.find((r) => r.account_id === account.platformAccountId);
@@ -281,11 +362,14 @@ for (const line of lines) {
 				assert.equal(message.subject, `Your weekly ad performance report: ${report.title}`);
 				assert.match(message.html, new RegExp(`Hello ${account.name},`));
 				assertFigures(message, report, account.name);
+				// nothing to compare with yet: the first report of this n8n's figures table
+				for (const body of [message.text, message.html])
+					assert.equal(body.match(/\(first report\)/g)?.length, 4, `${account.name}: ${body}`);
 				const expected = await fake.download(report.id);
 				assert.equal(message.attachments.length, 1);
 				assert.ok(message.attachments[0].content.equals(expected.bytes), `${account.name}: PDF`);
 			}
-			assert.equal(new Set(mail.messages.map((m) => m.toHeader)).size, active.length);
+			assert.equal(new Set(clientMessages(mail).map((m) => m.toHeader)).size, active.length);
 			// the directory's other accounts are not connected: named, with the reason
 			assert.deepEqual(
 				summary.skipped.map((s) => `${s.client_name}: ${s.reason}`).sort(),
@@ -299,7 +383,7 @@ for (const line of lines) {
 				browser,
 				screenshotPath: path.join(docsImages, 'demo-inbox.png'),
 			});
-			assert.match(inbox, new RegExp(`Demo inbox: ${active.length} message`));
+			assert.match(inbox, new RegExp(`Demo inbox: ${active.length + 1} message`));
 			for (const account of active)
 				assert.ok(
 					inbox.includes(
@@ -357,8 +441,8 @@ for (const line of lines) {
 			});
 			const summary = await lastRunSummary(server, DIRECTORY_SKIPS.id);
 			const expectedSent = [acme, newClient];
-			await mail.waitForMessage(() => mail.messages.length >= expectedSent.length, 30_000);
-			assert.equal(mail.messages.length, expectedSent.length, JSON.stringify(summary));
+			await mail.waitForMessage(() => mail.messages.length >= expectedSent.length + 1, 30_000);
+			assert.equal(clientMessages(mail).length, expectedSent.length, JSON.stringify(summary));
 			for (const account of expectedSent) {
 				const row = rows.find((r) => r.account_id === account.platformAccountId);
 				const message = mail.messages.find((m) => m.toHeader === row.to_email);
@@ -366,6 +450,19 @@ for (const line of lines) {
 				assert.equal(message.cc, row.cc_email || undefined);
 				assert.deepEqual(message.to.sort(), [row.to_email, row.cc_email].filter(Boolean).sort());
 			}
+			// run again this week: Acme's figures against its report of the walk-through's run, and
+			// said so; the new client has nothing to compare with
+			const again = (account) =>
+				mail.messages.find(
+					(m) =>
+						m.toHeader === rows.find((r) => r.account_id === account.platformAccountId).to_email,
+				).text;
+			assert.match(again(acme), /Each figure is compared with this week's earlier report\./);
+			assert.match(
+				again(acme),
+				/ROAS: \d+\.\d\d× (▲ \d+\.\d\d from|▼ \d+\.\d\d from|same as) this week's earlier report/,
+			);
+			assert.equal(again(newClient).match(/\(first report\)/g)?.length, 4);
 			assert.deepEqual(
 				summary.sent.map((s) => s.client_name).sort(),
 				expectedSent.map((a) => a.name).sort(),
@@ -381,6 +478,329 @@ for (const line of lines) {
 						.map((a) => [a.name, 'account not connected']),
 				),
 			});
+		});
+
+		test('a week later, with the figures changed: each client e-mail shows every change from last week, and the team digest (e-mail and Slack text) names the skipped, failed and high-risk clients and the accounts to reconnect', async (t) => {
+			if (needs2x()) return t.skip(needs2x());
+			const started = Date.now();
+			// one more client in the directory, whose report will fail this week
+			const quarry = await fake.addAccount({ name: 'Quarry Tools' });
+			await insertDataTableRows(server, tables, 'clients', demoClientRows([quarry]));
+			const accounts = (await fake.state()).data.accounts;
+			const byName = (name) => accounts.find((a) => a.name === name);
+			const acme = byName('Acme Outdoor');
+			const delta = byName('Delta Fitness');
+			const directory = (await dataTableRows(server, tables, 'clients')).filter(
+				(r) => r.account_id,
+			);
+			const inDirectory = (a) => directory.some((r) => r.account_id === a.platformAccountId);
+			const active = accounts.filter((a) => a.connectionStatus === 'active');
+			const lastWeekFigures = {
+				[acme.id]: { totalSpend: 1000, totalConversions: 40, avgRoas: 3.5 },
+				[delta.id]: { totalSpend: 600, totalConversions: 25, avgRoas: 2.4 },
+				[quarry.id]: { totalSpend: 300, totalConversions: 10, avgRoas: 2 },
+			};
+			for (const [id, summary] of Object.entries(lastWeekFigures))
+				await fake.setNextReports(id, { summary });
+
+			// last week's run (the Monday before): every client in the directory gets its report
+			const reportsBefore = new Set((await fake.state()).data.reports.map((r) => r.id));
+			mail.clear();
+			await executeWorkflowInEditor({
+				...server,
+				browser,
+				workflowId: DIRECTORY_LAST_WEEK.id,
+				screenshotPath: path.join(outDir, `weekly-directory-last-week-${line}.png`),
+			});
+			const first = await lastRun(server, DIRECTORY_LAST_WEEK.id);
+			const lastWeek = new Map(
+				outputOf(first, 'Compare with last week').map((r) => [r.accountId, r]),
+			);
+			const sentLastWeek = active.filter(inDirectory);
+			assert.deepEqual(
+				[...lastWeek.keys()].sort(),
+				sentLastWeek.map((a) => a.platformAccountId).sort(),
+				'last week: a report for each connected client in the directory',
+			);
+			for (const r of lastWeek.values()) assert.ok(!reportsBefore.has(r.id));
+			await mail.waitForMessage(() => mail.messages.length >= sentLastWeek.length + 1, 30_000);
+
+			// this week: Acme does better, Delta falls to a critical ROAS, Quarry's report fails.
+			// (A report still generating at the Wait's Timeout takes the same path, the Wait's error
+			// item, but the example's Timeout is 300 real seconds.)
+			await fake.setNextReports(acme.id, {
+				summary: { totalSpend: 1250.5, totalConversions: 35, avgRoas: 3.91 },
+			});
+			await fake.setNextReports(delta.id, {
+				summary: { totalSpend: 540, totalConversions: 25, avgRoas: 0.8 },
+			});
+			await fake.setNextReports(quarry.id, {
+				error: {
+					type: 'generation_failed',
+					message: 'Report generation failed: the ad platform returned no insights for the period.',
+				},
+			});
+			mail.clear();
+			await executeWorkflowInEditor({
+				...server,
+				browser,
+				workflowId: DIRECTORY.id,
+				screenshotPath: path.join(outDir, `weekly-directory-week-over-week-${line}.png`),
+			});
+			for (const account of [acme, delta, quarry]) await fake.setNextReports(account.id, {});
+			const second = await lastRun(server, DIRECTORY.id);
+			const thisWeek = new Map(
+				outputOf(second, 'Compare with last week').map((r) => [r.accountId, r]),
+			);
+			assert.deepEqual(
+				[...thisWeek.keys()].sort(),
+				[acme, delta].map((a) => a.platformAccountId).sort(),
+				'this week: reports for Acme and Delta only',
+			);
+			const sentNow = sentLastWeek.filter((a) => a.id !== quarry.id);
+			await mail.waitForMessage(() => mail.messages.length >= sentNow.length + 1, 60_000);
+			assert.equal(clientMessages(mail).length, sentNow.length, 'no e-mail for the failed');
+
+			// the client e-mails: every figure with its change, against the figures of last week's report
+			const expectedSigns = {
+				[acme.name]: { spend: '▲', conversions: '▼', roas: '▲', risk: 'same' },
+				[delta.name]: { spend: '▼', conversions: 'same', roas: '▼', risk: '▲' },
+			};
+			const serviceReports = (await fake.state()).data.reports;
+			for (const account of sentNow) {
+				const row = directory.find((r) => r.account_id === account.platformAccountId);
+				const message = mail.messages.find((m) => m.toHeader === row.to_email);
+				assert.ok(message, `no e-mail to ${row.to_email}`);
+				const now = serviceReports.find((r) => r.id === thisWeek.get(account.platformAccountId).id);
+				const before = serviceReports.find(
+					(r) => r.id === lastWeek.get(account.platformAccountId).id,
+				);
+				assert.ok(now.dateRange.from > before.dateRange.to, 'last week is the week before');
+				assertFigures(message, now, account.name);
+				const s = now.summary;
+				const b = before.summary;
+				const lines = {
+					spend: `Spend: ${s.totalSpend.toFixed(2)} ${account.currency} ${expectedChange(s.totalSpend, b.totalSpend, 2)}`,
+					conversions: `Conversions: ${s.totalConversions} ${expectedChange(s.totalConversions, b.totalConversions, 0)}`,
+					roas: `ROAS: ${s.avgRoas.toFixed(2)}× ${expectedChange(s.avgRoas, b.avgRoas, 2)}`,
+					risk: `Overall risk: ${s.overallRiskLevel} ${expectedRiskChange(s.overallRiskLevel, b.overallRiskLevel)}`,
+				};
+				for (const [figure, line] of Object.entries(lines)) {
+					assert.ok(
+						message.text.includes(line),
+						`${account.name}: "${line}" not in ${message.text}`,
+					);
+					const change = line.slice(line.search(/▲|▼|same as/));
+					assert.ok(message.html.includes(change), `${account.name}: "${change}" not in the HTML`);
+					const sign = expectedSigns[account.name]?.[figure];
+					if (sign)
+						assert.ok(
+							change.startsWith(sign),
+							`${account.name}: ${figure} should be ${sign} as the sandbox was set: ${line}`,
+						);
+				}
+				assert.ok(
+					message.text.includes(
+						`Each figure is compared with last week (${before.dateRange.from} – ${before.dateRange.to}).`,
+					),
+				);
+				assert.doesNotMatch(message.text, /first report/);
+			}
+
+			// the figures table: one row per account and week, this week's upserted (the walk-through
+			// and this run both ran this week), holding this week's figures
+			const figureRows = await dataTableRows(server, tables, 'weekly_report_figures');
+			for (const account of sentNow) {
+				const now = thisWeek.get(account.platformAccountId);
+				const key = `${account.platformAccountId}:${now.dateRange.from}..${now.dateRange.to}`;
+				const rows = figureRows.filter((r) => r.account_week === key);
+				assert.equal(rows.length, 1, `${key}: ${rows.length} rows`);
+				assert.equal(rows[0].spend, now.summary.totalSpend);
+				assert.equal(rows[0].roas, now.summary.avgRoas);
+				assert.equal(rows[0].report_id, now.id);
+			}
+
+			// the team digest: one e-mail, the composed item, and the Slack node's input
+			const digestMails = mail.messages.filter((m) => m.toHeader === TEAM_ADDRESS);
+			assert.equal(digestMails.length, 1, 'one digest per run');
+			const [digest] = digestMails;
+			const composed = outputOf(second, 'Compose the team digest');
+			assert.equal(composed.length, 1, 'one composed message');
+			const [message] = composed;
+			assert.equal(digest.subject, message.subject);
+			assert.equal(digest.text.trim(), message.text.trim());
+			assert.equal(message.all_well, false);
+			assert.deepEqual(message.sent.sort(), sentNow.map((a) => a.name).sort());
+			// the failed report, with the reason the service gave and what to do
+			const failed = Object.fromEntries(message.failed.map((f) => [f.client_name, f.reason]));
+			assert.deepEqual(Object.keys(failed), [quarry.name]);
+			assert.match(failed[quarry.name], /no insights for the period/);
+			assert.ok(
+				digest.text.includes(
+					`${quarry.name} (${quarry.platformAccountId}): ${failed[quarry.name]}`,
+				),
+				`the failure is not in the digest: ${digest.text}`,
+			);
+			// high or critical risk this week: Delta, with spend, ROAS and their change
+			const deltaNow = thisWeek.get(delta.platformAccountId);
+			assert.deepEqual(
+				message.at_risk.map((r) => r.client_name),
+				[acme, delta]
+					.filter((a) =>
+						['HIGH', 'CRITICAL'].includes(
+							thisWeek.get(a.platformAccountId).summary.overallRiskLevel,
+						),
+					)
+					.map((a) => a.name),
+			);
+			assert.ok(message.at_risk.some((r) => r.client_name === delta.name));
+			const deltaLine = `${delta.name}: ${deltaNow.summary.overallRiskLevel} ${deltaNow.change.risk} · spend ${deltaNow.summary.totalSpend.toFixed(2)} ${delta.currency} ${deltaNow.change.spend} · ROAS ${deltaNow.summary.avgRoas.toFixed(2)}× ${deltaNow.change.roas}`;
+			assert.ok(
+				digest.text.includes(deltaLine),
+				`"${deltaLine}" not in the digest: ${digest.text}`,
+			);
+			assert.match(
+				deltaLine,
+				/▲ from MEDIUM last week · spend 540\.00 \w+ ▼ 60\.00 from last week · ROAS 0\.80× ▼ 1\.60 from last week/,
+			);
+			// accounts to reconnect, with where to do it
+			const disconnected = accounts.filter((a) => a.connectionStatus !== 'active');
+			assert.deepEqual(
+				message.to_reconnect.map((a) => `${a.client_name}: ${a.status}`).sort(),
+				disconnected.map((a) => `${a.name}: ${a.connectionStatus}`).sort(),
+			);
+			assert.match(
+				digest.text,
+				/Accounts to reconnect \(\d+\), in the service's dashboard, by someone with Admin or Advertiser access/,
+			);
+			// skipped, by reason: not in the directory, account not connected
+			const expectedSkipped = [
+				...active.filter((a) => !inDirectory(a)).map((a) => `${a.name}: not in the directory`),
+				...disconnected.filter(inDirectory).map((a) => `${a.name}: account not connected`),
+			];
+			assert.deepEqual(
+				message.skipped.map((s) => `${s.client_name}: ${s.reason}`).sort(),
+				expectedSkipped.sort(),
+			);
+			for (const reason of new Set(message.skipped.map((s) => s.reason))) {
+				const names = message.skipped.filter((s) => s.reason === reason).map((s) => s.client_name);
+				assert.ok(
+					digest.text.includes(`- ${reason}: ${names.join(', ')}`),
+					`skipped for ${reason} not listed: ${digest.text}`,
+				);
+			}
+			assert.ok(digest.html.includes(`${delta.name}: ${deltaNow.summary.overallRiskLevel}`));
+
+			// Slack: one message per run, the composed text is the input of "Post the digest to Slack"
+			const slackNode = DIRECTORY.nodes.find((n) => n.name === 'Post the digest to Slack');
+			assert.equal(slackNode.type, 'n8n-nodes-base.slack');
+			assert.deepEqual(
+				DIRECTORY.connections['Compose the team digest'].main[0].map((c) => c.node).sort(),
+				['E-mail the team', 'Post the digest to Slack'],
+			);
+			const slackRun = second['Post the digest to Slack']?.[0];
+			assert.ok(slackRun, 'the Slack node ran (disabled: it passes its input on)');
+			assert.equal(slackRun.source?.[0]?.previousNode, 'Compose the team digest');
+			const slackInput = outputOf(second, 'Post the digest to Slack');
+			assert.equal(slackInput.length, 1, 'one Slack message per run');
+			const slackText = slackInput[0].slack_text;
+			assert.equal(slackNode.parameters.text, '={{ $json.slack_text }}');
+			assert.match(slackText, /^\*Weekly client reports /);
+			for (const name of [quarry.name, delta.name, ...disconnected.map((a) => a.name)])
+				assert.ok(slackText.includes(name), `${name} not in the Slack text: ${slackText}`);
+			assert.ok(slackText.includes(`• ${deltaLine}`));
+			assert.ok(slackText.includes(`Sent: ${sentNow.length}`));
+			const acmeMail = mail.messages.find(
+				(m) =>
+					m.toHeader === directory.find((r) => r.account_id === acme.platformAccountId).to_email,
+			);
+			t.diagnostic(`${acme.name}'s e-mail:\n${acmeMail.text}`);
+			t.diagnostic(`the team digest: ${digest.subject}\n${digest.text}`);
+			t.diagnostic(`Slack text:\n${slackText}`);
+			t.diagnostic(`two runs and their checks took ${Math.round((Date.now() - started) / 1000)} s`);
+		});
+
+		test('the exactly-once example, run twice: its clients e-mailed once, each run one team digest, the second naming them already e-mailed this week', async (t) => {
+			if (needs2x()) return t.skip(needs2x());
+			const accounts = (await fake.state()).data.accounts;
+			const directory = (await dataTableRows(server, tables, 'clients')).filter(
+				(r) => r.account_id,
+			);
+			const expected = accounts.filter(
+				(a) =>
+					a.connectionStatus === 'active' &&
+					directory.some((r) => r.account_id === a.platformAccountId && r.send && r.to_email),
+			);
+			assert.ok(expected.length >= 2, 'clients to e-mail');
+			const run = async (label) => {
+				mail.clear();
+				await executeWorkflowInEditor({
+					...server,
+					browser,
+					workflowId: EXACTLY_ONCE.id,
+					screenshotPath: path.join(outDir, `weekly-exactly-once-${label}-${line}.png`),
+				});
+				const runData = await lastRun(server, EXACTLY_ONCE.id);
+				const [digest] = outputOf(runData, 'Compose the team digest');
+				await mail.waitForMessage(
+					() => mail.messages.some((m) => m.toHeader === TEAM_ADDRESS),
+					60_000,
+				);
+				return {
+					runData,
+					digest,
+					clients: clientMessages(mail),
+					team: mail.messages.filter((m) => m.toHeader === TEAM_ADDRESS),
+				};
+			};
+
+			const first = await run('first');
+			assert.deepEqual(
+				first.clients.map((m) => m.toHeader).sort(),
+				expected
+					.map((a) => directory.find((r) => r.account_id === a.platformAccountId).to_email)
+					.sort(),
+				'first run: one e-mail per client',
+			);
+			assert.equal(first.team.length, 1, 'first run: one digest');
+			assert.deepEqual(first.digest.sent.sort(), expected.map((a) => a.name).sort());
+			for (const m of first.clients) assert.match(m.text, /ROAS: \d+\.\d\d× \S/, m.text);
+			const figures = new Set(
+				(await dataTableRows(server, tables, 'weekly_report_figures')).map((r) => r.account_week),
+			);
+			for (const r of outputOf(first.runData, 'Compare with last week'))
+				assert.ok(
+					figures.has(`${r.accountId}:${r.dateRange.from}..${r.dateRange.to}`),
+					`${r.client_name}: no figures row`,
+				);
+
+			const second = await run('again');
+			assert.equal(second.clients.length, 0, 'a re-run e-mails no client again');
+			assert.equal(second.team.length, 1, 'the re-run sends its own digest');
+			assert.deepEqual(second.digest.sent, []);
+			assert.deepEqual(
+				second.digest.skipped
+					.filter((s) => s.reason === 'already e-mailed this week')
+					.map((s) => s.client_name)
+					.sort(),
+				expected.map((a) => a.name).sort(),
+			);
+			assert.ok(
+				second.team[0].text.includes(
+					`- already e-mailed this week: ${second.digest.skipped
+						.filter((s) => s.reason === 'already e-mailed this week')
+						.map((s) => s.client_name)
+						.join(', ')}`,
+				),
+				second.team[0].text,
+			);
+			const emailed = await dataTableRows(server, tables, 'weekly_report_emails');
+			for (const account of expected)
+				assert.equal(
+					emailed.filter((r) => r.account_id === account.platformAccountId).length,
+					1,
+					`${account.name}: one e-mail record`,
+				);
 		});
 
 		test('page after page signs in: more editor pages in a minute than n8n takes form logins (5 a minute per e-mail)', async () => {

@@ -394,6 +394,56 @@ describe('fake service: POST /v1/reports rules', () => {
 		);
 		expect((list.find((r) => r.id === ok.body.data.id) as Report).status).toBe('completed');
 	});
+
+	test("PUT /__fake/accounts/:id/reports: the account's next reports show the given figures, fail, or keep generating, until cleared", async () => {
+		const [acme, other] = svc.accounts();
+		const control = (body: unknown) =>
+			call(svc, 'PUT', `/__fake/accounts/${acme.platformAccountId}/reports`, { body, key: null });
+		const report = async (account: string) => {
+			const created = await post(svc, '/v1/reports', reportBody(svc, { account_id: account }));
+			expect(created.status).toBe(202);
+			return created.body.data.id as string;
+		};
+		const settled = (id: string) =>
+			waitFor(async () => {
+				const r = svc.reports().find((report) => report.id === id);
+				return r?.status === 'completed' || r?.status === 'failed' ? r : undefined;
+			});
+
+		expect(
+			(await control({ summary: { totalSpend: 1000, totalConversions: 40, avgRoas: 1.5 } })).status,
+		).toBe(200);
+		const figures = await settled(await report(acme.platformAccountId));
+		expect(figures.summary).toEqual({
+			totalSpend: 1000,
+			totalConversions: 40,
+			avgCpa: 25,
+			avgRoas: 1.5,
+			overallRiskLevel: 'HIGH',
+		});
+		const drawn = await settled(await report(other.platformAccountId));
+		expect(drawn.summary?.totalSpend).not.toBe(1000);
+
+		await control({ error: { type: 'generation_failed', message: 'no data' } });
+		const failed = await settled(await report(acme.platformAccountId));
+		expect(failed.status).toBe('failed');
+		expect(failed.error).toEqual({ type: 'generation_failed', message: 'no data' });
+
+		await control({ generatingMs: 60_000 });
+		const held = await report(acme.platformAccountId);
+		await sleep(400);
+		expect(['pending', 'generating']).toContain(
+			svc.reports().find((report) => report.id === held)?.status,
+		);
+
+		await control({});
+		expect((await settled(await report(acme.platformAccountId))).status).toBe('completed');
+		expectError(
+			await call(svc, 'PUT', '/__fake/accounts/act_unknown/reports', { body: {}, key: null }),
+			400,
+			'invalid_request',
+		);
+	});
 });
 
 // test.each tables are built before beforeEach runs; this placeholder is a well-formed SERVICE account id,
