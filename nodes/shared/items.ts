@@ -12,9 +12,21 @@ function withItemIndex<E>(error: E, itemIndex: number): E {
 	return error;
 }
 
-/** The item a failed input produces under Continue On Fail. */
-function errorItem(error: unknown, itemIndex: number): INodeExecutionData {
+/**
+ * The item a failed input produces under Continue On Fail: its error, the fix and the status in
+ * its json. Under "Continue (using error output)" it carries the error itself instead, which is
+ * what n8n routes to the error output by (n8n then makes its json `{ error }`; json that says
+ * more than `error` and `message` alone would leave it on the success output).
+ */
+function errorItem(ctx: IExecuteFunctions, error: unknown, itemIndex: number): INodeExecutionData {
 	const json: IDataObject = { error: error instanceof Error ? error.message : String(error) };
+	if (ctx.getNode().onError === 'continueErrorOutput') {
+		const nodeError =
+			error instanceof NodeApiError || error instanceof NodeOperationError
+				? error
+				: new NodeOperationError(ctx.getNode(), json.error as string, { itemIndex });
+		return { json, error: withItemIndex(nodeError, itemIndex), pairedItem: { item: itemIndex } };
+	}
 	const description = (error as { description?: unknown }).description;
 	if (typeof description === 'string' && description) json.errorDescription = description;
 	const httpCode = (error as { httpCode?: unknown }).httpCode;
@@ -43,7 +55,7 @@ export class ItemResults {
 		if (this.ctx.getExecutionCancelSignal?.()?.aborted || !this.ctx.continueOnFail()) {
 			throw withItemIndex(error, itemIndex);
 		}
-		this.byItem.set(itemIndex, [errorItem(error, itemIndex)]);
+		this.byItem.set(itemIndex, [errorItem(this.ctx, error, itemIndex)]);
 	}
 
 	/** Runs the work of one item and records what it output, or its error. */
@@ -74,5 +86,5 @@ export function everyItemFailed(
 	error: unknown,
 ): INodeExecutionData[] {
 	if (!ctx.continueOnFail()) throw withItemIndex(error, 0);
-	return Array.from({ length: itemCount }, (_, itemIndex) => errorItem(error, itemIndex));
+	return Array.from({ length: itemCount }, (_, itemIndex) => errorItem(ctx, error, itemIndex));
 }
