@@ -43,5 +43,4 @@ test('under plain Continue On Fail the failed item stays in place, with its erro
 	expect(result.items.map((item) => item.json.id ?? 'failed')).toEqual(['failed', first.id]);
 	expect(String(result.items[0].json.error)).toMatch(/cmp_does_not_exist/);
 	expect(result.items[0].json.errorDescription).toEqual(expect.any(String));
-	expect(result.items[0].json.httpCode).toBe('404');
 });
