@@ -135,6 +135,26 @@ async function completeListing(
 	return { kind: 'incomplete', reason };
 }
 
+/**
+ * The reports of the request's account listed since `from` (n8n time on the service's clock)
+ * that `keep` keeps, from a complete listing: one that never agreed with itself fails the item,
+ * since it cannot tell `question`, and nothing is created or sent on the strength of it.
+ */
+async function reportsSince(
+	client: AdPerformanceClient,
+	body: IDataObject,
+	from: number,
+	keep: (report: ServiceReport) => boolean,
+	question: string,
+	options: { itemIndex: number; deadline: number },
+): Promise<ServiceReport[]> {
+	const qs = { accountId: body.account_id as string, from: new Date(from).toISOString() };
+	const listing = await completeListing(client, qs, keep, options);
+	if (listing.kind === 'incomplete')
+		throw listingIncomplete(client, listing.reason, question, options.itemIndex);
+	return listing.records;
+}
+
 /** The error of a question a listing that never agreed with itself could not answer. */
 function listingIncomplete(
 	client: AdPerformanceClient,
@@ -265,20 +285,15 @@ async function findCreatedBy(
 		const needed = clock.lowerBound(sentAt) - FROM_MARGIN_MS;
 		if (needed >= from) break;
 		from = needed;
-		const listing = await completeListing(
+		const listed = await reportsSince(
 			client,
-			{ accountId: body.account_id as string, from: new Date(from).toISOString() },
+			body,
+			from,
 			(report) => !client.claimedReports.has(report.id) && matchesRequest(report, body),
+			'whether the lost request created a report',
 			{ itemIndex, deadline },
 		);
-		if (listing.kind === 'incomplete')
-			throw listingIncomplete(
-				client,
-				listing.reason,
-				'whether the lost request created a report',
-				itemIndex,
-			);
-		for (const report of listing.records) matching.set(report.id, report);
+		for (const report of listed) matching.set(report.id, report);
 	}
 	const placed = { after: [] as ServiceReport[], unsure: [] as ServiceReport[] };
 	for (const report of matching.values()) {
@@ -337,20 +352,15 @@ async function findRecent(
 	// To the end of the window: "none" is concluded from a complete listing, never from a first
 	// page (a busy account can have more than 100 reports in 10 minutes) or a shifted one.
 	const walkFrom = async (from: number) => {
-		const listing = await completeListing(
+		const listed = await reportsSince(
 			client,
-			{ accountId: body.account_id as string, from: new Date(from).toISOString() },
+			body,
+			from,
 			(report) => REUSABLE_STATUSES.has(report.status as string) && matchesRequest(report, body),
+			'whether an identical report exists',
 			{ itemIndex, deadline },
 		);
-		if (listing.kind === 'incomplete')
-			throw listingIncomplete(
-				client,
-				listing.reason,
-				'whether an identical report exists',
-				itemIndex,
-			);
-		for (const report of listing.records) matching.set(report.id, report);
+		for (const report of listed) matching.set(report.id, report);
 	};
 	const from = clock.lowerBound(since) - CLOCK_SKEW_MARGIN_MS;
 	await walkFrom(from);

@@ -11,8 +11,7 @@ import { fc, test as fcTest } from '@fast-check/jest';
 import type { IDataObject } from 'n8n-workflow';
 
 import { AdPerformance } from '../../nodes/AdPerformance/AdPerformance.node';
-import { listSearchContext } from '../faults/paths.cjs';
-import { AD_NODE } from '../nodes/helpers.cjs';
+import { AD_NODE, listSearchContext } from '../nodes/helpers.cjs';
 import { runAttack, useHostileService } from './helpers.cjs';
 
 const service = useHostileService();
@@ -100,7 +99,7 @@ test('the editor’s list search: a page that says it is the last while its tota
 		},
 	});
 	const { listSearch } = new AdPerformance().methods;
-	const found = await listSearch.searchCampaigns.call(listSearchContext(service));
+	const found = await listSearch.searchCampaigns.call(listSearchContext(service, 'campaignId'));
 	const values = found.results.map((result) => result.value);
 	expect(new Set(values).size).toBe(values.length);
 	expect(values.length).toBeLessThanOrEqual(100);

@@ -5,21 +5,12 @@
  * editor's list search of a resource locator. Each row's checks are the same promises as the
  * node rows': each record once and in order, nothing made twice, the key nowhere.
  */
-import { LoadOptionsContext } from 'n8n-core';
-import type {
-	IDataObject,
-	INode,
-	INodeExecutionData,
-	IWorkflowExecuteAdditionalData,
-} from 'n8n-workflow';
-import { Workflow } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { AdPerformanceApi } from '../../credentials/AdPerformanceApi.credentials';
 import { AdPerformance } from '../../nodes/AdPerformance/AdPerformance.node';
 import type { FakeService } from '../../sandbox/index.cjs';
-import { TestCredentialsHelper } from '../harness/credentials-helper.cjs';
-import { nodeTypes, type RunWorkflowResult } from '../harness/run-workflow.cjs';
-import { AD_NODE, AD_TOOL_NODE, WAIT_TOOL_NODE, type TestService } from '../nodes/helpers.cjs';
+import { type RunWorkflowResult } from '../harness/run-workflow.cjs';
+import { AD_TOOL_NODE, listSearchContext, WAIT_TOOL_NODE } from '../nodes/helpers.cjs';
 import { ActiveTrigger } from '../nodes/AdPerformanceTrigger/poll-harness.cjs';
 import { acmeOf, direct, type OperationRow } from './matrix.cjs';
 
@@ -48,27 +39,6 @@ async function asResult(work: () => Promise<INodeExecutionData[]>): Promise<RunW
 			durationMs: Date.now() - started,
 		};
 	}
-}
-
-/** The context n8n gives a resource locator's list search in the editor. */
-export function listSearchContext(service: TestService) {
-	const node: INode = {
-		id: 'n',
-		name: 'Ad Performance',
-		type: AD_NODE,
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: { resource: 'campaign', operation: 'get' },
-		credentials: { adPerformanceApi: { id: 'c', name: 'Ad Performance account' } },
-	};
-	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
-	const additionalData = {
-		credentialsHelper: new TestCredentialsHelper(
-			{ adPerformanceApi: new AdPerformanceApi() },
-			service.credentials(),
-		),
-	} as unknown as IWorkflowExecuteAdditionalData;
-	return new LoadOptionsContext(workflow, node, additionalData, 'parameters.campaignId');
 }
 
 const reportIdsOf = (fake: FakeService) => new Set(fake.reports().map((r) => r.id));
@@ -234,7 +204,9 @@ export const PATH_ROWS: OperationRow[] = [
 				injectAt: { method: 'GET', pathPrefix: '/v1/campaigns' },
 				execute: () =>
 					asResult(async () => {
-						const found = await listSearch!.searchCampaigns.call(listSearchContext(service));
+						const found = await listSearch!.searchCampaigns.call(
+							listSearchContext(service, 'campaignId'),
+						);
 						return found.results.map((r) => ({ json: r as unknown as IDataObject }));
 					}),
 				verify: (result, fake) => {

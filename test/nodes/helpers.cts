@@ -1,18 +1,23 @@
+import { LoadOptionsContext } from 'n8n-core';
 import type {
 	ICredentialDataDecryptedObject,
 	IDataObject,
 	IExecuteFunctions,
+	INode,
 	INodeType,
+	IWorkflowExecuteAdditionalData,
 } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError, Workflow } from 'n8n-workflow';
 
+import { AdPerformanceApi } from '../../credentials/AdPerformanceApi.credentials';
 import { AdPerformance } from '../../nodes/AdPerformance/AdPerformance.node';
 import { AdPerformanceWaitForReport } from '../../nodes/AdPerformanceWaitForReport/AdPerformanceWaitForReport.node';
 import { AdPerformanceClient } from '../../nodes/shared/transport';
 import type { FakeService, FakeServiceOptions } from '../../sandbox/index.cjs';
 import { startFakeService } from '../../sandbox/index.cjs';
 import type { RunWorkflowResult, WorkflowNodeInput } from '../harness/run-workflow.cjs';
-import { registerNodeType, runWorkflow } from '../harness/run-workflow.cjs';
+import { TestCredentialsHelper } from '../harness/credentials-helper.cjs';
+import { nodeTypes, registerNodeType, runWorkflow } from '../harness/run-workflow.cjs';
 
 export const AD_NODE = 'n8n-nodes-ad-performance.adPerformance';
 export const WAIT_NODE = 'n8n-nodes-ad-performance.adPerformanceWaitForReport';
@@ -211,4 +216,31 @@ export function apiRequests(
 			(!filter.method || entry.method === filter.method) &&
 			(!filter.pathPrefix || entry.path.startsWith(filter.pathPrefix)),
 	);
+}
+
+/**
+ * The context n8n gives a resource locator's list search in the editor (Report → Generate's
+ * Account or Campaign field), with the service's credential.
+ */
+export function listSearchContext(
+	service: TestService,
+	field: 'accountId' | 'campaignId' = 'accountId',
+): LoadOptionsContext {
+	const node: INode = {
+		id: 'n',
+		name: 'Ad Performance',
+		type: AD_NODE,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: { resource: 'report', operation: 'generate' },
+		credentials: { adPerformanceApi: { id: 'c', name: 'Ad Performance account' } },
+	};
+	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
+	const additionalData = {
+		credentialsHelper: new TestCredentialsHelper(
+			{ adPerformanceApi: new AdPerformanceApi() },
+			service.credentials(),
+		),
+	} as unknown as IWorkflowExecuteAdditionalData;
+	return new LoadOptionsContext(workflow, node, additionalData, `parameters.${field}`);
 }

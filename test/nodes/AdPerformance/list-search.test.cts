@@ -1,35 +1,11 @@
-import { LoadOptionsContext } from 'n8n-core';
-import type { IDataObject, INode, IWorkflowExecuteAdditionalData } from 'n8n-workflow';
-import { Workflow } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
 import { AdPerformance } from '../../../nodes/AdPerformance/AdPerformance.node';
-import { AdPerformanceApi } from '../../../credentials/AdPerformanceApi.credentials';
-import { TestCredentialsHelper } from '../../harness/credentials-helper.cjs';
-import { nodeTypes } from '../../harness/run-workflow.cjs';
-import { AD_NODE, useFakeService } from '../helpers.cjs';
+import { listSearchContext as listSearchWith, useFakeService } from '../helpers.cjs';
 
 const service = useFakeService({ timeScale: 0.01 });
 
-/** The context n8n gives a resource locator's list search in the editor. */
-function listSearchContext() {
-	const node: INode = {
-		id: 'n',
-		name: 'Ad Performance',
-		type: AD_NODE,
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: { resource: 'report', operation: 'generate' },
-		credentials: { adPerformanceApi: { id: 'c', name: 'Ad Performance account' } },
-	};
-	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
-	const additionalData = {
-		credentialsHelper: new TestCredentialsHelper(
-			{ adPerformanceApi: new AdPerformanceApi() },
-			service.credentials(),
-		),
-	} as unknown as IWorkflowExecuteAdditionalData;
-	return new LoadOptionsContext(workflow, node, additionalData, 'parameters.accountId');
-}
+const listSearchContext = () => listSearchWith(service);
 
 const { listSearch } = new AdPerformance().methods;
 
