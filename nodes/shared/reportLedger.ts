@@ -56,7 +56,7 @@ async function readReports(
 	client: AdPerformanceClient,
 	qs: IDataObject,
 	visitor: () => (records: ServiceReport[]) => boolean | void,
-	options: { itemIndex: number; deadline: number },
+	options: { itemIndex?: number; deadline: number },
 ): Promise<WalkResult> {
 	return await readAgreeing(
 		async () => await walkReports(client, qs, visitor(), { ...options, acceptIncomplete: true }),
@@ -102,33 +102,33 @@ export async function findReport(
 }
 
 /**
- * The reports of the request's account that `keep` keeps, listed since `bound()` less `marginMs`
- * (n8n time on the service's clock), from complete listings only: "there is none" is concluded
- * from nothing less, so one that never agreed with itself fails the item (it cannot tell
- * `question`) and nothing is created on its strength. A walk's answers are new clock readings:
- * the list is walked again (at most 3 walks) while they move `bound()` before the last walk's
- * start by more than `toleranceMs`.
+ * The reports of GET /v1/reports with `qs` that `keep` keeps, listed since `bound()` less
+ * `marginMs` (n8n time on the service's clock), from complete listings only: "there is none" is
+ * concluded from nothing less, so one that never agreed with itself fails (it cannot tell
+ * `question`) and nothing is done on its strength. A walk's answers are new clock readings: the
+ * list is walked again (at most 3 walks) while they move `bound()` before the last walk's start
+ * by more than `toleranceMs`. With the reports comes the last walk's start (`from`). The
+ * trigger's polls and Generate's two searches read this way.
  */
-async function reportsSince(
+export async function reportsSince(
 	client: AdPerformanceClient,
-	body: IDataObject,
+	qs: IDataObject,
 	bound: () => number,
 	window: { marginMs: number; toleranceMs: number },
 	keep: (report: ServiceReport) => boolean,
 	question: string,
-	options: { itemIndex: number; deadline: number },
-): Promise<ServiceReport[]> {
+	options: { itemIndex?: number; deadline: number },
+): Promise<{ reports: ServiceReport[]; from: number }> {
 	const matching = new Map<string, ServiceReport>();
 	let from = Infinity;
 	for (let walks = 0; walks < 3; walks++) {
 		const needed = bound() - window.marginMs;
 		if (needed >= from - window.toleranceMs) break;
 		from = needed;
-		const qs = { accountId: body.account_id as string, from: new Date(from).toISOString() };
 		let kept: ServiceReport[] = [];
 		const walked = await readReports(
 			client,
-			qs,
+			{ ...qs, from: new Date(from).toISOString() },
 			() => {
 				kept = [];
 				return (records) => {
@@ -141,7 +141,7 @@ async function reportsSince(
 			throw listingIncomplete(client, walked.reason, question, options.itemIndex);
 		for (const report of kept) matching.set(report.id, report);
 	}
-	return [...matching.values()];
+	return { reports: [...matching.values()], from };
 }
 
 /** The error of a question a listing that never agreed with itself could not answer. */
@@ -149,11 +149,11 @@ function listingIncomplete(
 	client: AdPerformanceClient,
 	reason: string,
 	question: string,
-	itemIndex: number,
+	itemIndex?: number,
 ) {
 	return client.apiError(
 		`The report list did not agree with itself (${reason}), so it cannot tell ${question}`,
-		`It was read ${LISTING_READS} times. Nothing was created or sent again. Run the workflow again in a minute; if it persists, contact the service.`,
+		`It was read ${LISTING_READS} times, and nothing was created, sent or emitted on its strength. Run again in a minute; if it persists, contact the service.`,
 		itemIndex,
 		'protocol_error',
 	);
@@ -258,9 +258,9 @@ async function findCreatedBy(
 	deadline: number,
 ): Promise<ServiceReport | undefined> {
 	const clock = client.clock;
-	const matching = await reportsSince(
+	const { reports: matching } = await reportsSince(
 		client,
-		body,
+		{ accountId: body.account_id },
 		() => clock.lowerBound(sentAt),
 		{ marginMs: FROM_MARGIN_MS, toleranceMs: 0 },
 		(report) => !client.claimedReports.has(report.id) && matchesRequest(report, body),
@@ -308,9 +308,9 @@ async function findRecent(
 ): Promise<ServiceReport | undefined> {
 	const clock = client.clock;
 	const since = Date.now() - REUSE_WINDOW_MS;
-	const matching = await reportsSince(
+	const { reports: matching } = await reportsSince(
 		client,
-		body,
+		{ accountId: body.account_id },
 		() => clock.lowerBound(since),
 		{ marginMs: CLOCK_SKEW_MARGIN_MS, toleranceMs: CLOCK_SKEW_MARGIN_MS },
 		(report) => REUSABLE_STATUSES.has(report.status as string) && matchesRequest(report, body),

@@ -87,8 +87,8 @@ export interface OperationRow {
 	maxFaults?: number;
 	/**
 	 * Whether the path reads a listing again when it did not agree with itself, so a listing that
-	 * contradicts itself once must not fail it (the trigger instead fails that poll and keeps its
-	 * state; a tool's page says so to the model): listing faults are drawn only for these rows.
+	 * contradicts itself once must not fail it (a tool's page says so to the model instead):
+	 * listing faults are drawn only for these rows.
 	 */
 	rereadsListings?: boolean;
 	prepare: (service: TestService, maxAttempts: number | undefined) => Promise<Prepared> | Prepared;

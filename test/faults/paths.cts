@@ -144,6 +144,7 @@ export const PATH_ROWS: OperationRow[] = [
 	},
 	{
 		name: 'trigger: a poll after the baseline emits each completed report once',
+		rereadsListings: true,
 		prepare: async (service) => {
 			const account = service.fake.addAccount({ name: 'Polled Co' });
 			const trigger = new ActiveTrigger(
