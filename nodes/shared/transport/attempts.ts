@@ -98,9 +98,12 @@ export class AttemptRunner {
 				outcome.retryAfterMs ?? 0,
 			);
 			// A Retry-After past Max Wait When Rate Limited cannot be honoured: this was the last try.
+			// Without one, time spent so far takes no retry away (Max Wait 0 means "never wait for
+			// the rate limit", not "never retry").
 			const retryAfterMs = outcome.retryAfterMs ?? 0;
 			const lastTry =
-				++round.failures >= maxAttempts || Date.now() + retryAfterMs > round.rateLimitDeadline;
+				++round.failures >= maxAttempts ||
+				(retryAfterMs > 0 && Date.now() + retryAfterMs > round.rateLimitDeadline);
 			if (!lastTry) await waiting.waitWithin(waitMs, rules.deadline);
 			if (firstSentAt !== undefined && rules.onAmbiguous) {
 				const found = await rules.onAmbiguous(firstSentAt);
