@@ -49,7 +49,12 @@ type Fault =
 	/** The fake's own answer (the work done) in raw bytes that HTTP allows or a liar sends. */
 	| { kind: 'wire'; shape: WireShape }
 	/** A list page that disagrees with itself once (the next read is the service's own). */
-	| { kind: 'listing'; how: 'totalDrift' | 'endsEarly' | 'repeat' };
+	| { kind: 'listing'; how: 'totalDrift' | 'endsEarly' | 'repeat' }
+	/**
+	 * A read that lags behind a write (the next GET of a record or list, not of a file): a record
+	 * is not found yet, a list does not hold its newest record yet (its total agreeing).
+	 */
+	| { kind: 'lag' };
 
 /**
  * interim: 1xx answers before the real one · headers: hundreds of header lines · slowHead: the
@@ -94,6 +99,7 @@ const FAULTS: fc.Arbitrary<Fault> = fc.oneof(
 		status: fc.constantFrom(500 as const, 503 as const),
 		spelling: fc.nat({ max: 5 }),
 	}),
+	fc.record({ kind: fc.constant('lag' as const) }),
 	fc.record({
 		kind: fc.constant('listing' as const),
 		how: fc.constantFrom('totalDrift' as const, 'endsEarly' as const, 'repeat' as const),
@@ -273,6 +279,23 @@ function answerOf(
 			if (fault.how === 'repeat' && data.length > 1) data = [data[0], ...data.slice(0, -1)];
 			return { status: reply.status, json: { ...body, data, pagination } };
 		}
+		case 'lag': {
+			const reply = real();
+			const body = reply.json as { data?: unknown; pagination?: Record<string, unknown> };
+			// A file is not a record read (a missing file is an expired link, not a lag).
+			if (reply.file || reply.status !== 200) return { reply };
+			if (!Array.isArray(body?.data))
+				return {
+					status: 404,
+					headers: { 'Content-Type': json },
+					json: { error: { type: 'not_found', message: 'Not found' } },
+				};
+			if (!body.pagination || body.data.length === 0 || Number(body.pagination.page ?? 1) !== 1)
+				return { reply };
+			const pagination = { ...body.pagination };
+			if (typeof pagination.total === 'number') pagination.total -= 1;
+			return { status: reply.status, json: { ...body, data: body.data.slice(1), pagination } };
+		}
 		case 'drop':
 			// Not scripted as an answer: the fake's own injected drop (before or after the work).
 			throw new Error('drop is injected, not answered');
@@ -297,6 +320,7 @@ test(
 				async ({ row }: { row: OperationRow }, drawn, clockOffsetMs, seed) => {
 					const faults = drawn
 						.filter((fault) => fault.kind !== 'listing' || row.rereadsListings)
+						.filter((fault) => fault.kind !== 'lag' || row.waitsOutLag)
 						.slice(0, row.maxFaults ?? drawn.length);
 					const service = await freshService(seed, { timeScale: row.timeScale });
 					try {
@@ -314,6 +338,8 @@ test(
 							} else {
 								service.fake.intercept({
 									pathPrefix: '/v1/',
+									// A lag is of a read: it meets the next GET.
+									...(fault.kind === 'lag' ? { method: 'GET' } : {}),
 									times: 1,
 									respond: (_request, real) => {
 										scripted++;

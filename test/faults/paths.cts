@@ -102,6 +102,7 @@ export const PATH_ROWS: OperationRow[] = [
 	},
 	{
 		name: 'tool: diagnostic run',
+		waitsOutLag: true,
 		timeScale: 0.01,
 		prepare: (service) => {
 			const campaign = service.fake
@@ -123,6 +124,7 @@ export const PATH_ROWS: OperationRow[] = [
 	},
 	{
 		name: 'wait tool: a generating report',
+		waitsOutLag: true,
 		prepare: async (service) => {
 			const report = await direct(service.fake, 'POST', '/reports', {
 				account_id: acmeOf(service.fake).platformAccountId,
