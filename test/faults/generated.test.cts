@@ -48,8 +48,11 @@ type Fault =
 	| { kind: 'echoKey'; status: 500 | 503; spelling: number }
 	/** The fake's own answer (the work done) in raw bytes that HTTP allows or a liar sends. */
 	| { kind: 'wire'; shape: WireShape }
-	/** A list page that disagrees with itself once (the next read is the service's own). */
-	| { kind: 'listing'; how: 'totalDrift' | 'endsEarly' | 'repeat' }
+	/**
+	 * A list page that disagrees with itself: once (the next read is the service's own), or in
+	 * every read (`lasting`), which may fail the path only as the list's contradiction.
+	 */
+	| { kind: 'listing'; how: 'totalDrift' | 'endsEarly' | 'repeat'; lasting: boolean }
 	/**
 	 * A read that lags behind a write (the next GET of a record or list, not of a file): a record
 	 * is not found yet, a list does not hold its newest record yet (its total agreeing).
@@ -103,6 +106,7 @@ const FAULTS: fc.Arbitrary<Fault> = fc.oneof(
 	fc.record({
 		kind: fc.constant('listing' as const),
 		how: fc.constantFrom('totalDrift' as const, 'endsEarly' as const, 'repeat' as const),
+		lasting: fc.boolean(),
 	}),
 	fc.record({
 		kind: fc.constant('wire' as const),
@@ -338,9 +342,9 @@ test(
 							} else {
 								service.fake.intercept({
 									pathPrefix: '/v1/',
-									// A lag is of a read: it meets the next GET.
-									...(fault.kind === 'lag' ? { method: 'GET' } : {}),
-									times: 1,
+									// A lag is of a read: it meets the next GET; a lasting listing fault, every one.
+									...(fault.kind === 'lag' || fault.kind === 'listing' ? { method: 'GET' } : {}),
+									times: fault.kind === 'listing' && fault.lasting ? undefined : 1,
 									respond: (_request, real) => {
 										scripted++;
 										// The log says which answers were lost after the fake did the work (the
@@ -371,8 +375,14 @@ test(
 						expectNoKey(key, result, logs);
 						const seen = decoded([visibleText(result), ...logs].join('\n'));
 						expect(seen.includes(key.slice(0, 21))).toBe(false);
-						expect(result.error?.message).toBeUndefined();
-						await prepared.verify(result, service.fake);
+						const lasting = faults.some((fault) => fault.kind === 'listing' && fault.lasting);
+						const errorType = (result.error?.context as { errorType?: string } | undefined)
+							?.errorType;
+						if (lasting && result.error) expect(errorType).toBe('protocol_error');
+						else {
+							expect(result.error?.message).toBeUndefined();
+							await prepared.verify(result, service.fake);
+						}
 					} finally {
 						service.fake.clearIntercepts();
 						await service.fake.stop();
