@@ -17,7 +17,7 @@ import fc from 'fast-check';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 
 import { collectParts, type ReportFile } from '../../sandbox/files.cjs';
-import type { ScriptedAnswer } from '../../sandbox/index.cjs';
+import { endlessJsonAnswer, type ScriptedAnswer } from '../../sandbox/index.cjs';
 import { run } from '../nodes/helpers.cjs';
 import {
 	captureLogs,
@@ -57,7 +57,9 @@ type Fault =
 	 * A read that lags behind a write (the next GET of a record or list, not of a file): a record
 	 * is not found yet, a list does not hold its newest record yet (its total agreeing).
 	 */
-	| { kind: 'lag' };
+	| { kind: 'lag' }
+	/** A JSON answer that never ends (the reader's size limit cuts it), before or after the work. */
+	| { kind: 'endless'; after: boolean };
 
 /**
  * interim: 1xx answers before the real one · headers: hundreds of header lines · slowHead: the
@@ -103,6 +105,7 @@ const FAULTS: fc.Arbitrary<Fault> = fc.oneof(
 		spelling: fc.nat({ max: 5 }),
 	}),
 	fc.record({ kind: fc.constant('lag' as const) }),
+	fc.record({ kind: fc.constant('endless' as const), after: fc.boolean() }),
 	fc.record({
 		kind: fc.constant('listing' as const),
 		how: fc.constantFrom('totalDrift' as const, 'endsEarly' as const, 'repeat' as const),
@@ -300,6 +303,9 @@ function answerOf(
 			if (typeof pagination.total === 'number') pagination.total -= 1;
 			return { status: reply.status, json: { ...body, data: body.data.slice(1), pagination } };
 		}
+		case 'endless':
+			work(fault.after);
+			return endlessJsonAnswer();
 		case 'drop':
 			// Not scripted as an answer: the fake's own injected drop (before or after the work).
 			throw new Error('drop is injected, not answered');
@@ -345,7 +351,10 @@ test(
 									// A lag is of a read: it meets the next GET; a lasting listing fault, every one.
 									...(fault.kind === 'lag' || fault.kind === 'listing' ? { method: 'GET' } : {}),
 									times: fault.kind === 'listing' && fault.lasting ? undefined : 1,
-									respond: (_request, real) => {
+									respond: (request, real) => {
+										// A file that never ends is the Max File Size's to stop, as an error.
+										if (fault.kind === 'endless' && request.path.endsWith('/download'))
+											return undefined;
 										scripted++;
 										// The log says which answers were lost after the fake did the work (the
 										// rows' checks allow one extra diagnostic for each: those cannot be found).
