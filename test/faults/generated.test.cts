@@ -369,6 +369,7 @@ test(
 								});
 							}
 						}
+						const reportsBefore = service.fake.reports().length;
 						const started = Date.now();
 						const { value: result, logs } = await captureLogs(
 							() => prepared.execute?.() ?? run(service, prepared.nodes, { items: prepared.items }),
@@ -388,7 +389,18 @@ test(
 						const errorType = (result.error?.context as { errorType?: string } | undefined)
 							?.errorType;
 						if (lasting && result.error) expect(errorType).toBe('protocol_error');
-						else {
+						else if (
+							errorType === 'ambiguous_outcome' &&
+							clockOffsetMs !== 0 &&
+							/clock readings disagree/.test(String(result.error?.description))
+						) {
+							// The service's clock is off n8n's and its records could not confirm its Date
+							// header in time (a slow machine between the lost answer and the search): a
+							// report that could be another execution's is not taken and nothing is resent.
+							// Never a report more than the Generates asked for.
+							const made = service.fake.reports().length - reportsBefore;
+							expect(made).toBeLessThanOrEqual(prepared.items?.length ?? 1);
+						} else {
 							expect(result.error?.message).toBeUndefined();
 							await prepared.verify(result, service.fake);
 						}
