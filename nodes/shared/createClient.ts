@@ -18,7 +18,7 @@ function readClientOptions(node: INode, raw: unknown, itemIndex = 0): ClientOpti
 	const maxWait = 'Request Options → Max Wait When Rate Limited (Minutes)';
 	const wait = collectionOption(check, raw, 'rateLimitWaitMinutes', maxWait);
 	if (wait !== undefined)
-		clientOptions.rateLimitWaitMinutes = check.minutes(maxWait, wait, 0, 1440);
+		clientOptions.rateLimitWaitMinutes = check.number(maxWait, wait, 0, 1440, 'minutes');
 	return clientOptions;
 }
 

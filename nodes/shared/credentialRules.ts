@@ -41,18 +41,16 @@ export interface Secret {
 export function secretsOf(credentials: ICredentialDataDecryptedObject | undefined): Secret[] {
 	const apiKey = apiKeyOf(credentials);
 	const secrets: Secret[] = [{ value: apiKey, publicHead: publicHeadOf(apiKey) }];
-	try {
-		const url = new URL(String(credentials?.baseUrl ?? '').trim());
-		for (const part of [url.username, url.password]) {
-			secrets.push({ value: part, publicHead: 0 });
-			try {
-				secrets.push({ value: decodeURIComponent(part), publicHead: 0 });
-			} catch {
-				// A malformed escape: the part as written is all there is to scrub.
-			}
+	const baseUrl = String(credentials?.baseUrl ?? '').trim();
+	// Not an address: nothing in it can be a password of one.
+	const url = URL.canParse(baseUrl) ? new URL(baseUrl) : { username: '', password: '' };
+	for (const part of [url.username, url.password]) {
+		secrets.push({ value: part, publicHead: 0 });
+		try {
+			secrets.push({ value: decodeURIComponent(part), publicHead: 0 });
+		} catch {
+			// A malformed escape: the part as written is all there is to scrub.
 		}
-	} catch {
-		// Not an address: nothing in it can be a password of one.
 	}
 	return secrets.filter((secret) => secret.value !== '');
 }
@@ -71,20 +69,14 @@ export function apiKeyProblem(
 
 /** The base URL as the user typed it, without trailing slashes or an accidental `/v1`. */
 export function normaliseBaseUrl(raw: unknown): string {
-	let url = String(raw ?? '').trim();
-	url = url.replace(/\/+$/, '');
-	url = url.replace(/\/v1$/i, '');
-	return url.replace(/\/+$/, '');
+	const url = String(raw ?? '').trim();
+	return url.replace(/\/+$/, '').replace(/\/v1$/i, '').replace(/\/+$/, '');
 }
 
 /** Why a (normalised) Base URL cannot be used, or undefined when it can. */
 export function baseUrlProblem(baseUrl: string): string | undefined {
-	let url: URL;
-	try {
-		url = new URL(baseUrl);
-	} catch {
-		return 'is not a web address';
-	}
+	if (!URL.canParse(baseUrl)) return 'is not a web address';
+	const url = new URL(baseUrl);
 	if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must start with https://';
 	// A password typed into the address would show up wherever the address is shown.
 	if (url.username || url.password) return 'must not contain a user name or password';
@@ -94,11 +86,7 @@ export function baseUrlProblem(baseUrl: string): string | undefined {
 
 /** The scheme, host and port of an address, or undefined for one that is not an address. */
 export function originOf(url: string): string | undefined {
-	try {
-		return new URL(url).origin;
-	} catch {
-		return undefined;
-	}
+	return URL.canParse(url) ? new URL(url).origin : undefined;
 }
 
 /**

@@ -95,11 +95,8 @@ export function givenOrRefused(
 	return given(value);
 }
 
-/**
- * The error of a field the user set whose value is null or undefined: an expression that gave
- * nothing (an option of a collection is there only because the user added it).
- */
-export function refuseNothing(check: InputValidator, name: FieldName, value: unknown): never {
+/** The error of a field the user set to an expression that gave nothing. */
+function refuseNothing(check: InputValidator, name: FieldName, value: unknown): never {
 	return check.fail(
 		name,
 		`its expression gave ${value === null ? 'null' : 'undefined'} (no value)`,
@@ -108,9 +105,8 @@ export function refuseNothing(check: InputValidator, name: FieldName, value: unk
 }
 
 /**
- * An option of a collection as given: `undefined` when it is not there or an empty text (its
- * default); an option that is there with null or undefined was added by the user with an
- * expression that gave nothing, which is refused, never read as the default.
+ * An option of a collection as given: `undefined` when it is not there or empty (its default).
+ * One there with null or undefined was added by the user with an expression that gave nothing.
  */
 export function collectionOption(
 	check: InputValidator,
@@ -118,14 +114,10 @@ export function collectionOption(
 	option: string,
 	name: FieldName,
 ): unknown {
-	const options = (collection && typeof collection === 'object' ? collection : {}) as Record<
-		string,
-		unknown
-	>;
-	if (!(option in options)) return undefined;
-	const value = options[option];
+	if (!collection || typeof collection !== 'object' || !(option in collection)) return undefined;
+	const value = (collection as Record<string, unknown>)[option];
 	if (value === null || value === undefined) refuseNothing(check, name, value);
-	return typeof value === 'string' && value.trim() === '' ? undefined : value;
+	return given(value);
 }
 
 /** How a source reads one parameter of the node (the execute and poll contexts differ). */
@@ -176,23 +168,16 @@ export class NodeParameters implements InputSource {
 	}
 }
 
-/** The field's value; a field that is not given is an error naming it, before any request. */
-export function required(source: InputSource, field: InputField): unknown {
-	const value = source.value(field);
-	if (value === undefined) {
-		const name = source.name(field);
-		source.check.fail(name, 'is missing', `Enter a value for ${name}.`);
-	}
-	return value;
-}
-
-/** A required field checked by `rule` (an InputValidator method), named as the source names it. */
+/** A required field checked by `rule` (an InputValidator method); not given, it is an error. */
 export function read<T>(
 	source: InputSource,
 	field: InputField,
 	rule: (name: FieldName, value: unknown) => T,
 ): T {
-	return rule(source.name(field), required(source, field));
+	const value = source.value(field);
+	const name = source.name(field);
+	if (value === undefined) source.check.fail(name, 'is missing', `Enter a value for ${name}.`);
+	return rule(name, value);
 }
 
 /** A field with a default: checked by `rule` when it is given, else `fallback` as it is. */
@@ -212,8 +197,7 @@ export function readOptional<T>(
 	field: InputField,
 	rule: (name: FieldName, value: unknown) => T,
 ): T | undefined {
-	const value = source.value(field);
-	return value === undefined ? undefined : rule(source.name(field), value);
+	return readOr<T | undefined>(source, field, rule, undefined);
 }
 
 /** The entries that are set: a request sends optional fields only when they were given. */

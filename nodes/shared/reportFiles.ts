@@ -43,7 +43,7 @@ export function maxFileBytesOf(check: InputValidator, options: unknown): number 
 	const megabytes =
 		value === undefined
 			? ANSWER_LIMITS.defaultFileMb
-			: check.megabytes(name, value, 0.1, ANSWER_LIMITS.maxFileMb);
+			: check.number(name, value, 0.1, ANSWER_LIMITS.maxFileMb, 'MB');
 	return Math.floor(megabytes * BYTES_PER_MB);
 }
 

@@ -34,19 +34,18 @@ export class InputValidator {
 		options: { maxLength?: number; required?: boolean } = {},
 	): string {
 		const { maxLength = 1000, required = true } = options;
-		if (value === undefined || value === null || value === '') {
-			if (!required) return '';
-			this.fail(field, 'is empty', `Enter a value for ${field}.`);
-		}
-		if (typeof value !== 'string' && typeof value !== 'number') {
+		if (value !== undefined && value !== null && !['string', 'number'].includes(typeof value)) {
 			this.fail(
 				field,
 				`must be text, but the value is ${describeType(value)}`,
 				`Make ${field} a plain text value (check the expression).`,
 			);
 		}
-		const text = String(value).trim();
-		if (text === '' && required) this.fail(field, 'is empty', `Enter a value for ${field}.`);
+		const text = String(value ?? '').trim();
+		if (text === '') {
+			if (!required) return '';
+			this.fail(field, 'is empty', `Enter a value for ${field}.`);
+		}
 		if (text.length > maxLength) {
 			this.fail(
 				field,
@@ -162,21 +161,9 @@ export class InputValidator {
 			);
 		}
 		const [, y, mo, d, h = '00', mi = '00', s = '00', fraction = '', zone] = match;
-		const wallMs = Date.UTC(
-			+y,
-			+mo - 1,
-			+d,
-			+h,
-			+mi,
-			+s,
-			Number(fraction.padEnd(3, '0').slice(0, 3)),
-		);
-		const wall = new Date(wallMs);
-		if (
-			wall.getUTCFullYear() !== +y ||
-			wall.getUTCMonth() !== +mo - 1 ||
-			wall.getUTCDate() !== +d
-		) {
+		const ms = Number(fraction.padEnd(3, '0').slice(0, 3));
+		const wallMs = Date.UTC(+y, +mo - 1, +d, +h, +mi, +s, ms);
+		if (new Date(wallMs).toISOString().slice(0, 10) !== `${y}-${mo}-${d}`) {
 			this.fail(field, `${y}-${mo}-${d} is not a real calendar date`, example);
 		}
 		if (+h > 23 || +mi > 59 || +s > 59) {
@@ -254,9 +241,7 @@ export class InputValidator {
 				'A report covers at most 20 campaigns. Split them over several reports.',
 			);
 		}
-		return ids.map((id, index) =>
-			this.id(`${field} (entry ${index + 1})`, id, 'camp_', 'camp_8h2k4m9x1z7q'),
-		);
+		return ids.map((id, index) => this.campaignId(`${field} (entry ${index + 1})`, id));
 	}
 
 	/** One of `allowed`, in any letter case (a model may write `active` for `ACTIVE`); the listed spelling comes back. */
@@ -288,23 +273,11 @@ export class InputValidator {
 		return number;
 	}
 
-	/** A number of seconds within bounds (fractions allowed). */
-	seconds(field: FieldName, value: unknown, min: number, max: number): number {
-		return this.finiteNumber(field, value, min, max, 'seconds');
-	}
-
-	/** A number of minutes within bounds (fractions allowed). */
-	minutes(field: FieldName, value: unknown, min: number, max: number): number {
-		return this.finiteNumber(field, value, min, max, 'minutes');
-	}
-
-	/** A size in MB within bounds (fractions allowed), e.g. Max File Size. */
-	megabytes(field: FieldName, value: unknown, min: number, max: number): number {
-		return this.finiteNumber(field, value, min, max, 'MB');
-	}
-
-	/** Expressions can yield NaN, Infinity, words or objects: none of them may pass as a number. */
-	private finiteNumber(field: FieldName, value: unknown, min: number, max: number, unit: string) {
+	/**
+	 * A number of `unit` within bounds, fractions allowed. Expressions can yield NaN, Infinity,
+	 * words or objects: none of them may pass as a number.
+	 */
+	number(field: FieldName, value: unknown, min: number, max: number, unit: string): number {
 		const number = numberOf(value);
 		if (typeof number !== 'number' || !Number.isFinite(number) || number < min || number > max) {
 			this.fail(
@@ -349,13 +322,7 @@ export class InputValidator {
 
 	url(field: FieldName, value: unknown): string {
 		const text = this.text(field, value, { maxLength: 2000 });
-		let parsed: URL | undefined;
-		try {
-			parsed = new URL(text);
-		} catch {
-			parsed = undefined;
-		}
-		if (!parsed || !/^https?:$/.test(parsed.protocol)) {
+		if (!URL.canParse(text) || !/^https?:$/.test(new URL(text).protocol)) {
 			this.fail(
 				field,
 				`"${clip(text)}" is not a web address`,

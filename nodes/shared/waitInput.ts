@@ -36,10 +36,10 @@ const BINARY_PROPERTY = inputField('binaryPropertyName', 'Put Output File in Fie
 export function readWaitSettings(source: InputSource): WaitSettings {
 	const { check } = source;
 	const intervalSeconds = read(source, POLL_INTERVAL, (name, value) =>
-		check.seconds(name, value, 0.1, 3600),
+		check.number(name, value, 0.1, 3600, 'seconds'),
 	);
 	const timeoutSeconds = read(source, TIMEOUT, (name, value) =>
-		check.seconds(name, value, 1, source.isTool ? 600 : 86_400),
+		check.number(name, value, 1, source.isTool ? 600 : 86_400, 'seconds'),
 	);
 	const download =
 		!source.isTool && readOr(source, DOWNLOAD, (name, value) => check.boolean(name, value), true);

@@ -93,7 +93,7 @@ const TIMEOUT = inputField('options.timeoutSeconds', 'Options → Timeout (Secon
 export function readInput(source: InputSource): DiagnosticRun {
 	const { check } = source;
 	const seconds = (min: number, max: number) => (name: FieldName, value: unknown) =>
-		check.seconds(name, value, min, max);
+		check.number(name, value, min, max, 'seconds');
 	return {
 		campaignId: read(source, CAMPAIGN_FIELD, (name, value) => check.campaignId(name, value)),
 		waitForCompletion: readOr(
