@@ -39,27 +39,13 @@ export function withTool(
 	regular: INodeProperties[],
 	tool: OperationTool,
 ): INodeProperties[] {
+	const show = { resource: [resource], operation: [operation] };
 	const standIns = tool.args.map((argument) => argument.parameter);
 	return [
 		// Return All has no place in a tool (results are bounded), nor do parameters that an
 		// argument of the same name stands in for.
-		...hiddenInTool(
-			updateDisplayOptions({ show: { resource: [resource], operation: [operation] } }, regular),
-			[...standIns, 'returnAll'],
-		),
-		...toolProperties(
-			{ resource: [resource], operation: [operation] },
-			tool.description,
-			tool.args,
-		),
-		...(tool.settings ?? []).map(
-			(setting): INodeProperties => ({
-				...setting,
-				displayOptions: {
-					show: { '@tool': [true], resource: [resource], operation: [operation] },
-				} as INodeProperties['displayOptions'],
-			}),
-		),
+		...hiddenInTool(updateDisplayOptions({ show }, regular), [...standIns, 'returnAll']),
+		...toolProperties(show, tool.description, tool.args, tool.settings),
 	];
 }
 

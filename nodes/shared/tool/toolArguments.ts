@@ -64,13 +64,14 @@ export function fromAiExpression(argument: ToolArgument): string {
 }
 
 /**
- * The tool-variant parameters of one operation: its tool description and one parameter per
- * argument, each shown only in the tool variant of that operation.
+ * The tool-variant parameters of one operation, each shown only in its tool variant: its tool
+ * description, one parameter per argument, and its tool-only `settings`.
  */
 export function toolProperties(
 	show: IDataObject,
 	toolDescription: string,
 	args: readonly ToolArgument[],
+	settings: readonly INodeProperties[] = [],
 ): INodeProperties[] {
 	const displayOptions = {
 		show: { '@tool': [true], ...show },
@@ -108,6 +109,7 @@ export function toolProperties(
 				default: expression as never,
 			};
 		}),
+		...settings.map((setting): INodeProperties => ({ ...setting, displayOptions })),
 	];
 }
 
@@ -154,38 +156,28 @@ export class ToolArguments implements InputSource {
 	}
 
 	private argumentOf(field: InputField): ToolArgument | undefined {
-		return field.argument === undefined
-			? undefined
-			: this.args.find((argument) => argument.key === field.argument);
+		return this.args.find((argument) => argument.key === field.argument);
 	}
 
 	value(field: InputField): unknown {
 		const argument = this.argumentOf(field);
-		if (!argument) {
-			const parameter = field.setting ?? field.parameter;
-			const setting = this.settings.find((property) => property.name === parameter);
-			const value = this.ctx.getNodeParameter(
-				parameter,
-				this.itemIndex,
-				setting ? setting.default : (field.default ?? null),
-				{ extractValue: field.locator === true },
-			);
-			return givenOrRefused(this.check, this.ctx.getNode(), parameter, this.name(field), value);
-		}
-		// A model's null or empty argument means it left the argument out ($fromAI gives the
-		// default for null); a value the user fixed by hand is read as the node reads it.
+		const parameter = argument?.parameter ?? field.setting ?? field.parameter;
+		const setting = argument ? undefined : this.settings.find(({ name }) => name === parameter);
+		const fallback = argument ? null : setting ? setting.default : (field.default ?? null);
 		const value = givenOrRefused(
 			this.check,
 			this.ctx.getNode(),
-			argument.parameter,
+			parameter,
 			this.name(field),
-			this.ctx.getNodeParameter(argument.parameter, this.itemIndex, null, {
-				extractValue: argument.locator === true,
+			this.ctx.getNodeParameter(parameter, this.itemIndex, fallback, {
+				extractValue: (argument ?? field).locator === true,
 			}),
 		);
-		if (value !== undefined) return value;
+		// A model's null or empty argument means it left the argument out ($fromAI gives the
+		// default for null); a value the user fixed by hand is read as the node reads it.
+		if (value !== undefined || !argument) return value;
 		if (argument.whenEmpty) return argument.whenEmpty(this.check.timeZone);
-		return argument.default === '' ? undefined : given(argument.default);
+		return given(argument.default);
 	}
 
 	name(field: InputField): FieldName {

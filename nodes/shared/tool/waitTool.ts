@@ -10,6 +10,7 @@ import { reportTextContent } from '../reportFiles';
 import { asToolError } from './toolErrors';
 import { hiddenInTool, toolProperties, ToolArguments, type ToolArgument } from './toolArguments';
 import { MAX_TOOL_RESULT_CHARS, simplifyReport } from './toolResults';
+import { REPORT_ID_ARGUMENT } from './operationTool';
 import { DeadlineReached, type AdPerformanceClient } from '../transport';
 import { readItemInput, readWaitSettings } from '../waitInput';
 import { unseenReportError, waitForReports } from '../waitForReports';
@@ -22,11 +23,8 @@ import { settle } from '../waitUntilFinished';
  * `{ status: "generating", retryAfterSeconds, hint }` instead of an error, so the model calls
  * again rather than giving up.
  */
-const REPORT_ID_ARGUMENT: ToolArgument = {
-	key: 'reportId',
-	parameter: 'reportId',
-	displayName: 'Report ID',
-	type: 'string',
+const REPORT_ID: ToolArgument = {
+	...REPORT_ID_ARGUMENT,
 	description:
 		'The report id, rpt_ followed by letters and digits, as the generate tool returned it',
 };
@@ -43,7 +41,6 @@ const TOOL_TIMEOUT_SETTING: INodeProperties = {
 	default: TOOL_TIMEOUT_SECONDS,
 	description:
 		'How long one tool call waits before it returns status generating, so the agent can call again',
-	displayOptions: { show: { '@tool': [true] } },
 };
 /** How long the tool may take to read a short report's text for the model (real ms). */
 const INLINE_CONTENT_BUDGET_MS = 30_000;
@@ -64,8 +61,7 @@ export function withWaitTool(regular: INodeProperties[]): INodeProperties[] {
 			'binaryPropertyName',
 			'options',
 		]),
-		...toolProperties({}, WAIT_TOOL_DESCRIPTION, [REPORT_ID_ARGUMENT]),
-		TOOL_TIMEOUT_SETTING,
+		...toolProperties({}, WAIT_TOOL_DESCRIPTION, [REPORT_ID], [TOOL_TIMEOUT_SETTING]),
 	];
 }
 
@@ -127,7 +123,7 @@ async function waitForOneReport(
 	client: AdPerformanceClient,
 	itemIndex: number,
 ): Promise<IDataObject> {
-	const source = new ToolArguments(ctx, itemIndex, [REPORT_ID_ARGUMENT], [TOOL_TIMEOUT_SETTING]);
+	const source = new ToolArguments(ctx, itemIndex, [REPORT_ID], [TOOL_TIMEOUT_SETTING]);
 	const settings = readWaitSettings(source);
 	const { reportId } = readItemInput(source, settings);
 	const { timeoutSeconds } = settings;
