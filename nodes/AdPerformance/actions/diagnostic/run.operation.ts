@@ -74,21 +74,11 @@ interface DiagnosticRun {
 	timeoutSeconds: number;
 }
 
-const WAIT_FOR_COMPLETION = inputField(
-	'options.waitForCompletion',
-	'Options → Wait for Completion',
-	undefined,
-	{ default: true },
-);
-const POLL_INTERVAL = inputField(
-	'options.pollIntervalSeconds',
-	'Options → Poll Interval (Seconds)',
-	undefined,
-	{ default: 2.5 },
-);
-const TIMEOUT = inputField('options.timeoutSeconds', 'Options → Timeout (Seconds)', undefined, {
-	default: 120,
-});
+const option = (name: string, label: string, fallback: unknown) =>
+	inputField(`options.${name}`, `Options → ${label}`, undefined, { default: fallback });
+const WAIT_FOR_COMPLETION = option('waitForCompletion', 'Wait for Completion', true);
+const POLL_INTERVAL = option('pollIntervalSeconds', 'Poll Interval (Seconds)', 2.5);
+const TIMEOUT = option('timeoutSeconds', 'Timeout (Seconds)', 120);
 
 export function readInput(source: InputSource): DiagnosticRun {
 	const { check } = source;
