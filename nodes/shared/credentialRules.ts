@@ -1,8 +1,7 @@
 /**
- * The rules for what the Ad Performance credential holds: the API key's form, the Base URL's
- * form, the service version sent by default, which secrets it holds (secretsOf) and which
- * origin the key may go to (isServiceOrigin). The credential (its `authenticate`) and the nodes
- * (before and during every request) both apply them from here, so the two can never disagree.
+ * The rules for what the Ad Performance credential holds: the forms of key and Base URL, its
+ * secrets, and the origin the key may go to. The credential (its `authenticate`) and the nodes
+ * both apply them from here, so the two can never disagree.
  */
 
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
@@ -10,7 +9,6 @@ import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 /** The `service-version` header sent when the credential names none. */
 export const DEFAULT_API_VERSION = '2026-03-01';
 
-/** A key: service_live_ or service_test_ followed by at least 24 letters and digits. */
 const API_KEY_PATTERN = /^service_(live|test)_[A-Za-z0-9]{24,}$/;
 
 /** The part of a key that is the same for every key: it says what follows, and is no secret. */

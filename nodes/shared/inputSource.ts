@@ -4,9 +4,8 @@ import type { FieldName } from './errors';
 import { InputValidator } from './validation';
 
 /**
- * One input of an operation, as both places it can come from know it: the regular node's
- * parameter and, in the tool variant, the `$fromAI` argument that stands in for it. An
- * operation's `readInput` reads and checks each field once, from whichever source runs.
+ * One input of an operation, as the regular node's parameter and, in the tool variant, the
+ * `$fromAI` argument that stands in for it: `readInput` reads it once, from either source.
  */
 export interface InputField {
 	/** The regular node's parameter: a name, or `collection.option` (n8n reads the path). */
@@ -30,17 +29,13 @@ export interface InputField {
  */
 export interface InputSource {
 	readonly itemIndex: number;
-	/** Checks input of this item (validation.ts). */
 	readonly check: InputValidator;
 	/**
 	 * A tool call. Readers ask only where a tool differs by design, not in its checks: a tool
 	 * returns one bounded page, takes either account ID, outputs no file, waits briefly.
 	 */
 	readonly isTool: boolean;
-	/**
-	 * The field's value as given; undefined when it is empty or not given. A user's expression
-	 * that gives null or undefined is refused here (givenOrRefused), before any reader runs.
-	 */
+	/** The field's value; undefined when not given. A user's expression giving null is refused. */
 	value(field: InputField): unknown;
 	/** How an error names the field: by its label, or in a tool call by its argument key. */
 	name(field: InputField): FieldName;
@@ -67,20 +62,16 @@ function savedValue(node: INode, path: string): unknown {
 	return value;
 }
 
-/**
- * Whether the user wrote an expression into the field: a `$fromAI` stand-in is the model's
- * (its null means "left out"), any other expression is the user's.
- */
+/** An expression of the user's: a `$fromAI` stand-in is the model's (its null: "left out"). */
 function isUserExpression(saved: unknown): boolean {
 	return typeof saved === 'string' && saved.startsWith('=') && !/\$fromAI\(/i.test(saved);
 }
 
 /**
- * A field's value as read: nothing (undefined), an empty text and blanks are "not given", and
- * the field keeps its documented meaning. But an expression the user wrote that gives null or
- * undefined (a renamed column, a missing key) is an error naming the field, never "not given":
- * it would otherwise widen what the request covers (every campaign, every account) or switch a
- * setting back to its default without a word.
+ * A field's value as read: nothing and blanks are "not given". But an expression the user wrote
+ * that gives null or undefined (a renamed column, a missing key) is an error naming the field:
+ * as "not given" it would widen what the request covers (every campaign, every account) or switch
+ * a setting back to its default without a word.
  */
 export function givenOrRefused(
 	check: InputValidator,
@@ -120,7 +111,7 @@ export function collectionOption(
 	return given(value);
 }
 
-/** How a source reads one parameter of the node (the execute and poll contexts differ). */
+/** How a source reads one parameter (the execute and poll contexts differ). */
 type ParameterGetter = (
 	parameter: string,
 	fallback: unknown,

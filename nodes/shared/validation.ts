@@ -4,12 +4,10 @@ import { dayIn, instantOfWallTime, knownZone } from './calendar';
 import { fieldError, type FieldName } from './errors';
 
 /**
- * The one reader of each kind of value (docs/input-values.md): text, ID, ID list, date,
- * date-time, whole number, number, switch, choice, colour, URL. Every field of a kind is read by
- * its reader, on the node, the tool and the trigger alike, so the same value gives the same
- * request whichever way it came. A reader takes every idiomatic form of a valid value (what n8n
- * expressions, Data Tables, Sheets and models give) and returns one canonical value, or refuses
- * the rest before any request with an error that names the field and the fix.
+ * The one reader of each kind of value (docs/input-values.md), on the node, the tool and the
+ * trigger alike, so the same value gives the same request whichever way it came. A reader takes
+ * every idiomatic form of a valid value (from expressions, Data Tables, Sheets, models) and returns
+ * one canonical value, or refuses it before any request with an error naming the field and fix.
  */
 export class InputValidator {
 	/** The workflow's time zone, in which days are counted (calendar.ts). */
@@ -244,7 +242,7 @@ export class InputValidator {
 		return ids.map((id, index) => this.campaignId(`${field} (entry ${index + 1})`, id));
 	}
 
-	/** One of `allowed`, in any letter case (a model may write `active` for `ACTIVE`); the listed spelling comes back. */
+	/** One of `allowed`, in any letter case (a model may write `active` for `ACTIVE`). */
 	oneOf<T extends string>(field: FieldName, value: unknown, allowed: readonly T[]): T {
 		const match =
 			typeof value === 'string'
@@ -260,7 +258,7 @@ export class InputValidator {
 		return match;
 	}
 
-	/** A whole number within bounds (page limits, attempts, seconds). */
+	/** A whole number within bounds. */
 	integer(field: FieldName, value: unknown, min: number, max: number): number {
 		const number = numberOf(value);
 		if (typeof number !== 'number' || !Number.isInteger(number) || number < min || number > max) {
@@ -273,10 +271,7 @@ export class InputValidator {
 		return number;
 	}
 
-	/**
-	 * A number of `unit` within bounds, fractions allowed. Expressions can yield NaN, Infinity,
-	 * words or objects: none of them may pass as a number.
-	 */
+	/** A number of `unit`, fractions allowed; NaN, Infinity, words or objects never pass as one. */
 	number(field: FieldName, value: unknown, min: number, max: number, unit: string): number {
 		const number = numberOf(value);
 		if (typeof number !== 'number' || !Number.isFinite(number) || number < min || number > max) {

@@ -30,10 +30,7 @@ export interface ToolArgument {
 	default?: string | number;
 	/** The regular node's parameter is a resource locator of this name: keep that shape. */
 	locator?: boolean;
-	/**
-	 * What an empty argument means, when the regular node's default is an expression: given the
-	 * workflow's time zone, as the node's `$today` follows it.
-	 */
+	/** What an empty argument means where the node's default is an expression (as of `$today`). */
 	whenEmpty?: (timeZone: string) => string;
 }
 
@@ -51,7 +48,6 @@ export function optionalArgument(
 	return { key, parameter, displayName, type: 'string', description, default: '', ...more };
 }
 
-/** The `$fromAI` expression of an argument. */
 export function fromAiExpression(argument: ToolArgument): string {
 	const quote = (text: string) => `'${text.replace(/[\\']/g, '')}'`;
 	const parts = [quote(argument.key), quote(argument.description), quote(argument.type)];
@@ -137,10 +133,9 @@ export function isToolVariant(ctx: Pick<IExecuteFunctions, 'getNode'>): boolean 
 }
 
 /**
- * The input source of a tool call (inputSource.ts). A field with an argument reads the
- * argument, and an empty optional argument means what the tool documents (`whenEmpty`, its
- * `default`); any other field reads the tool node's parameter (the tool's own setting where it
- * has one, with that setting's default), as the regular node does. Checks are the operation's.
+ * The input source of a tool call (inputSource.ts). A field with an argument reads it, and an
+ * empty optional argument means what the tool documents (`whenEmpty`, `default`); any other field
+ * reads the tool node's parameter (or the tool's own setting for it), as the regular node does.
  */
 export class ToolArguments implements InputSource {
 	readonly check: InputValidator;

@@ -13,11 +13,7 @@ export const MAX_TOOL_RESULT_CHARS = 12_000;
 export const TOOL_DEFAULT_LIMIT = 10;
 export const TOOL_MAX_LIMIT = 50;
 
-/**
- * Reduces a record for a model. A text of the service is only ever cut by `scrub.clip`, which
- * scrubs the credential's secrets first (redaction.ts): a key is never cut into a start that a
- * scrubber could not recognise.
- */
+/** Reduces a record for a model; a text of the service is cut only by `scrub.clip` (redaction). */
 export type Simplifier = (record: IDataObject, scrub: Pick<Redactor, 'clip'>) => IDataObject;
 
 /** Copies the fields that are present, in this order. */
@@ -113,11 +109,7 @@ export const simplifyDiagnostic: Simplifier = (record, scrub) => {
 	return out;
 };
 
-/**
- * One page of a list as a tool result: `{ results, returned, hasMore, page, hint }`, at most
- * MAX_TOOL_RESULT_CHARS of JSON. Records that do not fit are left out whole, and the hint says
- * how to get them and the next page.
- */
+/** One page of a list as a tool result; the hint says how to get what did not fit, and more. */
 export function listResult(
 	records: IDataObject[],
 	options: {

@@ -29,7 +29,7 @@ const REPORT_ID: ToolArgument = {
 		'The report id, rpt_ followed by letters and digits, as the generate tool returned it',
 };
 
-/** Default of the tool's own timeout: short enough for a conversation, long enough for most reports. */
+/** The tool's own timeout: short enough for a conversation, long enough for most reports. */
 const TOOL_TIMEOUT_SECONDS = 45;
 
 /** The tool's own Timeout (a setting of the tool node, not an argument), read by waitInput.ts. */
