@@ -27,10 +27,7 @@ export function sanitiseFileName(name: string, redactor: Redactor): string | und
 	// is left behind.
 	const visible = redactor.text(name.normalize('NFKC').replace(INVISIBLE, ''));
 	const base = visible.split(/[\\/]/).pop() ?? '';
-	const cleaned = base
-		.replace(RESERVED, '_')
-		.replace(/^[\s.]+/, '')
-		.replace(/[\s.]+$/, '');
+	const cleaned = base.replace(RESERVED, '_').replace(/^[\s.]+|[\s.]+$/g, '');
 	if (!cleaned) return undefined;
 	const short = shortened(cleaned);
 	// Shortening only removes characters; a name that still holds a secret is not used at all.
@@ -39,21 +36,17 @@ export function sanitiseFileName(name: string, redactor: Redactor): string | und
 
 /** The name cut to MAX_FILE_NAME_BYTES of UTF-8, at a character boundary, extension kept. */
 function shortened(name: string): string {
-	if (byteLength(name) <= MAX_FILE_NAME_BYTES) return name;
+	if (Buffer.byteLength(name) <= MAX_FILE_NAME_BYTES) return name;
 	const extension = EXTENSION.exec(name)?.[0] ?? '';
 	let stem = '';
-	let bytes = byteLength(extension);
+	let bytes = Buffer.byteLength(extension);
 	for (const character of name.slice(0, name.length - extension.length)) {
-		bytes += byteLength(character);
+		bytes += Buffer.byteLength(character);
 		if (bytes > MAX_FILE_NAME_BYTES) break;
 		stem += character;
 	}
 	stem = stem.replace(/[\s.]+$/, '');
 	return stem ? `${stem}${extension}` : '';
-}
-
-function byteLength(text: string): number {
-	return Buffer.byteLength(text, 'utf8');
 }
 
 /** The name from a `Content-Disposition` header: RFC 6266 `filename*=` first, else `filename=`. */

@@ -43,9 +43,7 @@ export async function executeOperation(this: IExecuteFunctions): Promise<INodeEx
 	const resource = this.getNodeParameter('resource', 0) as string;
 	const operation = this.getNodeParameter('operation', 0) as string;
 	const handler = operations[resource]?.[operation];
-	if (!handler) {
-		throw unsupportedOperationError(this.getNode(), resource, operation);
-	}
+	if (!handler) throw unsupportedOperationError(this.getNode(), resource, operation);
 
 	// The tool variant (docs/agent-tools.md): one small result item per call, and errors whose
 	// message a model can act on. The boundary (boundary.ts) scrubs what this returns or throws,

@@ -4,9 +4,8 @@ import type { Redactor } from '../redaction';
 
 /**
  * What a model receives from a tool call. Agent 3.x sends the model every output item's JSON,
- * with no limit and without binary data, so the tool variants answer with one small item:
- * records reduced to the fields a model reasons with, at most MAX_TOOL_RESULT_CHARS of JSON,
- * whole records dropped (and said so) rather than cut.
+ * with no limit and without binary data, so a tool answers with one small item: records reduced
+ * to the fields a model reasons with, whole records dropped (and said so) rather than cut.
  */
 export const MAX_TOOL_RESULT_CHARS = 12_000;
 /** Records a tool returns by default, and at most. */
@@ -64,20 +63,15 @@ export const simplifyReport: Simplifier = (record, scrub) => {
 	const out = pick(record, ['id', 'title', 'status', 'format', 'accountId']);
 	if (dateRange.from || dateRange.to) out.dateRange = pick(dateRange, ['from', 'to']);
 	if (Array.isArray(record.campaignIds)) out.campaignCount = record.campaignIds.length;
-	Object.assign(
-		out,
-		pick(
-			{
-				riskLevel: summary.overallRiskLevel,
-				totalSpend: summary.totalSpend,
-				avgRoas: summary.avgRoas,
-				totalConversions: summary.totalConversions,
-				avgCpa: summary.avgCpa,
-			},
-			['riskLevel', 'totalSpend', 'avgRoas', 'totalConversions', 'avgCpa'],
-		),
-		pick(record, ['createdAt', 'completedAt', 'downloadUrl', 'expiresAt']),
-	);
+	const figures: IDataObject = {
+		riskLevel: summary.overallRiskLevel,
+		totalSpend: summary.totalSpend,
+		avgRoas: summary.avgRoas,
+		totalConversions: summary.totalConversions,
+		avgCpa: summary.avgCpa,
+	};
+	const timesAndLink = pick(record, ['createdAt', 'completedAt', 'downloadUrl', 'expiresAt']);
+	Object.assign(out, pick(figures, Object.keys(figures)), timesAndLink);
 	const error = record.error as IDataObject | undefined;
 	if (error && typeof error === 'object') {
 		out.error = { type: error.type, message: clipText(scrub, error.message, 300) } as IDataObject;

@@ -121,9 +121,8 @@ export async function execute(
 			itemIndex,
 		);
 	}
-	if (!waitForCompletion || !diagnostic?.id || isFinished(diagnostic)) {
+	if (!waitForCompletion || !diagnostic?.id || isFinished(diagnostic))
 		return [{ json: diagnostic }];
-	}
 
 	// A read right after the diagnostic was created may not find it yet (reads lag, as the report
 	// list does): a 404 is "not seen yet" until the Timeout, and only the last look's 404 fails.
