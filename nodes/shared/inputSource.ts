@@ -23,9 +23,9 @@ export interface InputField {
 }
 
 /**
- * Where an operation's input comes from: the node's parameters (NodeParameters) or a tool
- * call's arguments (ToolArguments). A source only reads and names; the checks are the
- * operation's, through `check`, so one invalid value gets one error whichever source gave it.
+ * Where an operation's input comes from: the node's parameters or a tool call's arguments. A
+ * source only reads and names; the checks are the operation's, through `check`, so one invalid
+ * value gets one error whichever source gave it.
  */
 export interface InputSource {
 	readonly itemIndex: number;

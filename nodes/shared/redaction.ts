@@ -201,9 +201,9 @@ export class Redactor {
 	}
 
 	/**
-	 * A JSON-like value with every string and property name scrubbed: itself when plain data with
-	 * nothing to scrub, else a copy of plain objects (dates and byte arrays kept) in which a value
-	 * met twice is copied once, so a cycle ends.
+	 * A JSON-like value with every string and property name scrubbed: itself when there is nothing
+	 * to scrub, else a copy (dates and byte arrays kept; a value met twice is copied once, so a
+	 * cycle ends).
 	 */
 	value<T>(value: T): T {
 		return this.copies([value])[0] as T;

@@ -13,10 +13,7 @@ import { decide, failedAttempt, isAnswerTimedOut, isAnswerTooLarge, pathId } fro
 import type { ServiceReport } from './types';
 import type { InputValidator } from './validation';
 
-/*
- * A finished report's file: fetching it into n8n's binary store and naming it. Finding the report
- * itself is reportLedger.ts.
- */
+// A finished report's file, fetched into n8n's binary store and named (finding: reportLedger.ts).
 
 // A Map: the format is the service's text, and `constructor` or `__proto__` must find nothing.
 const FILE_TYPES = new Map([
@@ -76,11 +73,9 @@ async function requestFile(
 }
 
 /**
- * Downloads a finished report and hands the bytes to n8n's binary-data store as a stream
- * (`prepareBinaryData`), so the filesystem and S3 modes keep large files off the heap. The
- * stream fails past `maxFileBytes` (the Max File Size) or the download's total time
- * (boundedReader.ts); neither is tried again. A download cut off mid-way is a read: it is
- * fetched again, up to Max Attempts (the transport's retry loop).
+ * Downloads a finished report into n8n's binary-data store as a stream, so the filesystem and S3
+ * modes keep large files off the heap. Past the Max File Size or the download's total time
+ * (boundedReader.ts) it fails for good; a download cut off mid-way is fetched again.
  */
 export async function downloadReportFile(
 	ctx: IExecuteFunctions,
@@ -97,7 +92,7 @@ export async function downloadReportFile(
 			itemIndex,
 		});
 	// A download is a read: what follows a failure is the transport's table (decide), and a
-	// file fetched again is fetched by the transport's retry loop.
+	// file fetched again is fetched by the transport's retry loop, up to Max Attempts.
 	const after = (seen: Parameters<typeof decide>[0], error: Error) =>
 		failedAttempt<IBinaryData>(decide(seen, { resendable: true }), error, Date.now());
 	return await client.attempts<IBinaryData>(

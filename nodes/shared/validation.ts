@@ -105,9 +105,8 @@ export class InputValidator {
 	}
 
 	/**
-	 * A calendar day, `YYYY-MM-DD`. Takes a Luxon DateTime (`$today`, `$now.minus(…)`), a JS
-	 * Date, or ISO text; a moment (a DateTime, a Date, text with `Z` or an offset) counts as its
-	 * day in the workflow's time zone, as `$today` does; text without a zone is read as written.
+	 * A calendar day, `YYYY-MM-DD`, from a Luxon DateTime, a JS Date or ISO text. A moment counts
+	 * as its day in the workflow's time zone, as `$today` does; text without a zone is as written.
 	 */
 	date(field: FieldName, value: unknown): string {
 		const time = this.timeOf(field, value, 'date');
@@ -115,9 +114,9 @@ export class InputValidator {
 	}
 
 	/**
-	 * A moment for a list filter, as ISO 8601 UTC text. Takes what `date` takes; text without a
-	 * zone (the editor's date picker, `$today.toISODate()`) is a wall time of the workflow's time
-	 * zone, and a day alone is its first moment, or its last with `dayMeans: 'end'`.
+	 * A moment for a list filter, as ISO 8601 UTC text, from what `date` takes. Text without a zone
+	 * (the editor's date picker) is a wall time of the workflow's time zone; a day alone is its
+	 * first moment, or its last with `dayMeans: 'end'`.
 	 */
 	dateTime(field: FieldName, value: unknown, dayMeans: 'start' | 'end' = 'start'): string {
 		const time = this.timeOf(field, value, 'dateTime');

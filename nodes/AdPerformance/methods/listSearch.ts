@@ -21,9 +21,8 @@ function matches(filter: string | undefined, ...texts: unknown[]): boolean {
 }
 
 /**
- * One page of a list for the editor's searchable list, each record as `toItem` shows it (or left
- * out); the token is the next page's number. A list search gets no Request Options, so it tries a
- * few times and gives up (the user is waiting).
+ * One page of a list for the editor's searchable list, each record as `toItem` shows it. A list
+ * search gets no Request Options, so it tries a few times and gives up (the user is waiting).
  */
 async function searchList<T extends IDataObject>(
 	ctx: ILoadOptionsFunctions,

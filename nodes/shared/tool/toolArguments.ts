@@ -6,16 +6,14 @@ import { InputValidator } from '../validation';
 
 /**
  * The arguments of a tool variant (docs/agent-tools.md). n8n builds a tool's input schema only
- * from the `$fromAI()` calls in its parameters, and fills every visible parameter with its
- * default; so each argument is a parameter shown only in the tool variant (`@tool`) whose
- * default is a `$fromAI` call. Such a node offers a full schema with no setup, and a parameter
- * the user sets by hand leaves the schema, as everywhere in n8n.
+ * from the `$fromAI()` calls in its parameters and fills every visible parameter with its
+ * default; so each argument is a parameter shown only in the tool variant (`@tool`) whose default
+ * is a `$fromAI` call: a full schema with no setup, and one the user sets by hand leaves it.
  *
  * An argument either stands in for a top-level parameter of the regular node (same name, so a
- * saved tool node that set it by hand keeps its value; the regular one is hidden in the tool
- * variant) or is a tool-only parameter (`tool…`) for what the regular node keeps in a
- * collection. n8n versions without `@tool` display options (before about 1.90) show neither
- * kind, and the tool variant works as the regular node does.
+ * saved tool node that set it by hand keeps its value) or is a tool-only parameter (`tool…`) for
+ * what the regular node keeps in a collection. n8n before about 1.90 (no `@tool` display
+ * options) shows neither kind, and the tool variant works as the regular node does.
  */
 export interface ToolArgument {
 	/** The `$fromAI` key: stable, documented in docs/agent-tools.md. */

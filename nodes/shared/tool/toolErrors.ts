@@ -1,9 +1,8 @@
 /**
  * Errors a model can act on. Agent 3.x passes a tool's error to the model as its message only
- * (the description, where the fix lives, is dropped), so in the tool variants the message
- * itself says what went wrong, the error type, the fix, and whether retrying helps, in at most
- * MAX_TOOL_ERROR_CHARS; its other fields are kept for the execution log. The type and its retry
- * advice are the ones the error's builder recorded (errors.ts), never guessed.
+ * (the description, where the fix lives, is dropped), so in the tool variants the message itself
+ * says what went wrong, the error type, the fix, and whether retrying helps. The type and its
+ * retry advice are the ones the error's builder recorded (errors.ts), never guessed.
  */
 import { errorTypeOf, retryAdviceOf } from '../errors';
 import { cut } from '../redaction';

@@ -17,11 +17,9 @@ import { unseenReportError, waitForReports } from '../waitForReports';
 import { settle } from '../waitUntilFinished';
 
 /**
- * Wait for Ad Report as a tool (docs/agent-tools.md). A model receives no binary data, so the
- * tool outputs none: it returns the finished report as text (its figures and download link,
- * and a Markdown or JSON report's content when it fits), and on its short timeout it returns
- * `{ status: "generating", retryAfterSeconds, hint }` instead of an error, so the model calls
- * again rather than giving up.
+ * Wait for Ad Report as a tool (docs/agent-tools.md). A model receives no binary data, so it
+ * returns the finished report as text, and on its short timeout `{ status: "generating",
+ * retryAfterSeconds, hint }` instead of an error, so the model calls again rather than giving up.
  */
 const REPORT_ID: ToolArgument = {
 	...REPORT_ID_ARGUMENT,
