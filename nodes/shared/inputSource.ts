@@ -35,7 +35,7 @@ export interface InputSource {
 	 * returns one bounded page, takes either account ID, outputs no file, waits briefly.
 	 */
 	readonly isTool: boolean;
-	/** The field's value; undefined when not given. A user's expression giving null is refused. */
+	/** The field's value; undefined when not given. A user's expression giving nothing is refused. */
 	value(field: InputField): unknown;
 	/** How an error names the field: by its label, or in a tool call by its argument key. */
 	name(field: InputField): FieldName;
