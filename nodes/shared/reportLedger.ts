@@ -167,7 +167,7 @@ function listingIncomplete(
  * docs/security.md: another n8n process sending an identical request within the same second,
  * and a list that shows a new report only after more than the backoff.
  */
-export async function createReport(
+async function createReport(
 	client: AdPerformanceClient,
 	body: IDataObject,
 	itemIndex: number,
@@ -231,14 +231,15 @@ async function searchAfterLostAnswer(
 	);
 }
 
-/** Report → Generate with Reuse a Recent Identical Report: findRecent's report, or a new one. */
-export async function reuseOrCreateReport(
+/** Report → Generate: with `reuse`, findRecent's report when there is one; else a new one. */
+export async function reportForRequest(
 	client: AdPerformanceClient,
 	body: IDataObject,
 	itemIndex: number,
 	deadline: number,
+	reuse: boolean,
 ): Promise<{ report: ServiceReport; reused: boolean }> {
-	const recent = await findRecent(client, body, itemIndex, deadline);
+	const recent = reuse ? await findRecent(client, body, itemIndex, deadline) : undefined;
 	if (recent) return { report: recent, reused: true };
 	return { report: await createReport(client, body, itemIndex, deadline), reused: false };
 }
