@@ -1,26 +1,22 @@
 /**
- * The one table of error types (docs/service-notes.md, Errors, and ours): for each, the message
- * and fix a person reads when the situation has no better one, and the retry advice a model
- * reads. errors.ts builds every error with its type recorded under ERROR_TYPE_KEY in the
- * error's `context` (which n8n keeps with the error); the tool variants read it from there.
+ * The one table of error types (the service's and ours): the message and fix a person reads when
+ * the situation has no better one, and the retry advice a model reads.
  */
 
 /** Where an error records its type: a field of its `context`, saved with the error by n8n. */
 export const ERROR_TYPE_KEY = 'errorType';
 
-/** What one error type means: a person's message and fix (service types), and retry advice. */
 interface ErrorTypeEntry {
-	/** The message when the situation has no better one (the service's types only). */
+	/** The message and fix when the situation has no better ones (the service's types only). */
 	message?: string;
-	/** How to fix it, when the situation has no better description. */
 	fix?: string;
 	/** Whether calling again helps, for a model: "yes, …" or "no, …". */
 	retry: string;
 }
 
 /**
- * Every error type: the service's (docs/service-notes.md, Errors), whose own message "may change
- * between API versions and must not be parsed" and is kept only as a detail; and ours.
+ * The service's types (docs/service-notes.md; its own message "must not be parsed" and is kept
+ * only as a detail), then ours.
  */
 export const ERROR_TYPES: Record<string, ErrorTypeEntry> = {
 	invalid_request: {
