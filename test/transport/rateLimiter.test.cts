@@ -66,14 +66,36 @@ describe('rate limiter (pure, fake clock)', () => {
 });
 
 describe('requests count when sent, not when answered', () => {
-	test('5 generations in flight, none answered: the 6th waits for the window', () => {
+	test('a window’s first request goes alone; then 4 in flight, none answered: the 6th waits for the window', () => {
 		const clock = fakeClock();
 		const limiter = new RateLimiter({ windowMs: 60_000, clock });
-		for (let i = 0; i < 5; i++) {
+		const first = limiter.onSent(['write', 'generation']);
+		// The others look again shortly, for the count the first one's answer tells.
+		expect(limiter.delayBeforeSend(['write', 'generation'])).toBe(300);
+		expect(limiter.delayBeforeSend(['read'])).toBe(0);
+		limiter.onAccepted(['write', 'generation'], 4, first);
+		for (let i = 0; i < 4; i++) {
 			expect(limiter.delayBeforeSend(['write', 'generation'])).toBe(0);
 			limiter.onSent(['write', 'generation']);
 		}
 		expect(limiter.delayBeforeSend(['write', 'generation'])).toBeGreaterThan(59_000);
+	});
+
+	test('a first request not answered lets the next go alone; a slow answer holds up the others briefly', () => {
+		const clock = fakeClock();
+		const limiter = new RateLimiter({ windowMs: 60_000, clock });
+		limiter.onSent(['write', 'generation']);
+		limiter.onUnanswered(['write', 'generation']);
+		expect(limiter.delayBeforeSend(['write', 'generation'])).toBe(0);
+		limiter.onSent(['write', 'generation']);
+		expect(limiter.delayBeforeSend(['write', 'generation'])).toBe(300);
+		// A slow answer holds up the others a twentieth of a window at most; then they count.
+		clock.at += 3_000;
+		for (let i = 0; i < 3; i++) {
+			expect(limiter.delayBeforeSend(['write', 'generation'])).toBe(0);
+			limiter.onSent(['write', 'generation']);
+		}
+		expect(limiter.delayBeforeSend(['write', 'generation'])).toBeGreaterThan(50_000);
 	});
 
 	test('the service’s remaining count is lowered by the requests still in flight', () => {
@@ -96,6 +118,48 @@ describe('requests count when sent, not when answered', () => {
 		// The slow, older answer arrives last with a count from before: still spent.
 		limiter.onAccepted(['write', 'generation'], 3, older);
 		expect(limiter.delayBeforeSend(['write', 'generation'])).toBeGreaterThan(59_000);
+	});
+});
+
+describe('processes that meet only at the service (queue mode)', () => {
+	test('a count others spent part of: this process takes only its share of what is left', () => {
+		const clock = fakeClock();
+		const limiter = new RateLimiter({ windowMs: 60_000, clock });
+		// Alone, the first answer tells 4 of 5 left, and all 4 may go.
+		limiter.onAccepted(['write', 'generation'], 4, limiter.onSent(['write', 'generation']));
+		for (let i = 0; i < 4; i++)
+			limiter.onAccepted(['write', 'generation'], 3 - i, limiter.onSent(['write', 'generation']));
+		clock.at += 61_000;
+		// The next window's first answer tells 2 left: 2 others were counted first, so a peer.
+		limiter.onAccepted(['write', 'generation'], 2, limiter.onSent(['write', 'generation']));
+		expect(limiter.delayBeforeSend(['write', 'generation'])).toBe(0);
+		limiter.onSent(['write', 'generation']);
+		expect(limiter.delayBeforeSend(['write', 'generation'])).toBeGreaterThan(59_000);
+	});
+
+	test('a 429 makes the guess of peers grow, up to the limit; the guess fades in windows alone', () => {
+		const clock = fakeClock();
+		const limiter = new RateLimiter({ windowMs: 60_000, clock });
+		const generation: Bucket[] = ['write', 'generation'];
+		const window = (told: number) => {
+			clock.at += 61_000;
+			limiter.onAccepted(generation, told, limiter.onSent(generation));
+			let more = 0;
+			while (limiter.delayBeforeSend(generation) === 0 && more < 10) {
+				limiter.onSent(generation);
+				more++;
+			}
+			for (let i = 0; i < more; i++) limiter.onUnanswered(generation);
+			return more;
+		};
+		for (let i = 0; i < 10; i++) limiter.onRejected(generation, 1_000, 1);
+		// Four peers guessed: 4 left is not enough for a share of one more.
+		expect(window(4)).toBe(0);
+		// Alone window after window (the first request always finds 4 left): the guess fades.
+		const shares = Array.from({ length: 25 }, () => window(4));
+		expect(shares[0]).toBe(0);
+		expect(shares).toEqual([...shares].sort((a, b) => a - b));
+		expect(shares[24]).toBe(4);
 	});
 });
 
