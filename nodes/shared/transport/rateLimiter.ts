@@ -133,10 +133,9 @@ export class RateLimiter {
 		if (sent !== undefined && state.firstSend !== undefined && sent < state.firstSend) return;
 		// Counted before the window's first request of ours: another process spends the key too (a
 		// 429 tells of more, onRejected); the guess fades in windows where neither is seen.
-		if (sent === state.firstSend && state.remaining === undefined) {
-			const seen = remaining < BUCKET_LIMITS[told] - 1 ? 1 : 0;
+		const seen = remaining < BUCKET_LIMITS[told] - 1 ? 1 : 0;
+		if (sent === state.firstSend && state.remaining === undefined)
 			this.peers[told] = Math.max(seen, (this.peers[told] ?? 0) - 0.2);
-		}
 		state.remaining = Math.min(state.remaining ?? remaining, remaining);
 	}
 
@@ -163,8 +162,12 @@ export class RateLimiter {
 	 */
 	private current(bucket: Bucket, now: number): BucketState {
 		const state = this.buckets[bucket];
-		if (state.resetAt !== undefined && state.resetAt <= now)
+		if (state.resetAt !== undefined && state.resetAt <= now) {
+			// The service counted no more than we sent: alone in that window, the guess halves.
+			if (BUCKET_LIMITS[bucket] - (state.remaining ?? 0) <= (state.sent ?? 0))
+				this.peers[bucket] = (this.peers[bucket] ?? 0) / 2;
 			this.buckets[bucket] = { inFlight: state.inFlight };
+		}
 		return this.buckets[bucket];
 	}
 
@@ -199,8 +202,7 @@ export class RateLimiter {
 		const scale = windowMs / 60_000;
 		const now = clock.now();
 		for (const bucket of buckets) this.land(bucket);
-		// Refused: more peers than we guessed.
-		const told = buckets[buckets.length - 1];
+		const told = buckets[buckets.length - 1]; // refused: more peers than we guessed
 		this.peers[told] = Math.min((this.peers[told] ?? 0) + 1, BUCKET_LIMITS[told] - 1);
 		const ceiling = Math.min(MAX_429_BACKOFF_MS, MIN_429_WAIT_MS * 2 ** Math.max(0, attempt - 1));
 		// Equal jitter: half the ceiling for sure, the other half at random.
