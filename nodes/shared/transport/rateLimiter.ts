@@ -135,7 +135,7 @@ export class RateLimiter {
 		// 429 tells of more, onRejected); the guess fades in windows where neither is seen.
 		const seen = remaining < BUCKET_LIMITS[told] - 1 ? 1 : 0;
 		if (sent === state.firstSend && state.remaining === undefined)
-			this.peers[told] = Math.max(seen, (this.peers[told] ?? 0) - 0.2);
+			this.peers[told] = Math.max(seen, (this.peers[told] ?? 0) - 0.1);
 		state.remaining = Math.min(state.remaining ?? remaining, remaining);
 	}
 
