@@ -5,9 +5,9 @@
  * n8n runs in this process with the same key and Base URL shares one KeyPacer. This is what
  * keeps ten Monday-morning workflows on one key from stampeding the service: inside one
  * process they take turns to SEND (a turn ends when its request has left, never when it is
- * answered, so a slow answer holds up nobody else), requests are counted when they are sent,
- * and only the processes of an n8n queue-mode setup still meet at the service, where its
- * remaining counts and 429 answers schedule them.
+ * answered: only a window's first answer is waited for, for its count), requests are counted
+ * when sent, and only the processes of an n8n queue-mode setup still meet at the service, each
+ * taking its share of the remaining count, with peers guessed from that count and 429s.
  *
  * Pure code: no HTTP and no timers, so it is unit-tested with a fake clock.
  */
@@ -39,8 +39,8 @@ interface BucketState {
 	resetAt?: number;
 	/** Requests sent and not yet answered: counted against `remaining`, which predates them. */
 	inFlight?: number;
-	/** `resetAt` was guessed when the window's first request was sent, before any answer. */
-	provisional?: boolean;
+	/** When the window's first request was sent, until an answer dates the window (`resetAt`). */
+	provisional?: number;
 	/** The send number (onSent) of the window's first request: older answers tell of older windows. */
 	firstSend?: number;
 }
@@ -49,6 +49,9 @@ interface BucketState {
 export class RateLimiter {
 	/** Numbers the sends, so that a late answer cannot overwrite what a newer one told. */
 	private sends = 0;
+
+	/** How many other processes (queue mode) we guess spend each bucket too (onAccepted). */
+	private readonly peers: Partial<Record<Bucket, number>> = {};
 
 	private readonly buckets: Record<Bucket, BucketState> = {
 		read: {},
@@ -64,10 +67,18 @@ export class RateLimiter {
 		const now = this.options.clock.now();
 		let until = now;
 		for (const bucket of buckets) {
-			const { remaining, sent = 0, resetAt, inFlight = 0 } = this.current(bucket, now);
-			const spent =
-				remaining !== undefined ? remaining - inFlight <= 0 : sent >= BUCKET_LIMITS[bucket];
+			const { remaining, sent = 0, resetAt, inFlight = 0, provisional } = this.current(bucket, now);
+			// Other processes on the key (queue mode) spend the same count: take only our share.
+			const share = Math.floor((remaining ?? 0) / ((this.peers[bucket] ?? 0) + 1));
+			const spent = remaining !== undefined ? inFlight >= share : sent >= BUCKET_LIMITS[bucket];
 			if (spent && resetAt !== undefined) until = Math.max(until, resetAt);
+			// A window's first request goes alone: the others look again shortly for the count its
+			// answer tells, for a twentieth of a window at most (a slow answer holds up nobody).
+			const { windowMs } = this.options;
+			const firstOut =
+				provisional !== undefined && inFlight > 0 && now < provisional + windowMs / 20;
+			if (firstOut && bucket === buckets[buckets.length - 1])
+				until = Math.max(until, now + windowMs / 200);
 		}
 		return until - now;
 	}
@@ -111,14 +122,20 @@ export class RateLimiter {
 			// The first answer of a window dates it: the service opened it when the request
 			// arrived, which may be well after it was sent (a new connection).
 			const state = this.buckets[bucket];
-			if (state.provisional) {
+			if (state.provisional !== undefined) {
 				state.resetAt = Math.max(state.resetAt ?? 0, windowEnd);
-				state.provisional = false;
+				state.provisional = undefined;
 			}
 		}
 		if (remaining === undefined) return;
-		const state = this.buckets[buckets[buckets.length - 1]];
+		const told = buckets[buckets.length - 1];
+		const state = this.buckets[told];
 		if (sent !== undefined && state.firstSend !== undefined && sent < state.firstSend) return;
+		// Counted before the window's first request of ours: another process spends the key too (a
+		// 429 tells of more, onRejected); the guess fades in windows where neither is seen.
+		const seen = remaining < BUCKET_LIMITS[told] - 1 ? 1 : 0;
+		if (sent === state.firstSend && state.remaining === undefined)
+			this.peers[told] = Math.max(seen, (this.peers[told] ?? 0) - 0.1);
 		state.remaining = Math.min(state.remaining ?? remaining, remaining);
 	}
 
@@ -131,7 +148,7 @@ export class RateLimiter {
 		if (state.resetAt === undefined) {
 			state.resetAt = this.windowEnd();
 			state.sent = 0;
-			state.provisional = sendNumber !== undefined;
+			state.provisional = sendNumber !== undefined ? this.options.clock.now() : undefined;
 			state.firstSend = sendNumber;
 		}
 		return state;
@@ -145,8 +162,12 @@ export class RateLimiter {
 	 */
 	private current(bucket: Bucket, now: number): BucketState {
 		const state = this.buckets[bucket];
-		if (state.resetAt !== undefined && state.resetAt <= now)
+		if (state.resetAt !== undefined && state.resetAt <= now) {
+			// The service counted no more than we sent: alone in that window, the guess halves.
+			if (BUCKET_LIMITS[bucket] - (state.remaining ?? 0) <= (state.sent ?? 0))
+				this.peers[bucket] = (this.peers[bucket] ?? 0) / 2;
 			this.buckets[bucket] = { inFlight: state.inFlight };
+		}
 		return this.buckets[bucket];
 	}
 
@@ -181,6 +202,8 @@ export class RateLimiter {
 		const scale = windowMs / 60_000;
 		const now = clock.now();
 		for (const bucket of buckets) this.land(bucket);
+		const told = buckets[buckets.length - 1]; // refused: more peers than we guessed
+		this.peers[told] = Math.min((this.peers[told] ?? 0) + 1, BUCKET_LIMITS[told] - 1);
 		const ceiling = Math.min(MAX_429_BACKOFF_MS, MIN_429_WAIT_MS * 2 ** Math.max(0, attempt - 1));
 		// Equal jitter: half the ceiling for sure, the other half at random.
 		const floor = (ceiling / 2 + (clock.random() * ceiling) / 2) * scale;
