@@ -337,7 +337,7 @@ export class RequestPipeline {
 			const error = errors.network(
 				exchanged.failure,
 				code ?? 'request_failed',
-				NETWORK_ERROR_PROSE[code ?? ''] ?? 'the request failed',
+				NETWORK_ERROR_PROSE.get(code ?? '') ?? 'the request failed',
 				spec,
 			);
 			const seen = !code ? 'unexplained' : UNSENT_ERROR_CODES.has(code) ? 'unsent' : 'lost';

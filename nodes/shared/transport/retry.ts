@@ -1,11 +1,6 @@
-/**
- * When to try a request again and how long to wait first: pure functions, unit-tested without
- * HTTP. Rate-limit pacing (what to do about 429 before and after it happens) lives in
- * rateLimiter.ts; the one loop that applies these rules is `AttemptRunner` (attempts.ts).
- */
+/** When to try a request again and how long to wait first: pure functions, tested without HTTP. */
 
 export const RETRY_DEFAULTS = {
-	/** Attempts per request, the first included (Request Options → Max Attempts). */
 	maxAttempts: 5,
 	baseDelayMs: 1_000,
 	maxDelayMs: 30_000,
@@ -25,8 +20,7 @@ const SERVER_ERROR_STATUSES = new Set([500, 502, 503, 504]);
  *   - lost: no answer after the request may have reached it (reset, timed out);
  *   - refused: we refused to go on (a redirect elsewhere, an answer over its size limit);
  *   - unexplained: a failure that is none of these (it is not guessed at).
- * `busy`: an answer whose status means that work an earlier, lost attempt started is still under
- * way (RequestSpec.busyAfterLost).
+ * `busy`: work an earlier, lost attempt started is still under way (RequestSpec.busy).
  */
 export type Seen =
 	| { kind: 'answer'; status: number; busy?: boolean }
@@ -125,10 +119,7 @@ const DECODING_ERROR_CODES =
 const DECODING_ERROR_TEXTS =
 	/incorrect header check|unexpected end of file|invalid (stored block lengths|distance|code lengths|block type|literal\/lengths? set|literal\/length code|bit length repeat)|incorrect (data|length) check|unknown compression method|header crc mismatch|too many length or distance symbols|invalid window size|Decompression failed|brotli/i;
 
-/**
- * Why an answer could not be unpacked, whichever way the n8n version at hand wrapped the error;
- * undefined when the failure is something else (for example a network error).
- */
+/** Why an answer could not be unpacked; undefined when the failure is something else. */
 export function decodingFailureOf(error: unknown): string | undefined {
 	return firstInChain(error, (current) => {
 		const message = typeof current.message === 'string' ? current.message : '';
@@ -171,25 +162,15 @@ export const UNSENT_ERROR_CODES = new Set([
 ]);
 
 /** Network failures worth another attempt (the request may not have reached the service). */
-const NETWORK_ERROR_CODES = new Set([
-	'ECONNRESET',
-	'ECONNABORTED',
-	'EPIPE',
-	'ETIMEDOUT',
-	'ECONNREFUSED',
-	'EAI_AGAIN',
-	'ERR_SOCKET_CONNECTION_TIMEOUT',
+export const NETWORK_ERROR_PROSE = new Map([
+	['ECONNRESET', 'the connection was dropped'],
+	['ECONNABORTED', 'the connection was aborted'],
+	['EPIPE', 'the connection was dropped'],
+	['ETIMEDOUT', 'the request timed out'],
+	['ECONNREFUSED', 'the connection was refused'],
+	['EAI_AGAIN', 'the host name could not be resolved'],
+	['ERR_SOCKET_CONNECTION_TIMEOUT', 'the request timed out'],
 ]);
-
-export const NETWORK_ERROR_PROSE: Record<string, string> = {
-	ECONNRESET: 'the connection was dropped',
-	ECONNABORTED: 'the connection was aborted',
-	EPIPE: 'the connection was dropped',
-	ETIMEDOUT: 'the request timed out',
-	ECONNREFUSED: 'the connection was refused',
-	EAI_AGAIN: 'the host name could not be resolved',
-	ERR_SOCKET_CONNECTION_TIMEOUT: 'the request timed out',
-};
 
 /** n8n rewrites a network error's message into prose; these are its texts for the codes we retry. */
 const NETWORK_ERROR_TEXTS: Array<[RegExp, string]> = [
@@ -200,15 +181,12 @@ const NETWORK_ERROR_TEXTS: Array<[RegExp, string]> = [
 	[/EPIPE/, 'EPIPE'],
 ];
 
-/**
- * The network error code behind an error, whichever way the n8n version at hand wrapped it
- * (the raw axios error, or a NodeApiError holding it as cause / errorResponse / reason).
- */
+/** The network error code behind an error (one of NETWORK_ERROR_PROSE), or undefined. */
 export function networkErrorCode(error: unknown): string | undefined {
 	return firstInChain(error, (current) => {
 		for (const key of ['code', 'httpCode']) {
 			const code = current[key];
-			if (typeof code === 'string' && NETWORK_ERROR_CODES.has(code)) return code;
+			if (typeof code === 'string' && NETWORK_ERROR_PROSE.has(code)) return code;
 		}
 		const texts = [current.message, ...(Array.isArray(current.messages) ? current.messages : [])];
 		for (const text of texts) {
