@@ -224,7 +224,7 @@ export class AdPerformanceClient {
 		attempt: (round: Round) => Promise<Attempt<T>>,
 		rules: AttemptRules<T>,
 	): Promise<T> {
-		return await this.pipeline.run(attempt, rules);
+		return await this.pipeline.attempts.run(attempt, rules);
 	}
 
 	/**
