@@ -17,15 +17,11 @@ import {
 } from './boundedReader';
 import { hopProblem, isRedirect, isServiceOrigin, MAX_REDIRECTS } from './urlPolicy';
 
-export { discardBody } from './boundedReader';
-
 /**
- * One request and its redirect hops: the one place that sends a hop, with the API key only
- * where the one rule of where it goes allows (credentialRules.ts, isServiceOrigin, which the
- * credential's `authenticate` applies too). n8n's helpers would follow redirects themselves and
- * keep `x-api-key` on every hop (they strip only Authorization and Cookie), so redirects are
- * never left to them. Every answer is taken as a stream and read by boundedReader.ts, never
- * buffered by n8n's helper.
+ * One request and its redirect hops: the one place that sends a hop, with the API key only where
+ * isServiceOrigin (credentialRules.ts, which the credential's `authenticate` applies too) allows.
+ * n8n's helpers would follow redirects and keep `x-api-key` on every hop (they strip only
+ * Authorization and Cookie), so redirects are never left to them.
  */
 
 /** Every context our nodes run requests from: node execution, polling trigger, list search. */
@@ -37,9 +33,8 @@ export interface RawResponse {
 	statusCode: number;
 	headers: Record<string, string | string[] | undefined>;
 	/**
-	 * The answer, read within its limit: its text for a JSON request or an error answer (for
-	 * envelope.ts), its bytes (a Buffer) otherwise. A streamed success (a download) is a
-	 * Readable instead, bounded the same way as it is read.
+	 * The answer, read within its limit: text for a JSON request or an error answer, a Buffer
+	 * otherwise, or for a streamed success (a download) a Readable bounded as it is read.
 	 */
 	body: unknown;
 	/** Set instead of `body` when the answer was larger than its limit: nothing of it was kept. */
@@ -88,11 +83,7 @@ export function headerOf(
 	return typeof first === 'string' ? first : undefined;
 }
 
-/**
- * Sends a request and follows its redirects. Each hop is authenticated only when it goes to
- * the Base URL's origin; a hop that would downgrade to http, leave for an internal address,
- * carry a password or go round in circles is refused before it is sent.
- */
+/** Sends a request and follows its redirects; a hop urlPolicy.ts forbids is refused unsent. */
 export async function sendFollowingRedirects(
 	hop: HopContext,
 	request: OutgoingRequest,
@@ -182,11 +173,10 @@ export async function sendFollowingRedirects(
 
 /**
  * Makes the deadline's signal the request's `abortSignal` for good, so the deadline cuts the
- * connect, the status line and the headers (interim 1xx answers included), not only the body.
- * n8n's httpRequestWithAuthentication assigns the execution's cancel signal to that option
- * (n8n-core 1.84 to 2.8 at least), which would leave the head of the answer to the library's
- * idle timeout, which any trickle defeats. The signal n8n assigns is followed instead: the
- * exchange stops when it aborts, as it does on the execution's cancel signal.
+ * connect and the head of the answer (interim 1xx included), not only the body. n8n's
+ * httpRequestWithAuthentication overwrites that option with the execution's cancel signal
+ * (n8n-core 1.84 to 2.8 at least), which would leave the head to the library's idle timeout,
+ * which any trickle defeats; the signal it assigns is followed instead.
  */
 function keepDeadlineSignal(options: IHttpRequestOptions, deadline: ExchangeDeadline): void {
 	Object.defineProperty(options, 'abortSignal', {
@@ -210,10 +200,7 @@ function boundsOf(response: RawResponse, maxBytes: number, deadline: ExchangeDea
 	};
 }
 
-/**
- * The final answer, read whole within its limit: a success up to `maxBytes`, an error body up
- * to ANSWER_LIMITS.errorBytes. One that is larger comes back with `tooLarge` and no body.
- */
+/** The final answer, read whole within its limit (error bodies: ANSWER_LIMITS.errorBytes). */
 async function readAnswer(
 	response: RawResponse,
 	request: OutgoingRequest,
