@@ -1,5 +1,5 @@
 import * as n8nWorkflow from 'n8n-workflow';
-import type { IExecuteFunctions, INode } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { cancelledError, DeadlineReached, unexpectedError } from '../errors';
 import type { RequestContext } from './exchange';
@@ -12,10 +12,6 @@ import type { RequestContext } from './exchange';
 export class CancellableWait {
 	constructor(private readonly ctx: RequestContext) {}
 
-	private get node(): INode {
-		return this.ctx.getNode();
-	}
-
 	/** The execution's cancel signal where the context has one (executions; not list search). */
 	get signal(): AbortSignal | undefined {
 		const ctx = this.ctx as Partial<IExecuteFunctions>;
@@ -25,9 +21,7 @@ export class CancellableWait {
 	}
 
 	throwIfCancelled() {
-		if (this.signal?.aborted) {
-			throw cancelledError(this.node);
-		}
+		if (this.signal?.aborted) throw cancelledError(this.ctx.getNode());
 	}
 
 	/**
@@ -47,7 +41,7 @@ export class CancellableWait {
 				await sleepWithAbort(ms, signal);
 			} catch (error) {
 				this.throwIfCancelled();
-				throw unexpectedError(this.node, error as Error);
+				throw unexpectedError(this.ctx.getNode(), error as Error);
 			}
 			return;
 		}

@@ -70,10 +70,7 @@ function isInternalIpv6(host: string): boolean {
 	return (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80;
 }
 
-/**
- * Whether a request may go from `current` to `next` (a download link, or a redirect hop).
- * Returns the reason it may not, or undefined.
- */
+/** Why a request may not go from `current` to `next` (a redirect hop, a download link), if so. */
 export function hopProblem(
 	baseUrl: string,
 	current: string | undefined,
