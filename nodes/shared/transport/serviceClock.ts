@@ -1,32 +1,23 @@
 /**
- * The service's clock, as one execution sees it: how fast its durations run (speed) and what
- * time it shows (readings). Everything that compares n8n's time with the service's timestamps
- * (the trigger's cursor, `from` filters, Generate's search for the report its own lost request
- * created) asks this class, so the rules below hold in one place.
+ * The service's clock, as one execution sees it: how fast its durations run and what time it
+ * shows. Everything that compares n8n's time with the service's timestamps asks this class.
  *
- * Speed. Against the real service a service second is a second. The offline sandbox can run its
- * clock faster (`npm run sandbox -- --time-scale 0.05`: a service minute in 3 s), and then the
- * nodes must wait correspondingly less, or every test and demo would take real minutes. The
- * credential's hidden `timeScale` field says so; it is honoured only for a Base URL on this
- * machine (the loopback addresses and `localhost`), so that a credential carried over from a
- * sandbox can never make the nodes hurry against a real service.
+ * Speed. A service second is a second, except in the offline sandbox, which can run faster
+ * (`npm run sandbox -- --time-scale 0.05`) so that tests and demos do not take real minutes. The
+ * credential's hidden `timeScale` says so, honoured only for a Base URL on this machine: a
+ * credential carried over from a sandbox can never make the nodes hurry against a real service.
  *
- * Time shown. Record times (`createdAt`, `completedAt`) are written by the service's clock, which
- * may be minutes off n8n's. Three witnesses say how far:
- *   - the `Date` header of every answer: written after we sent and before we received, so it
- *     bounds (service − n8n) on both sides, to the second;
- *   - the record times themselves: a time in an answer cannot be later than the service's clock
- *     when it answered (a lower bound), and a report our own request created cannot be older than
- *     the moment we sent it (an upper bound);
- *   - n8n's clock: most services keep their clock within a second of n8n's.
- * The header and n8n's clock each make a reading; the record times bound both (see readings()).
- * When the records confirm the header (the newest is stamped at the header's time), the two are
- * the service's clock and n8n's reading is dropped: a service consistently hours or days off
- * n8n's clock (a time-zone bug looks the same) is still read right.
- * The readings left standing may still disagree with each other (a `Date` header an hour ahead of
- * records that match n8n's clock looks exactly like a service an hour ahead whose records are
- * old): then every question is answered for all of them, and an answer on which they differ is
- * "unsure", never a guess.
+ * Time shown. Record times are written by the service's clock, which may be minutes off n8n's.
+ * Three witnesses say how far: the `Date` header of every answer (written between our send and
+ * our receipt, so it bounds service − n8n both ways, to the second); the record times (one in an
+ * answer is no later than the service's clock when it answered; a report our request created is
+ * no older than our send); and n8n's clock (most services keep within a second of it). The
+ * header and n8n's clock each make a reading, which the record times bound (readings()). When
+ * the records confirm the header, n8n's reading is dropped: a service hours off n8n's clock (a
+ * time-zone bug looks the same) is still read right. Readings left standing that disagree (a
+ * `Date` header an hour ahead of records that match n8n's clock looks exactly like a service an
+ * hour ahead whose records are old) answer every question together, and where they differ the
+ * answer is "unsure", never a guess.
  */
 export class ServiceClock {
 	/** Real milliseconds per service millisecond: 1, or less for a sped-up local sandbox. */
@@ -58,19 +49,15 @@ export class ServiceClock {
 		return realMs / this.speed;
 	}
 
-	/**
-	 * One exchange that got an answer: sent at `sentAt`, answered at `receivedAt` (n8n time), with
-	 * the answer's `Date` header.
-	 */
+	/** An answer's `Date` header, its request sent at `sentAt` and answered at `receivedAt`. */
 	observeExchange(dateHeader: string | undefined, sentAt: number, receivedAt: number): void {
 		this.lastAnsweredSendAt = sentAt;
 		const time = serviceTime(dateHeader);
 		if (time === undefined || this.dateBroken) return;
 		// An HTTP date has whole seconds: the moment it stands for is up to 999 ms later.
-		const reading = { lo: time.earliest - receivedAt, hi: time.latest - sentAt };
-		const previous = this.dateOffset;
-		const lo = previous ? Math.max(previous.lo, reading.lo) : reading.lo;
-		const hi = previous ? Math.min(previous.hi, reading.hi) : reading.hi;
+		const previous = this.dateOffset ?? { lo: -Infinity, hi: Infinity };
+		const lo = Math.max(previous.lo, time.earliest - receivedAt);
+		const hi = Math.min(previous.hi, time.latest - sentAt);
 		if (lo > hi + AGREEMENT_MS) {
 			this.dateBroken = true;
 			this.dateOffset = undefined;
@@ -93,10 +80,7 @@ export class ServiceClock {
 			this.recordOffset.hi = Math.min(this.recordOffset.hi, time.latest - sentAt);
 	}
 
-	/**
-	 * The earliest time the service's clock can show at the n8n moment `hostMs`, by every reading
-	 * still standing: a filter "created at or after" this misses nothing.
-	 */
+	/** The earliest time the service can show at `hostMs`: "created after" it misses nothing. */
 	lowerBound(hostMs: number): number {
 		return Math.min(...this.readings().map((reading) => hostMs + reading.lo));
 	}
@@ -152,12 +136,9 @@ export class ServiceClock {
 	}
 
 	/**
-	 * Whether the record times confirm the Date header: the newest record is stamped as late as
-	 * the header says the service's clock showed (within the slack of whole-second stamps), none
-	 * later, and no record our request created is older than the header allows. A header that
-	 * lies cannot be confirmed by records that tell the truth, short of a record stamped at the
-	 * very second the lie names; records old or new alone confirm nothing (a service whose
-	 * newest record is an hour old looks like a service an hour behind).
+	 * The newest record is stamped as late as the header says (within whole-second slack), none
+	 * later, and none our request created older. Only a record stamped at the very second a lying
+	 * header names confirms it; old or new records alone confirm nothing.
 	 */
 	private recordsConfirmDate(date: OffsetRange): boolean {
 		const { lo, hi } = this.recordOffset;
@@ -188,9 +169,8 @@ export interface ServiceTimeRange {
 }
 
 /**
- * Parses a timestamp the service wrote (ISO 8601 in records, an HTTP date in headers). A time
- * without milliseconds stands for a whole second (or minute, or day), so its latest moment is
- * that much later.
+ * A timestamp the service wrote (ISO 8601 in records, an HTTP date in headers). One without
+ * milliseconds stands for a whole second (or minute, or day): its latest moment is that later.
  */
 export function serviceTime(value: unknown): ServiceTimeRange | undefined {
 	if (typeof value !== 'string' || value.length > 64) return undefined;
