@@ -1,8 +1,7 @@
 import type { ICredentialDataDecryptedObject, IDataObject, NodeApiError } from 'n8n-workflow';
 
-import type { RateLimitWait, ServiceErrorDetails, TransportErrors } from '../errors';
+import { DeadlineReached, type RateLimitWait, type TransportErrors } from '../errors';
 import { ANSWER_LIMITS } from '../limits';
-import { DeadlineReached } from '../errors';
 import type { HttpMethod, ServiceErrorBody } from '../types';
 import type { CancellableWait } from './cancellableWait';
 import { parseJsonBody, readEnvelope, remainingOf, type Expectation } from './envelope';
@@ -12,8 +11,7 @@ import {
 	type RawResponse,
 	type RequestContext,
 } from './exchange';
-import type { Attempt, Round } from './attempts';
-import { AttemptRunner, failedAttempt } from './attempts';
+import { AttemptRunner, failedAttempt, type Attempt, type Round } from './attempts';
 import type { Bucket, KeyPacer } from './rateLimiter';
 import {
 	decide,
@@ -23,7 +21,7 @@ import {
 	retryAfterMs,
 	retryHintSeconds,
 	UNSENT_ERROR_CODES,
-	type Decision,
+	type Seen,
 } from './retry';
 import type { ServiceClock } from './serviceClock';
 import { isServiceOrigin } from './urlPolicy';
@@ -259,8 +257,8 @@ export class RequestPipeline {
 		const { waiting, errors, pacer } = this.parts;
 		const limiter = exchanged.shared ? undefined : pacer.limiter;
 		const { response, sentAt } = exchanged;
-		const follow = (decision: Decision, error: NodeApiError, retryAfterMs?: number) =>
-			failedAttempt<RawResponse>(decision, error, sentAt, retryAfterMs);
+		const after = (kind: Exclude<Seen['kind'], 'answer'>, error: NodeApiError) =>
+			failedAttempt<RawResponse>(decide({ kind }, spec), error, sentAt);
 		if (response === undefined) {
 			limiter?.onUnanswered(buckets);
 			waiting.throwIfCancelled();
@@ -269,27 +267,22 @@ export class RequestPipeline {
 			if (exchanged.shared && exchanged.senderStopped) {
 				const lost = 'the answer was lost: the execution that sent this request was stopped';
 				const error = errors.network(exchanged.failure, 'ECONNABORTED', lost, spec);
-				return follow(decide({ kind: 'lost' }, spec), error);
+				return after('lost', error);
 			}
 			// Our own refusals (a redirect we would not follow) are final as they are.
 			if (errors.isOwn(exchanged.failure))
-				return follow(decide({ kind: 'refused' }, spec), exchanged.failure as NodeApiError);
+				return after('refused', exchanged.failure as NodeApiError);
 			if (Date.now() >= spec.deadline) throw new DeadlineReached();
 			// An answer came and could not be unpacked: garbled, as a broken envelope is.
 			const garbled = decodingFailureOf(exchanged.failure);
 			if (garbled !== undefined) {
 				const problem = `the answer could not be unpacked (${garbled.slice(0, 200)})`;
-				return follow(decide({ kind: 'garbled' }, spec), errors.protocol(problem, spec));
+				return after('garbled', errors.protocol(problem, spec));
 			}
 			const code = networkErrorCode(exchanged.failure);
-			const error = errors.network(
-				exchanged.failure,
-				code ?? 'request_failed',
-				NETWORK_ERROR_PROSE.get(code ?? '') ?? 'the request failed',
-				spec,
-			);
-			const seen = !code ? 'unexplained' : UNSENT_ERROR_CODES.has(code) ? 'unsent' : 'lost';
-			return follow(decide({ kind: seen }, spec), error);
+			const prose = NETWORK_ERROR_PROSE.get(code ?? '') ?? 'the request failed';
+			const error = errors.network(exchanged.failure, code ?? 'request_failed', prose, spec);
+			return after(!code ? 'unexplained' : UNSENT_ERROR_CODES.has(code) ? 'unsent' : 'lost', error);
 		}
 		this.parts.observeAnswer(response.headers, sentAt);
 		const busy = spec.busy?.statuses.includes(response.statusCode) === true;
@@ -309,8 +302,7 @@ export class RequestPipeline {
 			if (envelope.problem !== undefined) {
 				limiter?.onAccepted(buckets, undefined);
 				// The service did the work and garbled the answer: a write is not resent blindly.
-				const error = errors.protocol(envelope.problem, spec);
-				return follow(decide({ kind: 'garbled' }, spec), error);
+				return after('garbled', errors.protocol(envelope.problem, spec));
 			}
 			limiter?.onAccepted(buckets, remainingOf(envelope.value), exchanged.sendNumber);
 			// Records are not scrubbed here: whatever leaves a node (items, errors) is scrubbed
@@ -318,19 +310,17 @@ export class RequestPipeline {
 			return { kind: 'done', value: { ...response, body: envelope.value }, sentAt };
 		}
 
-		const errorBody = this.readErrorBody(response) as ServiceErrorBody | undefined;
-		const type = typeof errorBody?.error?.type === 'string' ? errorBody.error.type : undefined;
-		const serviceMessage =
-			typeof errorBody?.error?.message === 'string' ? errorBody.error.message : undefined;
-		const details: ServiceErrorDetails = {
+		const said = (this.readErrorBody(response) as ServiceErrorBody | undefined)?.error;
+		const type = typeof said?.type === 'string' ? said.type : undefined;
+		const serviceMessage = typeof said?.message === 'string' ? said.message : undefined;
+		const error = errors.service({
 			status: response.statusCode,
 			type,
 			serviceMessage,
 			itemIndex: spec.itemIndex,
 			subject: spec.subject,
 			...spec.explain?.(response.statusCode, type),
-		};
-		const error = errors.service(details);
+		});
 		const retryAfter = retryAfterMs(
 			headerOf(response.headers, 'retry-after'),
 			headerOf(response.headers, 'date'),
@@ -365,7 +355,7 @@ export class RequestPipeline {
 			response.statusCode === 503 && retryAfter !== undefined
 				? this.parts.clock.realMs(retryAfter)
 				: undefined;
-		return follow(decision, error, backMs);
+		return failedAttempt(decision, error, sentAt, backMs);
 	}
 
 	/** Max Wait When Rate Limited was not enough; the error quotes it in service minutes. */
