@@ -55,10 +55,9 @@ export interface AttemptRules<T> {
 }
 
 /**
- * The one retry loop, of every request and every operation whose attempt is more than one request
- * (the duplicate-safe Generate, a diagnostic, a file download). It waits a backoff with jitter, or
- * what the service asked for within Max Wait When Rate Limited; it makes at most Max Attempts
- * attempts that failed; every wait stops at the deadline and on cancel.
+ * The one retry loop, of every request and every operation of several requests per attempt
+ * (Generate, a diagnostic, a download): at most Max Attempts failed attempts, rate-limit waits
+ * within Max Wait When Rate Limited, every wait cut at the deadline and on cancel.
  */
 export class AttemptRunner {
 	constructor(private readonly parts: PipelineParts) {}

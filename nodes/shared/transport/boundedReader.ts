@@ -28,7 +28,6 @@ export class AnswerTooLarge extends Error {
 	}
 }
 
-/** The exchange's total deadline passed before the whole answer was read. */
 export class AnswerTimedOut extends Error {
 	/** The code a network library gives a timeout, so the retry policy treats it as one. */
 	readonly code = 'ETIMEDOUT';
@@ -39,7 +38,6 @@ export class AnswerTimedOut extends Error {
 	}
 }
 
-/** The execution was cancelled while the answer was on its way. */
 export class AnswerCancelled extends Error {
 	constructor() {
 		super('The execution was cancelled');
@@ -286,13 +284,11 @@ export async function readBounded(
 	bounds: ReadBounds,
 ): Promise<Buffer | AnswerTooLarge> {
 	const chunks: Buffer[] = [];
-	let size = 0;
 	for await (const chunk of boundedChunks(body, bounds)) {
 		if (chunk instanceof AnswerTooLarge) return chunk;
 		chunks.push(chunk);
-		size += chunk.length;
 	}
-	return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+	return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
 }
 
 /** The chunks of a stream that must end in an error past its limit (a file being stored). */

@@ -5,9 +5,8 @@ import { cancelledError, DeadlineReached, unexpectedError } from '../errors';
 import type { RequestContext } from './exchange';
 
 /**
- * Every wait of an execution (pacing, backoff, rate-limit schedules, polling intervals) goes
- * through here, so each one stops at once when the execution is cancelled and none outlives the
- * deadline its caller set. Node code may not use timers: n8n's `sleep` does the waiting.
+ * Every wait of an execution goes through here, so each stops at once on cancel and none outlives
+ * its caller's deadline. Node code may not use timers: n8n's `sleep` does the waiting.
  */
 export class CancellableWait {
 	constructor(private readonly ctx: RequestContext) {}

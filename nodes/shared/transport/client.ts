@@ -36,7 +36,6 @@ export interface ClientOptions {
 	rateLimitWaitMinutes?: number;
 }
 
-/** The credential of one execution and the scrubber built from its secrets. */
 export interface ExecutionCredential {
 	credentials: ICredentialDataDecryptedObject;
 	redactor: Redactor;
@@ -117,9 +116,8 @@ export class AdPerformanceClient {
 	}
 
 	/**
-	 * Checks the credential and the request options before anything is sent. The numbers are
-	 * expected to be validated by the caller (InputValidator); they are clamped here again so
-	 * that no value can ever mean "retry forever".
+	 * Checks the credential and the request options before anything is sent. The caller validated
+	 * the numbers (InputValidator); clamped again, no value can ever mean "retry forever".
 	 */
 	static async create(
 		ctx: RequestContext,
@@ -139,23 +137,20 @@ export class AdPerformanceClient {
 		const keyProblem = apiKeyProblem(apiKeyOf(credentials));
 		if (keyProblem) throw credentialError(node, keyProblem.message, keyProblem.description);
 		const clock = new ServiceClock(baseUrl, credentials.timeScale);
-		const clamp = (value: number | undefined, fallback: number, min: number, max: number) =>
-			Number.isFinite(value) ? Math.max(min, Math.min(max, value as number)) : fallback;
-		const maxAttempts = Math.floor(clamp(options.maxAttempts, RETRY_DEFAULTS.maxAttempts, 1, 10));
-		const rateLimitWaitMinutes = clamp(
-			options.rateLimitWaitMinutes,
-			RETRY_DEFAULTS.rateLimitWaitMinutes,
-			0,
-			24 * 60,
-		);
+		const clamp = (option: keyof ClientOptions, min: number, max: number) => {
+			const value = options[option];
+			return Number.isFinite(value)
+				? Math.max(min, Math.min(max, value as number))
+				: RETRY_DEFAULTS[option];
+		};
 		return new AdPerformanceClient(
 			ctx,
 			credentials,
 			redactor,
 			baseUrl,
 			clock,
-			maxAttempts,
-			clock.realMs(rateLimitWaitMinutes * 60_000),
+			Math.floor(clamp('maxAttempts', 1, 10)),
+			clock.realMs(clamp('rateLimitWaitMinutes', 0, 24 * 60) * 60_000),
 		);
 	}
 
@@ -199,9 +194,8 @@ export class AdPerformanceClient {
 	}
 
 	/**
-	 * One exchange of a write that must not be resent blindly (creating a report or a
-	 * diagnostic), classified for `attempts`: when its outcome is unknown (5xx, lost connection,
-	 * a garbled 2xx) it is `ambiguous`, and the caller's `onAmbiguous` looks for what it created.
+	 * One exchange of a write that must not be resent blindly, for `attempts`: an unknown outcome
+	 * (5xx, lost connection, a garbled 2xx) is `ambiguous`; `onAmbiguous` looks for what it made.
 	 */
 	async writeOnce(
 		spec: Omit<RequestSpec, 'method' | 'resendable'>,
@@ -214,7 +208,6 @@ export class AdPerformanceClient {
 		);
 	}
 
-	/** GET of one page of a list endpoint. */
 	async listPage<T>(
 		path: string,
 		qs: IDataObject,
@@ -231,10 +224,7 @@ export class AdPerformanceClient {
 		});
 	}
 
-	/**
-	 * Reads a list. With `returnAll` it walks every page of 100; otherwise it asks only for
-	 * what it needs (page size = min(limit, 100)) and stops early.
-	 */
+	/** Reads a list: every page with `returnAll`, else only up to `limit` (pageWalker.ts). */
 	async list<T extends IDataObject>(
 		path: string,
 		qs: IDataObject,
@@ -289,10 +279,7 @@ export class AdPerformanceClient {
 		return error;
 	}
 
-	/**
-	 * Downloads a file as a stream. The link is checked first (no internal addresses unless
-	 * the Base URL is one, no credentials in it), and the key goes only to the service's origin.
-	 */
+	/** Downloads a file as a stream; a link urlPolicy.ts forbids is refused before it is opened. */
 	async download(
 		url: string,
 		options: Pick<RequestSpec, 'itemIndex' | 'subject' | 'explain' | 'deadline'> & {

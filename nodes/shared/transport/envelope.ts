@@ -64,7 +64,6 @@ function parseJson(body: unknown, contentType?: string): unknown {
 	throw new ProtocolError(`the answer was ${html ? 'an HTML page' : 'text that is not JSON'}`);
 }
 
-/** The checked envelope of a body, or what is wrong with it. */
 export function readEnvelope(
 	body: unknown,
 	contentType: string | undefined,

@@ -53,7 +53,6 @@ export interface HopContext {
 	baseUrl: string;
 	/** Passed to every hop, also those n8n would not give the execution's signal. */
 	cancelSignal?: AbortSignal;
-	/** Builds the error for a hop we refuse to follow. */
 	refuse(message: string, description: string): Error;
 }
 
@@ -62,7 +61,7 @@ export interface OutgoingRequest {
 	url: string;
 	qs?: IDataObject;
 	body?: IDataObject;
-	/** Send a JSON body and ask for JSON (the answer's bytes are checked by envelope.ts). */
+	/** Ask for JSON, to be checked by envelope.ts (false: the raw body, e.g. a file stream). */
 	json: boolean;
 	/** Hand a successful body back as a bounded stream instead of reading it here (downloads). */
 	stream?: boolean;
@@ -130,7 +129,9 @@ export async function sendFollowingRedirects(
 			}
 			const location = headerOf(response.headers, 'location');
 			if (!isRedirect(response.statusCode) || !location) {
-				const stream = request.stream ? streamAnswer(response, request, deadline) : undefined;
+				const success = response.statusCode >= 200 && response.statusCode < 300;
+				const stream =
+					request.stream && success ? streamAnswer(response, request, deadline) : undefined;
 				if (stream === undefined) return await readAnswer(response, request, deadline);
 				handedOver = true;
 				// A zlib stream counts the packed bytes it takes in: the body is being unpacked.
@@ -187,10 +188,6 @@ function keepDeadlineSignal(options: IHttpRequestOptions, deadline: ExchangeDead
 	});
 }
 
-function isSuccess(statusCode: number): boolean {
-	return statusCode >= 200 && statusCode < 300;
-}
-
 function boundsOf(response: RawResponse, maxBytes: number, deadline: ExchangeDeadline) {
 	const announced = Number(headerOf(response.headers, 'content-length'));
 	return {
@@ -206,7 +203,7 @@ async function readAnswer(
 	request: OutgoingRequest,
 	deadline: ExchangeDeadline,
 ): Promise<RawResponse> {
-	const success = isSuccess(response.statusCode);
+	const success = response.statusCode >= 200 && response.statusCode < 300;
 	const maxBytes = success
 		? (request.maxBytes ?? ANSWER_LIMITS.jsonBytes)
 		: ANSWER_LIMITS.errorBytes;
@@ -226,14 +223,13 @@ async function readAnswer(
 
 /**
  * A successful download as a bounded stream that keeps the rest of the deadline while n8n's
- * binary store reads it; undefined for an error answer, or a body that is no stream.
+ * binary store reads it; undefined for a body that is no stream.
  */
 function streamAnswer(
 	response: RawResponse,
 	request: OutgoingRequest,
 	deadline: ExchangeDeadline,
 ): unknown {
-	if (!isSuccess(response.statusCode)) return undefined;
 	const stream = boundedStream(response.body, {
 		...boundsOf(response, request.maxBytes ?? ANSWER_LIMITS.jsonBytes, deadline),
 		onSettled: () => deadline.dispose(),

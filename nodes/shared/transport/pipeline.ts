@@ -8,6 +8,7 @@ import { parseJsonBody, readEnvelope, remainingOf, type Expectation } from './en
 import {
 	headerOf,
 	sendFollowingRedirects,
+	type OutgoingRequest,
 	type RawResponse,
 	type RequestContext,
 } from './exchange';
@@ -60,19 +61,13 @@ export interface RequestSpec {
 	singleFlight?: boolean;
 }
 
-export interface Transfer {
-	/** Parse and check the JSON envelope (false: hand back the raw body, e.g. a file stream). */
-	json: boolean;
+export type Transfer = Pick<OutgoingRequest, 'json' | 'stream' | 'maxBytes'> & {
 	/** A full address instead of a path below the Base URL (download links). */
 	absoluteUrl?: string;
-	stream?: boolean;
-	/** Largest successful answer (boundedReader.ts); JSON answers: ANSWER_LIMITS.jsonBytes. */
-	maxBytes?: number;
 	/** Total time of one exchange; API requests: ANSWER_LIMITS.requestMs. */
 	totalMs?: number;
-}
+};
 
-/** What the pipeline works with; one set per client, so per execution. */
 export interface PipelineParts {
 	ctx: RequestContext;
 	credentials: ICredentialDataDecryptedObject;
@@ -88,13 +83,11 @@ export interface PipelineParts {
 	observeAnswer(headers: RawResponse['headers'], sentAt: number): void;
 }
 
-/** The service's limits a request counts against: reads, or writes and the write's own limit. */
 function bucketsOf(spec: Pick<RequestSpec, 'method' | 'writeLimit'>): Bucket[] {
 	if (spec.method === 'GET') return ['read'];
 	return spec.writeLimit ? ['write', spec.writeLimit] : ['write'];
 }
 
-/** One exchange: its answer or why there is none, and when it was sent (n8n time). */
 interface Exchanged {
 	response?: RawResponse;
 	failure?: unknown;
@@ -107,10 +100,7 @@ interface Exchanged {
 	senderStopped?: boolean;
 }
 
-/**
- * Every request of the nodes, one pass per attempt: its turn and pacing (rateLimiter.ts), the
- * exchange (exchange.ts), the answer classified (envelope.ts, retry.ts); attempts.ts loops.
- */
+/** Every request of the nodes, one pass per attempt: turn and pacing, exchange, outcome. */
 export class RequestPipeline {
 	readonly attempts: AttemptRunner;
 
@@ -121,7 +111,6 @@ export class RequestPipeline {
 		this.apiKey = String(parts.credentials.apiKey ?? '').trim();
 	}
 
-	/** Sends with pacing and retries: the answer, or the mapped error. */
 	async send(spec: RequestSpec, transfer: Transfer): Promise<RawResponse> {
 		return await this.attempts.run((round) => this.exchangeOnce(spec, transfer, round), {
 			deadline: spec.deadline,
@@ -217,10 +206,9 @@ export class RequestPipeline {
 		}
 	}
 
-	/** The exchange itself (exchange.ts), within its total time, cut shorter by the deadline. */
 	private async transmit(spec: RequestSpec, transfer: Transfer): Promise<RawResponse> {
 		const { ctx, credentials, baseUrl, waiting, errors } = this.parts;
-		const totalMs = transfer.totalMs ?? ANSWER_LIMITS.requestMs;
+		const { absoluteUrl, totalMs = ANSWER_LIMITS.requestMs, ...carried } = transfer;
 		return await sendFollowingRedirects(
 			{
 				ctx,
@@ -231,12 +219,10 @@ export class RequestPipeline {
 			},
 			{
 				method: spec.method,
-				url: transfer.absoluteUrl ?? `${baseUrl}/v1${spec.path}`,
+				url: absoluteUrl ?? `${baseUrl}/v1${spec.path}`,
 				qs: spec.qs,
 				body: spec.body,
-				json: transfer.json,
-				stream: transfer.stream,
-				maxBytes: transfer.maxBytes,
+				...carried,
 				timeoutMs: Math.max(1, Math.min(totalMs, spec.deadline - Date.now())),
 				what: this.describe(spec, transfer),
 			},

@@ -4,7 +4,6 @@ export const RETRY_DEFAULTS = {
 	maxAttempts: 5,
 	baseDelayMs: 1_000,
 	maxDelayMs: 30_000,
-	/** How long a request may keep waiting while the service schedules it with 429 + hint. */
 	rateLimitWaitMinutes: 15,
 };
 
@@ -69,9 +68,8 @@ export function backoffMs(attempt: number, random: number): number {
 }
 
 /**
- * Seconds named by a 429 message like "Rate limit exceeded. Retry after 12 seconds." The
- * message is not a contract (it may change between API versions), so this is only a hint and
- * the client works without it.
+ * Seconds named by a 429 message like "Rate limit exceeded. Retry after 12 seconds.": only a
+ * hint, the client works without it (the message is not a contract).
  */
 export function retryHintSeconds(message: unknown): number | undefined {
 	if (typeof message !== 'string') return undefined;
@@ -85,10 +83,9 @@ export function retryHintSeconds(message: unknown): number | undefined {
 const MAX_RETRY_AFTER_MS = 24 * 60 * 60_000;
 
 /**
- * The wait a `Retry-After` header asks for (RFC 9110 §10.2.3), in service milliseconds: a number
- * of seconds, or an HTTP date, read against the answer's own `Date` header (both are the
- * service's clock, whatever n8n's says; without one, against n8n's `now`). Undefined when the
- * header is absent, garbage, negative or longer than a day: then the backoff floor applies.
+ * The wait a `Retry-After` header asks for (RFC 9110 §10.2.3), in service ms: seconds, or an
+ * HTTP date read against the answer's own `Date` (both the service's clock; else n8n's `now`).
+ * Undefined when absent, garbage, negative or over a day: then the backoff floor applies.
  */
 export function retryAfterMs(
 	header: string | undefined,
