@@ -308,8 +308,7 @@ interface ReadableClass {
 
 /**
  * Node's Readable class, found through the body's own class chain: node code may not import
- * `stream`, and n8n's binary store takes a Buffer or a Readable. Undefined for a body that is
- * not a Node stream.
+ * `stream`, and n8n's binary store takes a Buffer or a Readable.
  */
 function readableClassOf(body: unknown): ReadableClass | undefined {
 	if (typeof body !== 'object' || body === null) return undefined;

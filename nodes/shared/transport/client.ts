@@ -72,8 +72,8 @@ export function pathId(id: string): string {
 }
 
 /**
- * The one facade the operations use; it only wires the parts (index.ts) together. One instance
- * per node execution: n8n queue mode runs many workers, so only the key's pacing is kept.
+ * The one facade the operations use; it only wires the parts together. One instance per node
+ * execution: n8n queue mode runs many workers, so only the key's pacing is kept.
  */
 export class AdPerformanceClient {
 	readonly errors: TransportErrors;
@@ -103,7 +103,6 @@ export class AdPerformanceClient {
 			clock,
 			maxAttempts,
 			rateLimitWaitMs,
-			// The pacing shared with every execution of this process that uses the same key.
 			pacer: pacerFor(baseUrl, apiKeyOf(credentials), clock.realMs(WINDOW_MS), {
 				now: () => Date.now(),
 				random: () => Math.random(),
@@ -172,12 +171,9 @@ export class AdPerformanceClient {
 	 * a poll budget, the Tool Timeout), else past what Request Options allow, so they end it first.
 	 */
 	deadline(budgetMs?: number): number {
-		return (
-			Date.now() +
-			(budgetMs ??
-				this.rateLimitWaitMs +
-					this.maxAttempts * Math.max(ANSWER_LIMITS.requestMs, ANSWER_LIMITS.downloadMs))
-		);
+		const attemptsMs =
+			this.maxAttempts * Math.max(ANSWER_LIMITS.requestMs, ANSWER_LIMITS.downloadMs);
+		return Date.now() + (budgetMs ?? this.rateLimitWaitMs + attemptsMs);
 	}
 
 	/** Sends one request with pacing and retries; resolves with the checked JSON envelope. */
@@ -270,7 +266,6 @@ export class AdPerformanceClient {
 		);
 	}
 
-	/** A page of the list at `path` that contradicts itself (pageWalker.ts). */
 	private listContradiction(path: string, problem: string, itemIndex?: number): NodeApiError {
 		const request = { method: 'GET', path, itemIndex, resendable: false };
 		const error = this.errors.protocol(problem, request);
@@ -309,7 +304,6 @@ export class AdPerformanceClient {
 		);
 	}
 
-	/** Builds the error of an error answer, with the key scrubbed from every text. */
 	serviceError(details: ServiceErrorDetails): NodeApiError {
 		return this.errors.service(details);
 	}

@@ -24,7 +24,6 @@ import { hopProblem, isRedirect, isServiceOrigin, MAX_REDIRECTS } from './urlPol
  * Authorization and Cookie), so redirects are never left to them.
  */
 
-/** Every context our nodes run requests from: node execution, polling trigger, list search. */
 export type RequestContext = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions;
 
 export const CREDENTIAL_TYPE = 'adPerformanceApi';

@@ -1,11 +1,6 @@
 /**
- * What the operations need to talk to the service. client.ts is the facade; each part behind it
- * owns one rule: pipeline.ts (every request: turn, pacing, outcome), attempts.ts (the one retry
- * loop), exchange.ts (redirect hops; the key only on the Base URL's origin), urlPolicy.ts (where
- * requests may go), envelope.ts (what counts as an answer), pageWalker.ts (pagination that always
- * ends), retry.ts (when to resend), rateLimiter.ts (pacing and 429s), boundedReader.ts (every
- * body within its byte limit, deadline and the cancel signal), cancellableWait.ts (waits that
- * stop on cancel), serviceClock.ts (the service's time); ../errors.ts scrubs every error.
+ * What the operations need to talk to the service. client.ts is the facade; each file behind it
+ * owns one rule, said at its top (../errors.ts builds every error, scrubbed of secrets).
  */
 export {
 	AdPerformanceClient,

@@ -123,9 +123,8 @@ export class RequestPipeline {
 		transfer: Transfer,
 		round: Round,
 	): Promise<Attempt<RawResponse>> {
-		const buckets = bucketsOf(spec);
-		const exchanged = await this.exchangeShared(spec, transfer, buckets, round);
-		const outcome = this.classify(spec, transfer, buckets, exchanged, round);
+		const exchanged = await this.exchangeShared(spec, transfer, round);
+		const outcome = this.classify(spec, transfer, bucketsOf(spec), exchanged, round);
 		if (outcome.kind !== 'done') this.parts.errors.failed(outcome.error);
 		return outcome;
 	}
@@ -134,10 +133,9 @@ export class RequestPipeline {
 	private async exchangeShared(
 		spec: RequestSpec,
 		transfer: Transfer,
-		buckets: Bucket[],
 		round: Round,
 	): Promise<Exchanged> {
-		if (!spec.singleFlight) return await this.sendWhenDue(spec, transfer, buckets, round);
+		if (!spec.singleFlight) return await this.sendWhenDue(spec, transfer, round);
 		const { shared } = this.parts.pacer;
 		const key = JSON.stringify([spec.method, spec.path, spec.body ?? null]);
 		const inFlight = shared.get(key);
@@ -150,7 +148,7 @@ export class RequestPipeline {
 			// Undefined: it was never sent (its execution gave up first); then send this one.
 			if (answer) return { ...answer, shared: true };
 		}
-		const own = this.sendWhenDue(spec, transfer, buckets, round);
+		const own = this.sendWhenDue(spec, transfer, round);
 		const entry = { apiKey: this.apiKey, exchange: own.catch(() => undefined) };
 		shared.set(key, entry);
 		try {
@@ -164,10 +162,10 @@ export class RequestPipeline {
 	private async sendWhenDue(
 		spec: RequestSpec,
 		transfer: Transfer,
-		buckets: Bucket[],
 		round: Round,
 	): Promise<Exchanged> {
 		const { pacer, waiting } = this.parts;
+		const buckets = bucketsOf(spec);
 		const turn = buckets.includes('write') ? pacer.writes.join() : undefined;
 		try {
 			if (turn) {

@@ -29,10 +29,7 @@ export type Seen =
 	| { kind: 'refused' }
 	| { kind: 'unexplained' };
 
-/**
- * done · retry (send again after a backoff) · search (the work may be done: look for it before
- * anything is sent again) · schedule (wait as the service says, then send again) · final.
- */
+/** What follows an attempt: each becomes the Attempt of that meaning (attempts.ts). */
 export type Decision = 'done' | 'retry' | 'search' | 'schedule' | 'final';
 
 /**
@@ -60,11 +57,8 @@ export function decide(seen: Seen, request: { resendable?: boolean }): Decision 
 
 /** Full-jitter exponential backoff: a random wait up to min(cap, base × 2^(attempt−1)). */
 export function backoffMs(attempt: number, random: number): number {
-	const ceiling = Math.min(
-		RETRY_DEFAULTS.maxDelayMs,
-		RETRY_DEFAULTS.baseDelayMs * 2 ** Math.max(0, attempt - 1),
-	);
-	return random * ceiling;
+	const { baseDelayMs, maxDelayMs } = RETRY_DEFAULTS;
+	return random * Math.min(maxDelayMs, baseDelayMs * 2 ** Math.max(0, attempt - 1));
 }
 
 /**

@@ -119,7 +119,6 @@ export class ServiceClock {
 	 * reading, or themselves: then the records are what lies, and the readings stand as they are.
 	 */
 	private readings(): Reading[] {
-		// Two witnesses of the service agree: they are its clock, whatever n8n's says.
 		if (this.dateOffset && this.recordsConfirmDate(this.dateOffset))
 			return [{ source: 'date', ...this.dateOffset }];
 		const candidates: Reading[] = [{ source: 'n8n', ...HOST_READING }];

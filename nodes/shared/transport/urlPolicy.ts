@@ -30,8 +30,7 @@ export function isInternalHost(hostname: string): boolean {
 	if (host === 'localhost' || /\.(localhost|local|internal)$/.test(host)) return true;
 	const v4 = ipv4Of(host);
 	if (v4) return isInternalIpv4(v4);
-	if (host.includes(':')) return isInternalIpv6(host);
-	return false;
+	return host.includes(':') && isInternalIpv6(host);
 }
 
 function ipv4Of(host: string): number[] | undefined {
