@@ -77,7 +77,6 @@ export class ExchangeDeadline {
 	/** Aborts when the time is up or the execution is cancelled. */
 	readonly signal: AbortSignal = this.controller.signal;
 	private disposed = false;
-	private stoppedBy: Error | undefined;
 	/** The cancel signals the exchange stops on (the execution's; any other n8n hands over). */
 	private readonly cancelSignals: AbortSignal[] = [];
 
@@ -103,7 +102,7 @@ export class ExchangeDeadline {
 
 	/** Why the exchange must stop (timed out or cancelled); undefined while it may go on. */
 	get reason(): Error | undefined {
-		return this.stoppedBy;
+		return this.signal.reason as Error | undefined;
 	}
 
 	remainingMs(): number {
@@ -129,15 +128,13 @@ export class ExchangeDeadline {
 	private readonly onCancel = () => this.stop(new AnswerCancelled());
 
 	private stop(reason: Error) {
-		if (this.stoppedBy) return;
-		this.stoppedBy = reason;
+		if (this.signal.aborted) return;
 		this.dispose();
 		this.controller.abort(reason);
 	}
 }
 
 export interface ReadBounds {
-	/** The most bytes the body may have (after unpacking, and on the wire). */
 	maxBytes: number;
 	deadline: ExchangeDeadline;
 	/** The Content-Length the answer announced, if any: more than the limit is refused unread. */

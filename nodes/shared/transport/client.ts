@@ -17,7 +17,7 @@ import { ANSWER_LIMITS } from '../limits';
 import { Redactor } from '../redaction';
 import type { ListEnvelope } from '../types';
 import { CancellableWait } from './cancellableWait';
-import { CREDENTIAL_TYPE, headerOf, type RawResponse, type RequestContext } from './exchange';
+import { CREDENTIAL_TYPE, type RawResponse, type RequestContext } from './exchange';
 import { collectPages, MAX_PAGE_SIZE, walkPages, type WalkResult } from './pageWalker';
 import type { Attempt, AttemptRules, Round } from './attempts';
 import { RequestPipeline, type RequestSpec } from './pipeline';
@@ -109,8 +109,6 @@ export class AdPerformanceClient {
 			}),
 			errors: this.errors,
 			waiting: this.waiting,
-			observeAnswer: (headers, sentAt) =>
-				clock.observeExchange(headerOf(headers, 'date'), sentAt, Math.max(Date.now(), sentAt)),
 		});
 	}
 

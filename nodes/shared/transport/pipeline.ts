@@ -79,8 +79,6 @@ export interface PipelineParts {
 	pacer: KeyPacer;
 	errors: TransportErrors;
 	waiting: CancellableWait;
-	/** Told the `Date` of every answer and when its request was sent (the service clock). */
-	observeAnswer(headers: RawResponse['headers'], sentAt: number): void;
 }
 
 function bucketsOf(spec: Pick<RequestSpec, 'method' | 'writeLimit'>): Bucket[] {
@@ -129,7 +127,6 @@ export class RequestPipeline {
 		return outcome;
 	}
 
-	/** Single-flight: joins an identical request in flight (same Base URL, key and body) if any. */
 	private async exchangeShared(
 		spec: RequestSpec,
 		transfer: Transfer,
@@ -246,8 +243,7 @@ export class RequestPipeline {
 		if (response === undefined) {
 			limiter?.onUnanswered(buckets);
 			waiting.throwIfCancelled();
-			// A shared request whose sender was stopped after sending: for this execution the request
-			// was sent and its answer lost.
+			// The sender of a shared request was stopped after sending: for this execution, a lost answer.
 			if (exchanged.shared && exchanged.senderStopped) {
 				const lost = 'the answer was lost: the execution that sent this request was stopped';
 				const error = errors.network(exchanged.failure, 'ECONNABORTED', lost, spec);
@@ -268,7 +264,8 @@ export class RequestPipeline {
 			const error = errors.network(exchanged.failure, code ?? 'request_failed', prose, spec);
 			return after(!code ? 'unexplained' : UNSENT_ERROR_CODES.has(code) ? 'unsent' : 'lost', error);
 		}
-		this.parts.observeAnswer(response.headers, sentAt);
+		const date = headerOf(response.headers, 'date');
+		this.parts.clock.observeExchange(date, sentAt, Math.max(Date.now(), sentAt));
 		const busy = spec.busy?.statuses.includes(response.statusCode) === true;
 		const decision = decide({ kind: 'answer', status: response.statusCode, busy }, spec);
 		if (decision === 'done') {

@@ -8,16 +8,13 @@
  * credential carried over from a sandbox can never make the nodes hurry against a real service.
  *
  * Time shown. Record times are written by the service's clock, which may be minutes off n8n's.
- * Three witnesses say how far: the `Date` header of every answer (written between our send and
- * our receipt, so it bounds service − n8n both ways, to the second); the record times (one in an
- * answer is no later than the service's clock when it answered; a report our request created is
- * no older than our send); and n8n's clock (most services keep within a second of it). The
- * header and n8n's clock each make a reading, which the record times bound (readings()). When
- * the records confirm the header, n8n's reading is dropped: a service hours off n8n's clock (a
- * time-zone bug looks the same) is still read right. Readings left standing that disagree (a
- * `Date` header an hour ahead of records that match n8n's clock looks exactly like a service an
- * hour ahead whose records are old) answer every question together, and where they differ the
- * answer is "unsure", never a guess.
+ * Three witnesses say how far: every answer's `Date` header, the record times, and n8n's clock
+ * (the observe methods and HOST_READING say what each bounds). The header and n8n's clock each
+ * make a reading, which the record times bound (readings()). When the records confirm the
+ * header, n8n's reading is dropped: a service hours off n8n's clock (a time-zone bug looks the
+ * same) is still read right. Readings left standing that disagree (a `Date` header an hour ahead
+ * of records that match n8n's clock looks exactly like a service an hour ahead whose records are
+ * old) answer every question together; where they differ the answer is "unsure", never a guess.
  */
 export class ServiceClock {
 	/** Real milliseconds per service millisecond: 1, or less for a sped-up local sandbox. */
@@ -49,7 +46,7 @@ export class ServiceClock {
 		return realMs / this.speed;
 	}
 
-	/** An answer's `Date` header, its request sent at `sentAt` and answered at `receivedAt`. */
+	/** An answer's `Date` header: written after `sentAt`, before `receivedAt`, it bounds both ways. */
 	observeExchange(dateHeader: string | undefined, sentAt: number, receivedAt: number): void {
 		this.lastAnsweredSendAt = sentAt;
 		const time = serviceTime(dateHeader);
@@ -66,14 +63,14 @@ export class ServiceClock {
 		this.dateOffset = lo <= hi ? { lo, hi } : { lo: hi, hi: lo };
 	}
 
-	/** A time the service wrote into a record before it answered at `receivedAt` (n8n time). */
+	/** A time in a record, written before the service answered at `receivedAt` (a lower bound). */
 	observeRecordTime(value: unknown, receivedAt: number): void {
 		const time = serviceTime(value);
 		if (time !== undefined)
 			this.recordOffset.lo = Math.max(this.recordOffset.lo, time.earliest - receivedAt);
 	}
 
-	/** The creation time of a record that our request, sent at `sentAt`, created. */
+	/** A record our request created, so no older than its send at `sentAt` (an upper bound). */
 	observeCreation(value: unknown, sentAt: number): void {
 		const time = serviceTime(value);
 		if (time !== undefined)
@@ -206,8 +203,7 @@ function isLoopbackUrl(url: string): boolean {
 }
 
 /**
- * How far a record may be listed later than its timestamp says (a service whose index lags, or
- * whose `from` filter is coarse): time filters on the service's timestamps (created after …) are
- * widened by this much below what the clock readings give.
+ * How far a record may be listed later than its timestamp says (an index that lags, a coarse
+ * `from` filter): filters on the service's timestamps are widened by this below the readings.
  */
 export const CLOCK_SKEW_MARGIN_MS = 5 * 60_000;
