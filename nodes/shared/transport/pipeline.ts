@@ -17,11 +17,10 @@ import type { Bucket, KeyPacer } from './rateLimiter';
 import {
 	decide,
 	decodingFailureOf,
-	NETWORK_ERROR_PROSE,
+	NETWORK_ERRORS,
 	networkErrorCode,
 	retryAfterMs,
 	retryHintSeconds,
-	UNSENT_ERROR_CODES,
 	type Seen,
 } from './retry';
 import type { ServiceClock } from './serviceClock';
@@ -64,7 +63,6 @@ export interface RequestSpec {
 export type Transfer = Pick<OutgoingRequest, 'json' | 'stream' | 'maxBytes'> & {
 	/** A full address instead of a path below the Base URL (download links). */
 	absoluteUrl?: string;
-	/** Total time of one exchange; API requests: ANSWER_LIMITS.requestMs. */
 	totalMs?: number;
 };
 
@@ -260,9 +258,10 @@ export class RequestPipeline {
 				return after('garbled', errors.protocol(problem, spec));
 			}
 			const code = networkErrorCode(exchanged.failure);
-			const prose = NETWORK_ERROR_PROSE.get(code ?? '') ?? 'the request failed';
+			const known = NETWORK_ERRORS.get(code ?? '');
+			const prose = known?.prose ?? 'the request failed';
 			const error = errors.network(exchanged.failure, code ?? 'request_failed', prose, spec);
-			return after(!code ? 'unexplained' : UNSENT_ERROR_CODES.has(code) ? 'unsent' : 'lost', error);
+			return after(!known ? 'unexplained' : known.unsent ? 'unsent' : 'lost', error);
 		}
 		const date = headerOf(response.headers, 'date');
 		this.parts.clock.observeExchange(date, sentAt, Math.max(Date.now(), sentAt));
@@ -273,13 +272,10 @@ export class RequestPipeline {
 				limiter?.onAccepted(buckets, undefined);
 				return { kind: 'done', value: response, sentAt };
 			}
+			const contentType = headerOf(response.headers, 'content-type');
 			const envelope = response.tooLarge
 				? { problem: response.tooLarge.message }
-				: readEnvelope(
-						response.body,
-						headerOf(response.headers, 'content-type'),
-						spec.expect ?? 'any',
-					);
+				: readEnvelope(response.body, contentType, spec.expect ?? 'any');
 			if (envelope.problem !== undefined) {
 				limiter?.onAccepted(buckets, undefined);
 				// The service did the work and garbled the answer: a write is not resent blindly.

@@ -145,22 +145,15 @@ function firstInChain<T>(
 	return undefined;
 }
 
-/** Network failures before the request could reach the service: it was never sent. */
-export const UNSENT_ERROR_CODES = new Set([
-	'ECONNREFUSED',
-	'EAI_AGAIN',
-	'ERR_SOCKET_CONNECTION_TIMEOUT',
-]);
-
-/** Network failures worth another attempt (the request may not have reached the service). */
-export const NETWORK_ERROR_PROSE = new Map([
-	['ECONNRESET', 'the connection was dropped'],
-	['ECONNABORTED', 'the connection was aborted'],
-	['EPIPE', 'the connection was dropped'],
-	['ETIMEDOUT', 'the request timed out'],
-	['ECONNREFUSED', 'the connection was refused'],
-	['EAI_AGAIN', 'the host name could not be resolved'],
-	['ERR_SOCKET_CONNECTION_TIMEOUT', 'the request timed out'],
+/** Network failures worth another attempt, in words; `unsent`: it never reached the service. */
+export const NETWORK_ERRORS = new Map<string, { prose: string; unsent?: boolean }>([
+	['ECONNRESET', { prose: 'the connection was dropped' }],
+	['ECONNABORTED', { prose: 'the connection was aborted' }],
+	['EPIPE', { prose: 'the connection was dropped' }],
+	['ETIMEDOUT', { prose: 'the request timed out' }],
+	['ECONNREFUSED', { prose: 'the connection was refused', unsent: true }],
+	['EAI_AGAIN', { prose: 'the host name could not be resolved', unsent: true }],
+	['ERR_SOCKET_CONNECTION_TIMEOUT', { prose: 'the request timed out', unsent: true }],
 ]);
 
 /** n8n rewrites a network error's message into prose; these are its texts for the codes we retry. */
@@ -172,12 +165,12 @@ const NETWORK_ERROR_TEXTS: Array<[RegExp, string]> = [
 	[/EPIPE/, 'EPIPE'],
 ];
 
-/** The network error code behind an error (one of NETWORK_ERROR_PROSE), or undefined. */
+/** The network error code behind an error (one of NETWORK_ERRORS), or undefined. */
 export function networkErrorCode(error: unknown): string | undefined {
 	return firstInChain(error, (current) => {
 		for (const key of ['code', 'httpCode']) {
 			const code = current[key];
-			if (typeof code === 'string' && NETWORK_ERROR_PROSE.has(code)) return code;
+			if (typeof code === 'string' && NETWORK_ERRORS.has(code)) return code;
 		}
 		const texts = [current.message, ...(Array.isArray(current.messages) ? current.messages : [])];
 		for (const text of texts) {
