@@ -38,10 +38,7 @@ export interface RawResponse {
 	body: unknown;
 	/** Set instead of `body` when the answer was larger than its limit: nothing of it was kept. */
 	tooLarge?: AnswerTooLarge;
-	/**
-	 * A streamed body that n8n's helper is unpacking (it drops the Content-Encoding header as it
-	 * does): leniently, so a packing cut short inside its coding unpacks without an error.
-	 */
+	/** A streamed body n8n's helper is unpacking (dropping its Content-Encoding header). */
 	packed?: boolean;
 }
 
@@ -129,14 +126,11 @@ export async function sendFollowingRedirects(
 			const location = headerOf(response.headers, 'location');
 			if (!isRedirect(response.statusCode) || !location) {
 				const success = response.statusCode >= 200 && response.statusCode < 300;
-				const stream =
+				const streamed =
 					request.stream && success ? streamAnswer(response, request, deadline) : undefined;
-				if (stream === undefined) return await readAnswer(response, request, deadline);
+				if (streamed === undefined) return await readAnswer(response, request, deadline);
 				handedOver = true;
-				// A zlib stream counts the packed bytes it takes in: the body is being unpacked.
-				const packed =
-					typeof (response.body as { bytesWritten?: unknown })?.bytesWritten === 'number';
-				return { ...response, body: stream, packed };
+				return streamed;
 			}
 			discardBody(response.body);
 			const next = new URL(location, url).toString();
@@ -221,23 +215,24 @@ async function readAnswer(
 }
 
 /**
- * A successful download as a bounded stream that keeps the rest of the deadline while n8n's
- * binary store reads it; undefined for a body that is no stream.
+ * A successful download, its body a bounded stream that keeps the rest of the deadline while
+ * n8n's binary store reads it; undefined for a body that is no stream.
  */
 function streamAnswer(
 	response: RawResponse,
 	request: OutgoingRequest,
 	deadline: ExchangeDeadline,
-): unknown {
+): RawResponse | undefined {
 	const stream = boundedStream(response.body, {
 		...boundsOf(response, request.maxBytes ?? ANSWER_LIMITS.jsonBytes, deadline),
 		onSettled: () => deadline.dispose(),
 	});
-	if (stream !== undefined) {
-		// A body nobody reads is still let go of at the deadline or on cancel.
-		deadline.signal.addEventListener('abort', () => discardBody(response.body), { once: true });
-	}
-	return stream;
+	if (stream === undefined) return undefined;
+	// A body nobody reads is still let go of at the deadline or on cancel.
+	deadline.signal.addEventListener('abort', () => discardBody(response.body), { once: true });
+	// A zlib stream counts the packed bytes it takes in: the body is being unpacked.
+	const packed = typeof (response.body as { bytesWritten?: unknown })?.bytesWritten === 'number';
+	return { ...response, body: stream, packed };
 }
 
 async function sendWithKey(hop: HopContext, options: IHttpRequestOptions): Promise<RawResponse> {
