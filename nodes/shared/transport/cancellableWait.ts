@@ -29,7 +29,6 @@ export class CancellableWait {
 	 * signal, so cancelling still takes effect within a quarter of a second.
 	 */
 	async wait(ms: number): Promise<void> {
-		const signal = this.signal;
 		this.throwIfCancelled();
 		if (!(ms > 0)) return;
 		const sleepWithAbort = (
@@ -37,7 +36,7 @@ export class CancellableWait {
 		).sleepWithAbort;
 		if (typeof sleepWithAbort === 'function') {
 			try {
-				await sleepWithAbort(ms, signal);
+				await sleepWithAbort(ms, this.signal);
 			} catch (error) {
 				this.throwIfCancelled();
 				throw unexpectedError(this.ctx.getNode(), error as Error);

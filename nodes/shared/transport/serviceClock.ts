@@ -2,10 +2,9 @@
  * The service's clock, as one execution sees it: how fast its durations run and what time it
  * shows. Everything that compares n8n's time with the service's timestamps asks this class.
  *
- * Speed. A service second is a second, except in the offline sandbox, which can run faster
- * (`npm run sandbox -- --time-scale 0.05`) so that tests and demos do not take real minutes. The
- * credential's hidden `timeScale` says so, honoured only for a Base URL on this machine: a
- * credential carried over from a sandbox can never make the nodes hurry against a real service.
+ * Speed. A service second is a second, except in the offline sandbox, which may run faster
+ * (the credential's hidden `timeScale`) so that tests do not take real minutes; honoured only
+ * for a Base URL on this machine, so a sandbox's credential never hurries against a real service.
  *
  * Time shown. Record times are written by the service's clock, which may be minutes off n8n's.
  * Three witnesses say how far: every answer's `Date` header, the record times, and n8n's clock
