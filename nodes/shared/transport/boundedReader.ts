@@ -62,8 +62,8 @@ function formatDuration(ms: number): string {
 /** The longest single wait Node.js keeps (a longer one would end at once). */
 const MAX_TIMER_MS = 2_147_483_647;
 /**
- * The deadline is watched in slices of n8n's sleep (node code may use no timers of its own):
- * ending a sleepWithAbort early would cost n8n an error with a stack trace, once per request.
+ * The deadline is watched in slices of n8n's sleep, each ending by itself at most this long after
+ * its exchange: ending a sleepWithAbort early costs n8n an error with a stack trace per request.
  */
 const SLICE_MS = 500;
 

@@ -1,6 +1,6 @@
 /**
  * What the operations need to talk to the service. client.ts is the facade; each file behind it
- * owns one rule, said at its top (../errors.ts builds every error, scrubbed of secrets).
+ * owns one rule, which its comments state (../errors.ts builds every error, scrubbed of secrets).
  */
 export {
 	AdPerformanceClient,
