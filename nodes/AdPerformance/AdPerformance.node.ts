@@ -15,10 +15,9 @@ import * as report from './actions/report/Report.resource';
 import { executeOperation } from './actions/executeOperation';
 import { listSearch } from './methods';
 
-// This node is programmatic, not declarative: retries with backoff and jitter, pacing by the
-// service's remaining-request counts, and the duplicate-safe report creation (look for the
-// report a lost answer may have created before resending) cannot be expressed in
-// declarative routing.
+// Programmatic, not declarative: retries with backoff and jitter, pacing by the service's
+// remaining-request counts, and the duplicate-safe report creation (look for the report a lost
+// answer may have created before resending) cannot be expressed in declarative routing.
 export class AdPerformance implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Ad Performance',

@@ -10,10 +10,9 @@ import { throughTheBoundary } from '../shared/boundary';
 import { requestOptionsProperty } from '../shared/descriptions';
 import { pollEvents } from './events/pollRound';
 
-// A polling trigger: the service has no webhooks or events of any kind (docs/service-notes.md, Events), so n8n
-// calls poll() on the schedule set under "Poll Times". events/pollRound.ts runs every poll (one at
-// a time, within a time budget, state committed with its events); how each event is detected
-// exactly once is described in events/reportCompletions.ts and events/accountConnections.ts.
+// A polling trigger: the service has no webhooks or events (docs/service-notes.md, Events), so
+// n8n calls poll() on the schedule under "Poll Times" (events/pollRound.ts); how each event is
+// detected exactly once: events/reportCompletions.ts and events/accountConnections.ts.
 export class AdPerformanceTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Ad Performance Trigger',

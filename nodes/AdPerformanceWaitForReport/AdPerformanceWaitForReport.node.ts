@@ -1,5 +1,4 @@
 import type {
-	IDataObject,
 	IExecuteFunctions,
 	INodeExecutionData,
 	INodeType,
@@ -113,9 +112,8 @@ export class AdPerformanceWaitForReport implements INodeType {
 	};
 
 	/**
-	 * One wait serves every item: the settings are read once, each item's report id (and file
-	 * field) is checked before any request, then one sweep per interval looks for all reports,
-	 * and each item is settled with its report (and file) or its error.
+	 * One wait serves every item: each item's input is checked before any request, then one sweep
+	 * per interval looks for all reports, and each item is settled with its report or its error.
 	 */
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await throughTheBoundary(
@@ -137,9 +135,19 @@ export class AdPerformanceWaitForReport implements INodeType {
 		const results = new ItemResults(this);
 
 		const waits: ItemWait[] = [];
+		// Where to look for a report, from the output of Report → Generate.
+		const hints = new Map<string, ReportHint>();
 		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 			try {
-				waits.push(readItemWait(this, items[itemIndex].json, itemIndex, settings));
+				const input = readItemInput(new NodeParameters(this, itemIndex), settings);
+				const { id, accountId, createdAt } = items[itemIndex].json;
+				if (id === input.reportId) {
+					hints.set(input.reportId, {
+						accountId: typeof accountId === 'string' ? accountId : undefined,
+						createdAt: typeof createdAt === 'string' ? createdAt : undefined,
+					});
+				}
+				waits.push({ itemIndex, ...input });
 			} catch (error) {
 				results.fail(itemIndex, error);
 			}
@@ -147,8 +155,6 @@ export class AdPerformanceWaitForReport implements INodeType {
 
 		let found: WaitUntilFinishedResult<ServiceReport>;
 		try {
-			const hints = new Map<string, ReportHint>();
-			for (const wait of waits) if (wait.hint) hints.set(wait.reportId, wait.hint);
 			found = await waitForReports(
 				client,
 				settings,
@@ -176,28 +182,6 @@ interface ItemWait {
 	reportId: string;
 	/** Output field of the file; undefined when nothing is downloaded. */
 	binaryPropertyName?: string;
-	/** Where to look, from the output of Report → Generate. */
-	hint?: ReportHint;
-}
-
-function readItemWait(
-	ctx: IExecuteFunctions,
-	json: IDataObject,
-	itemIndex: number,
-	settings: WaitSettings,
-): ItemWait {
-	const { reportId, binaryPropertyName } = readItemInput(
-		new NodeParameters(ctx, itemIndex),
-		settings,
-	);
-	const hint =
-		json.id === reportId
-			? {
-					accountId: typeof json.accountId === 'string' ? json.accountId : undefined,
-					createdAt: typeof json.createdAt === 'string' ? json.createdAt : undefined,
-				}
-			: undefined;
-	return { itemIndex, reportId, binaryPropertyName, hint };
 }
 
 /** The output item of one input: the finished report with its file, or an error. */
@@ -209,6 +193,7 @@ async function settleReport(
 	found: WaitUntilFinishedResult<ServiceReport>,
 ): Promise<INodeExecutionData> {
 	const { itemIndex, reportId } = wait;
+	const { timeoutSeconds, maxFileBytes } = settings;
 	const settled = settle(found, reportId, {
 		// Also with On Timeout → output: a report last seen before the service fell silent is
 		// not one seen still unfinished at the timeout.
@@ -216,8 +201,8 @@ async function settleReport(
 			unseenReportError(
 				client,
 				outcome,
-				{ id: reportId, itemIndex, timeoutSeconds: settings.timeoutSeconds },
-				`No report with this ID was listed within the timeout (${settings.timeoutSeconds} seconds). Check the Report ID (by default it is taken from the id field of the input).`,
+				{ id: reportId, itemIndex, timeoutSeconds },
+				`No report with this ID was listed within the timeout (${timeoutSeconds} seconds). Check the Report ID (by default it is taken from the id field of the input).`,
 			),
 		failed: (report) => client.errors.reportFailed({ ...report, id: reportId }, itemIndex),
 	});
@@ -225,24 +210,14 @@ async function settleReport(
 	if (settled.kind === 'pending') {
 		if (settings.onTimeout === 'outputPending') return { json: report };
 		throw client.errors.timedOut(
-			`Report ${reportId} was still ${report.status ?? 'unknown'} after ${settings.timeoutSeconds} seconds`,
+			`Report ${reportId} was still ${report.status ?? 'unknown'} after ${timeoutSeconds} seconds`,
 			'Reports usually take 10–20 seconds, longer when the service is busy. Raise Timeout, or set On Timeout to output the report as it is and check it later.',
 			itemIndex,
 		);
 	}
 	if (wait.binaryPropertyName === undefined) return { json: report };
-	return {
-		json: report,
-		binary: {
-			[wait.binaryPropertyName]: await downloadReportFile(
-				ctx,
-				client,
-				report,
-				itemIndex,
-				settings.maxFileBytes,
-				// After the wait, the download is an operation of its own: its Request Options bound it.
-				client.deadline(),
-			),
-		},
-	};
+	// After the wait, the download is an operation of its own: its Request Options bound it.
+	const deadline = client.deadline();
+	const file = await downloadReportFile(ctx, client, report, itemIndex, maxFileBytes, deadline);
+	return { json: report, binary: { [wait.binaryPropertyName]: file } };
 }

@@ -6,10 +6,7 @@ import { executionCredential, releaseExecutionCredential } from './transport';
 
 type NodeOutput = INodeExecutionData[][] | null;
 
-/**
- * The execution's scrubber: the one the client built from the credential's secrets
- * (credentialRules.ts, secretsOf), from the credential fetched once per execution.
- */
+/** The execution's scrubber: the one its client built from the credential's secrets. */
 async function redactorFor(ctx: IExecuteFunctions | IPollFunctions): Promise<Redactor> {
 	try {
 		return (await executionCredential(ctx)).redactor;
@@ -21,37 +18,28 @@ async function redactorFor(ctx: IExecuteFunctions | IPollFunctions): Promise<Red
 
 /**
  * The boundary between a node and n8n: what `produce` (a node's execute or a trigger's poll)
- * outputs, and what it throws, passes the one scrubber here, with the credential's secrets.
- * Each node's execute() and the trigger's poll() are this call and nothing else, so no item,
- * Continue On Fail item, binary file name or error reaches run data, the editor or a log
- * without it.
+ * outputs, and what it throws, passes the one scrubber here. Each node's execute() and the
+ * trigger's poll() are this call and nothing else, so no item, Continue On Fail item, binary
+ * file name or error reaches run data, the editor or a log without it.
  */
 export async function throughTheBoundary<
 	T extends NodeOutput,
 	C extends IExecuteFunctions | IPollFunctions,
 >(ctx: C, produce: (this: C) => Promise<T>): Promise<T> {
 	try {
-		return await scrubbed(ctx, produce);
+		let output: T;
+		try {
+			output = await produce.call(ctx);
+		} catch (error) {
+			const redactor = await redactorFor(ctx);
+			if (error && typeof error === 'object') throw redactor.error(error);
+			// Something thrown that is no error object (a string) has nowhere to hold it scrubbed.
+			throw unexpectedError(ctx.getNode(), redactor.text(String(error)));
+		}
+		if (!output) return output;
+		const redactor = await redactorFor(ctx);
+		return output.map((items) => redactor.items(items)) as T;
 	} finally {
 		releaseExecutionCredential(ctx);
 	}
-}
-
-/** What `produce` outputs or throws, scrubbed with the execution's Redactor. */
-async function scrubbed<T extends NodeOutput, C extends IExecuteFunctions | IPollFunctions>(
-	ctx: C,
-	produce: (this: C) => Promise<T>,
-): Promise<T> {
-	let output: T;
-	try {
-		output = await produce.call(ctx);
-	} catch (error) {
-		const redactor = await redactorFor(ctx);
-		if (error && typeof error === 'object') throw redactor.error(error);
-		// Something thrown that is no error object (a string) has nowhere to hold it scrubbed.
-		throw unexpectedError(ctx.getNode(), redactor.text(String(error)));
-	}
-	if (!output) return output;
-	const redactor = await redactorFor(ctx);
-	return output.map((items) => redactor.items(items)) as T;
 }

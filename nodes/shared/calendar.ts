@@ -1,7 +1,6 @@
 /**
- * Days and wall-clock times in the workflow's time zone, the zone n8n's `$today` and `$now` use
- * (workflow settings, else the instance's). Node code cannot import Luxon as a dependency, so
- * this reads zones through `Intl`, which every Node.js n8n runs on carries in full.
+ * Days and wall-clock times in the workflow's time zone, as n8n's `$today` and `$now`. Node code
+ * cannot import Luxon, so this reads zones through `Intl`, which Node.js carries in full.
  */
 
 const formats = new Map<string, Intl.DateTimeFormat>();

@@ -1,8 +1,7 @@
 /**
- * The rules for what the Ad Performance credential holds: the API key's form, the Base URL's
- * form, the service version sent by default, which secrets it holds (secretsOf) and which
- * origin the key may go to (isServiceOrigin). The credential (its `authenticate`) and the nodes
- * (before and during every request) both apply them from here, so the two can never disagree.
+ * The rules for what the Ad Performance credential holds: the forms of key and Base URL, its
+ * secrets, and the origin the key may go to. The credential (its `authenticate`) and the nodes
+ * both apply them from here, so the two can never disagree.
  */
 
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
@@ -10,7 +9,6 @@ import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 /** The `service-version` header sent when the credential names none. */
 export const DEFAULT_API_VERSION = '2026-03-01';
 
-/** A key: service_live_ or service_test_ followed by at least 24 letters and digits. */
 const API_KEY_PATTERN = /^service_(live|test)_[A-Za-z0-9]{24,}$/;
 
 /** The part of a key that is the same for every key: it says what follows, and is no secret. */
@@ -41,18 +39,16 @@ export interface Secret {
 export function secretsOf(credentials: ICredentialDataDecryptedObject | undefined): Secret[] {
 	const apiKey = apiKeyOf(credentials);
 	const secrets: Secret[] = [{ value: apiKey, publicHead: publicHeadOf(apiKey) }];
-	try {
-		const url = new URL(String(credentials?.baseUrl ?? '').trim());
-		for (const part of [url.username, url.password]) {
-			secrets.push({ value: part, publicHead: 0 });
-			try {
-				secrets.push({ value: decodeURIComponent(part), publicHead: 0 });
-			} catch {
-				// A malformed escape: the part as written is all there is to scrub.
-			}
+	const baseUrl = String(credentials?.baseUrl ?? '').trim();
+	// Not an address: nothing in it can be a password of one.
+	const url = URL.canParse(baseUrl) ? new URL(baseUrl) : { username: '', password: '' };
+	for (const part of [url.username, url.password]) {
+		secrets.push({ value: part, publicHead: 0 });
+		try {
+			secrets.push({ value: decodeURIComponent(part), publicHead: 0 });
+		} catch {
+			// A malformed escape: the part as written is all there is to scrub.
 		}
-	} catch {
-		// Not an address: nothing in it can be a password of one.
 	}
 	return secrets.filter((secret) => secret.value !== '');
 }
@@ -71,20 +67,14 @@ export function apiKeyProblem(
 
 /** The base URL as the user typed it, without trailing slashes or an accidental `/v1`. */
 export function normaliseBaseUrl(raw: unknown): string {
-	let url = String(raw ?? '').trim();
-	url = url.replace(/\/+$/, '');
-	url = url.replace(/\/v1$/i, '');
-	return url.replace(/\/+$/, '');
+	const url = String(raw ?? '').trim();
+	return url.replace(/\/+$/, '').replace(/\/v1$/i, '').replace(/\/+$/, '');
 }
 
 /** Why a (normalised) Base URL cannot be used, or undefined when it can. */
 export function baseUrlProblem(baseUrl: string): string | undefined {
-	let url: URL;
-	try {
-		url = new URL(baseUrl);
-	} catch {
-		return 'is not a web address';
-	}
+	if (!URL.canParse(baseUrl)) return 'is not a web address';
+	const url = new URL(baseUrl);
 	if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must start with https://';
 	// A password typed into the address would show up wherever the address is shown.
 	if (url.username || url.password) return 'must not contain a user name or password';
@@ -94,11 +84,7 @@ export function baseUrlProblem(baseUrl: string): string | undefined {
 
 /** The scheme, host and port of an address, or undefined for one that is not an address. */
 export function originOf(url: string): string | undefined {
-	try {
-		return new URL(url).origin;
-	} catch {
-		return undefined;
-	}
+	return URL.canParse(url) ? new URL(url).origin : undefined;
 }
 
 /**

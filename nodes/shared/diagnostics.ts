@@ -1,7 +1,7 @@
 import type { AdPerformanceClient } from './transport';
 import type { ServiceDiagnostic, SingleEnvelope } from './types';
 
-/** How long a diagnostic started by a lost request may block ours (runs take 5–10 s), from that request's lost answer. */
+/** How long a run started by a lost request may block ours (runs take 5–10 s), from its loss. */
 const LOST_DIAGNOSTIC_WAIT_MS = 60_000;
 /** How often to try again while that run goes on (the service suggests polling every 2–3 s). */
 const LOST_DIAGNOSTIC_POLL_MS = 2_500;
@@ -20,7 +20,6 @@ export async function createDiagnostic(
 	itemIndex: number,
 	deadline: number,
 ): Promise<ServiceDiagnostic> {
-	const subject = `campaign ${campaignId}`;
 	let waitForLostRunUntil = -Infinity;
 	return await client.attempts<ServiceDiagnostic>(
 		async (round) => {
@@ -30,7 +29,7 @@ export async function createDiagnostic(
 					writeLimit: 'diagnostic',
 					body: { campaign_id: campaignId },
 					itemIndex,
-					subject,
+					subject: `campaign ${campaignId}`,
 					expect: 'record',
 					busy:
 						Date.now() < waitForLostRunUntil

@@ -7,11 +7,9 @@ import type { Redactor } from './redaction';
 export { errorTypeOf, retryAdviceOf } from './errorTypes';
 
 /**
- * Every error the nodes raise is built here, and each records its type as data: in the error's
- * `context.errorType`, which n8n keeps with the error wherever it goes (run data, Continue On
- * Fail items, the execution log). Nothing reads a type back from a message: the model-facing
- * message (tool/toolErrors.ts) and the person-facing description come from the type's entry in
- * the one table of types (errorTypes.ts).
+ * Every error the nodes raise is built here, with its type as data in `context.errorType`, which
+ * n8n keeps with the error (run data, Continue On Fail items, the log). Nothing reads a type back
+ * from a message; texts come from the type's entry in errorTypes.ts.
  */
 
 /** Records the type on an error (every builder ends here). */
@@ -34,9 +32,8 @@ export interface ServiceErrorDetails {
 }
 
 /**
- * Builds the NodeApiError for an error answer of the service. Never includes request headers.
- * The service's texts are scrubbed, then clipped (`scrub.clip`), before anything else is done
- * with them.
+ * The NodeApiError of an error answer of the service, without request headers. The service's
+ * texts are scrubbed, then clipped, before anything else is done with them.
  */
 export function serviceError(
 	node: INode,
@@ -77,10 +74,7 @@ export function serviceError(
 	return typed(error, details.type || 'error');
 }
 
-/**
- * How an error names a tool argument ("argument reportId"). Which kind of field it is stays
- * data: an argument is the model's to correct, any other field is a setting of the node.
- */
+/** A tool argument, named "argument reportId": the model's to correct, not a node setting. */
 export class ArgumentName {
 	constructor(readonly key: string) {}
 
@@ -154,22 +148,18 @@ export function fileTooLargeError(
 	return typed(error, 'file_too_large');
 }
 
-/** Thrown when a request or a walk reaches the deadline its caller set. */
+/** A request or a walk reached the deadline its caller set. */
 export class DeadlineReached extends Error {
 	constructor() {
 		super('The deadline was reached');
 	}
 }
 
-/**
- * A wait that ran out: how long it lasted and what was waited for, so the message can say
- * which it was. `turn`: other executions' writes on the same key held this one back (no 429
- * was seen); `service`: the service kept answering 429.
- */
-export interface RateLimitWait {
+/** A rate-limit wait that ran out: how long, and for what, so the message can say which. */
+interface RateLimitWait {
 	/**
-	 * turn: other executions' writes went first; service: the service kept answering 429; held:
-	 * the key is held (its window spent, or a Retry-After the service gave any execution on it).
+	 * turn: other executions' writes on the key went first (no 429 seen); service: the service
+	 * kept answering 429; held: the key is held (its window spent, or a Retry-After it was given).
 	 */
 	cause: 'turn' | 'service' | 'held';
 	/** How long the key is held, in service minutes (cause `held`). */
@@ -181,7 +171,7 @@ export interface RateLimitWait {
 }
 
 /** The last failed exchange of a client: no answer (a network error's code) or an error answer. */
-export interface LastFailure {
+interface LastFailure {
 	at: number;
 	kind: 'unanswered' | 'answered';
 	/** The network error's code (ECONNREFUSED…) or the answer's error type. */
@@ -194,11 +184,9 @@ export interface LastFailure {
 const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ERR_SOCKET_CONNECTION_TIMEOUT']);
 
 /**
- * The builders of every error the transport and the operations raise about the service, each
- * with the credential's secrets scrubbed from every text (the execution's Redactor, the same
- * the boundary uses). One instance per client: it knows the node, the Base URL and the
- * attempts allowed, remembers which errors are its own (our refusals are final; the HTTP
- * library's are not) and what the last failure showed.
+ * The builders of the errors raised about the service, scrubbed with the execution's Redactor.
+ * One per client: it knows the node, the Base URL and the attempts allowed, which errors are its
+ * own (our refusals are final; the HTTP library's are not) and what the last failure showed.
  */
 export class TransportErrors {
 	private readonly own = new WeakSet<Error>();
@@ -221,9 +209,8 @@ export class TransportErrors {
 	}
 
 	/**
-	 * Records `error` as the client's last failure: called where an attempt fails (pipeline.ts),
-	 * never by building an error, so an error that is only built (a message prepared, a search's
-	 * error named for what it met) changes nothing a later wait reports.
+	 * Records `error` as the client's last failure: where an attempt fails (pipeline.ts), never
+	 * when an error is built, so an error only built changes nothing a later wait reports.
 	 */
 	failed(error: unknown): void {
 		const seen = error instanceof Error ? this.seenBy.get(error) : undefined;
@@ -354,19 +341,22 @@ export class TransportErrors {
 
 	/** One timeout error for every wait of an operation (a report, a diagnostic) that ran out. */
 	timedOut(message: string, description: string, itemIndex: number): NodeOperationError {
+		return this.operation(message, description, itemIndex, 'timeout');
+	}
+
+	/** A NodeOperationError of `type`, its texts scrubbed. */
+	private operation(message: string, description: string, itemIndex: number, type: string) {
 		const error = new NodeOperationError(this.node(), this.redact.text(message), {
 			description: this.redact.text(description),
 			itemIndex,
 		});
-		return typed(error, 'timeout');
+		return typed(error, type);
 	}
 
 	/**
-	 * A wait whose last look got no whole answer (waitUntilFinished.ts, outcomeOf): named for
-	 * what was seen since `since`, when that look began. A failed connection is
-	 * `service_unreachable`, no answer in time `timeout`, error answers keep their own type.
-	 * `lastSeen` is what an earlier answer showed (e.g. "running"), if any: it is told, never
-	 * taken for how things stand now.
+	 * A wait whose last look got no whole answer, named for what was seen since `since` (when that
+	 * look began): a failed connection, no answer in time, or an error answer's own type.
+	 * `lastSeen`, what an earlier answer showed, is told, never taken for how things stand now.
 	 */
 	unanswered(
 		what: { subject: string; timeoutSeconds: number; since: number; lastSeen?: string },
@@ -391,17 +381,10 @@ export class TransportErrors {
 			message = `The service did not answer ${within}, so ${what.subject} could not be looked for`;
 			type = 'timeout';
 		}
-		const error = new NodeOperationError(this.node(), this.redact.text(message), {
-			description: this.redact.text(check),
-			itemIndex,
-		});
-		return typed(error, type);
+		return this.operation(message, check, itemIndex, type);
 	}
 
-	/**
-	 * A report or diagnostic that the service accepted but could not finish: no HTTP error but
-	 * the outcome of the work, with the service's reason, scrubbed and then clipped.
-	 */
+	/** A report or diagnostic the service accepted and could not finish, with its reason. */
 	workFailed(details: {
 		/** What failed, e.g. "Report rpt_123". */
 		what: string;
@@ -413,13 +396,10 @@ export class TransportErrors {
 			typeof details.error?.message === 'string' ? this.redact.clip(details.error.message) : '';
 		const type =
 			typeof details.error?.type === 'string' ? this.redact.clip(details.error.type) : '';
-		const message = this.redact.text(`${details.what} failed${reason ? `: ${reason}` : ''}`);
-		const description = type
-			? `${details.description} (The service's error type: ${type}.)`
-			: details.description;
-		const { itemIndex } = details;
-		return typed(
-			new NodeOperationError(this.node(), message, { description, itemIndex }),
+		return this.operation(
+			`${details.what} failed${reason ? `: ${reason}` : ''}`,
+			type ? `${details.description} (The service's error type: ${type}.)` : details.description,
+			details.itemIndex,
 			'generation_failed',
 		);
 	}

@@ -1,19 +1,17 @@
 import type { Redactor } from './redaction';
 
-/**
- * File names and MIME types the service hands us with a download. They become the name of a
- * file n8n stores, a mail attachment or a file on a drive, and are shown in the editor: so
- * they are data to clean, never names to trust.
+/*
+ * File names and MIME types the service hands us with a download become the name of a stored
+ * file, a mail attachment or a file on a drive: data to clean, never names to trust.
  */
 
 /** Most file systems allow 255 bytes in one name. */
 export const MAX_FILE_NAME_BYTES = 255;
 
 /**
- * What is removed from a name: control and format characters (among them the bidirectional
- * overrides, isolates and marks U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C, which
- * make `evil<U+202E>fdp.exe` read as `evilexe.pdf`, and zero-width characters), surrogates,
- * private and unassigned code points, and line and paragraph separators.
+ * Control and format characters (among them the bidirectional overrides and marks, which make
+ * `evil<U+202E>fdp.exe` read as `evilexe.pdf`, and zero-width characters), surrogates, private
+ * and unassigned code points, line and paragraph separators.
  */
 const INVISIBLE = /[\p{C}\p{Zl}\p{Zp}]/gu;
 /** Characters Windows does not allow in a name (and that mean something to a shell). */
@@ -21,11 +19,7 @@ const RESERVED = /[<>:"|?*]/g;
 /** An extension worth keeping when a name must be shortened. */
 const EXTENSION = /\.[A-Za-z0-9]{1,16}$/;
 
-/**
- * The name a header gave, made safe: no directory part, no invisible or reserved character,
- * no leading dot (a hidden file), no secret, at most 255 bytes in UTF-8 with its extension
- * kept. Undefined when nothing usable is left.
- */
+/** The name a header gave, made safe (no leading dot: a hidden file); undefined if none is left. */
 export function sanitiseFileName(name: string, redactor: Redactor): string | undefined {
 	// Compatibility forms first: a full-width solidus or a one-dot leader becomes / or . and is
 	// then treated as one. Invisible characters go before the secrets are looked for, so none
@@ -33,10 +27,7 @@ export function sanitiseFileName(name: string, redactor: Redactor): string | und
 	// is left behind.
 	const visible = redactor.text(name.normalize('NFKC').replace(INVISIBLE, ''));
 	const base = visible.split(/[\\/]/).pop() ?? '';
-	const cleaned = base
-		.replace(RESERVED, '_')
-		.replace(/^[\s.]+/, '')
-		.replace(/[\s.]+$/, '');
+	const cleaned = base.replace(RESERVED, '_').replace(/^[\s.]+|[\s.]+$/g, '');
 	if (!cleaned) return undefined;
 	const short = shortened(cleaned);
 	// Shortening only removes characters; a name that still holds a secret is not used at all.
@@ -45,12 +36,12 @@ export function sanitiseFileName(name: string, redactor: Redactor): string | und
 
 /** The name cut to MAX_FILE_NAME_BYTES of UTF-8, at a character boundary, extension kept. */
 function shortened(name: string): string {
-	if (byteLength(name) <= MAX_FILE_NAME_BYTES) return name;
+	if (Buffer.byteLength(name) <= MAX_FILE_NAME_BYTES) return name;
 	const extension = EXTENSION.exec(name)?.[0] ?? '';
 	let stem = '';
-	let bytes = byteLength(extension);
+	let bytes = Buffer.byteLength(extension);
 	for (const character of name.slice(0, name.length - extension.length)) {
-		bytes += byteLength(character);
+		bytes += Buffer.byteLength(character);
 		if (bytes > MAX_FILE_NAME_BYTES) break;
 		stem += character;
 	}
@@ -58,14 +49,7 @@ function shortened(name: string): string {
 	return stem ? `${stem}${extension}` : '';
 }
 
-function byteLength(text: string): number {
-	return Buffer.byteLength(text, 'utf8');
-}
-
-/**
- * The name from a `Content-Disposition` header: RFC 6266 `filename*=UTF-8''…` (percent-encoded
- * UTF-8) first, else `filename="…"`, sanitised. Undefined when there is none or it is unusable.
- */
+/** The name from a `Content-Disposition` header: RFC 6266 `filename*=` first, else `filename=`. */
 export function fileNameFromContentDisposition(
 	header: string | undefined,
 	redactor: Redactor,
@@ -90,10 +74,7 @@ export function fileNameFromContentDisposition(
 	return name ? sanitiseFileName(fromLatin1(name), redactor) : undefined;
 }
 
-/**
- * Header values arrive as Latin-1 text; a service that writes a UTF-8 name into `filename=`
- * (as many do) gets it read back as UTF-8. Anything else is kept as it came.
- */
+/** Header values arrive as Latin-1: a UTF-8 name in `filename=` (as many send) is read as UTF-8. */
 function fromLatin1(text: string): string {
 	if (!/[\u0080-\u00ff]/.test(text) || /[\u0100-\uffff]/.test(text)) return text;
 	try {
@@ -103,10 +84,7 @@ function fromLatin1(text: string): string {
 	}
 }
 
-/**
- * The name of a report's file when the service gives none (or none usable):
- * `report-<id>.<extension>`, the id reduced to letters, digits, `_` and `-`.
- */
+/** The name of a report's file when the service gives none usable. */
 export function fallbackFileName(
 	reportId: string,
 	extension: string | undefined,
@@ -121,10 +99,7 @@ export function fallbackFileName(
 	return extension ? `${stem}.${extension}` : stem;
 }
 
-/**
- * A MIME type from a `Content-Type` header: `type/subtype` in the header's own token syntax,
- * lower case, at most 127 characters, no secret; undefined otherwise.
- */
+/** The `type/subtype` of a `Content-Type` header, lower case; undefined if malformed or secret. */
 export function mimeTypeFromContentType(
 	header: string | undefined,
 	redactor: Redactor,

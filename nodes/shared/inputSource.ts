@@ -4,9 +4,8 @@ import type { FieldName } from './errors';
 import { InputValidator } from './validation';
 
 /**
- * One input of an operation, as both places it can come from know it: the regular node's
- * parameter and, in the tool variant, the `$fromAI` argument that stands in for it. An
- * operation's `readInput` reads and checks each field once, from whichever source runs.
+ * One input of an operation, as the regular node's parameter and, in the tool variant, the
+ * `$fromAI` argument that stands in for it: `readInput` reads it once, from either source.
  */
 export interface InputField {
 	/** The regular node's parameter: a name, or `collection.option` (n8n reads the path). */
@@ -24,23 +23,19 @@ export interface InputField {
 }
 
 /**
- * Where an operation's input comes from: the node's parameters (NodeParameters) or a tool
- * call's arguments (ToolArguments). A source only reads and names; the checks are the
- * operation's, through `check`, so one invalid value gets one error whichever source gave it.
+ * Where an operation's input comes from: the node's parameters or a tool call's arguments. A
+ * source only reads and names; the checks are the operation's, through `check`, so one invalid
+ * value gets one error whichever source gave it.
  */
 export interface InputSource {
 	readonly itemIndex: number;
-	/** Checks input of this item (validation.ts). */
 	readonly check: InputValidator;
 	/**
 	 * A tool call. Readers ask only where a tool differs by design, not in its checks: a tool
 	 * returns one bounded page, takes either account ID, outputs no file, waits briefly.
 	 */
 	readonly isTool: boolean;
-	/**
-	 * The field's value as given; undefined when it is empty or not given. A user's expression
-	 * that gives null or undefined is refused here (givenOrRefused), before any reader runs.
-	 */
+	/** The field's value; undefined when not given. A user's expression giving nothing is refused. */
 	value(field: InputField): unknown;
 	/** How an error names the field: by its label, or in a tool call by its argument key. */
 	name(field: InputField): FieldName;
@@ -67,20 +62,16 @@ function savedValue(node: INode, path: string): unknown {
 	return value;
 }
 
-/**
- * Whether the user wrote an expression into the field: a `$fromAI` stand-in is the model's
- * (its null means "left out"), any other expression is the user's.
- */
+/** An expression of the user's: a `$fromAI` stand-in is the model's (its null: "left out"). */
 function isUserExpression(saved: unknown): boolean {
 	return typeof saved === 'string' && saved.startsWith('=') && !/\$fromAI\(/i.test(saved);
 }
 
 /**
- * A field's value as read: nothing (undefined), an empty text and blanks are "not given", and
- * the field keeps its documented meaning. But an expression the user wrote that gives null or
- * undefined (a renamed column, a missing key) is an error naming the field, never "not given":
- * it would otherwise widen what the request covers (every campaign, every account) or switch a
- * setting back to its default without a word.
+ * A field's value as read: nothing and blanks are "not given". But an expression the user wrote
+ * that gives null or undefined (a renamed column, a missing key) is an error naming the field:
+ * as "not given" it would widen what the request covers (every campaign, every account) or switch
+ * a setting back to its default without a word.
  */
 export function givenOrRefused(
 	check: InputValidator,
@@ -95,11 +86,8 @@ export function givenOrRefused(
 	return given(value);
 }
 
-/**
- * The error of a field the user set whose value is null or undefined: an expression that gave
- * nothing (an option of a collection is there only because the user added it).
- */
-export function refuseNothing(check: InputValidator, name: FieldName, value: unknown): never {
+/** The error of a field the user set to an expression that gave nothing. */
+function refuseNothing(check: InputValidator, name: FieldName, value: unknown): never {
 	return check.fail(
 		name,
 		`its expression gave ${value === null ? 'null' : 'undefined'} (no value)`,
@@ -108,9 +96,8 @@ export function refuseNothing(check: InputValidator, name: FieldName, value: unk
 }
 
 /**
- * An option of a collection as given: `undefined` when it is not there or an empty text (its
- * default); an option that is there with null or undefined was added by the user with an
- * expression that gave nothing, which is refused, never read as the default.
+ * An option of a collection as given: `undefined` when it is not there or empty (its default).
+ * One there with null or undefined was added by the user with an expression that gave nothing.
  */
 export function collectionOption(
 	check: InputValidator,
@@ -118,17 +105,13 @@ export function collectionOption(
 	option: string,
 	name: FieldName,
 ): unknown {
-	const options = (collection && typeof collection === 'object' ? collection : {}) as Record<
-		string,
-		unknown
-	>;
-	if (!(option in options)) return undefined;
-	const value = options[option];
+	if (!collection || typeof collection !== 'object' || !(option in collection)) return undefined;
+	const value = (collection as Record<string, unknown>)[option];
 	if (value === null || value === undefined) refuseNothing(check, name, value);
-	return typeof value === 'string' && value.trim() === '' ? undefined : value;
+	return given(value);
 }
 
-/** How a source reads one parameter of the node (the execute and poll contexts differ). */
+/** How a source reads one parameter (the execute and poll contexts differ). */
 type ParameterGetter = (
 	parameter: string,
 	fallback: unknown,
@@ -176,23 +159,16 @@ export class NodeParameters implements InputSource {
 	}
 }
 
-/** The field's value; a field that is not given is an error naming it, before any request. */
-export function required(source: InputSource, field: InputField): unknown {
-	const value = source.value(field);
-	if (value === undefined) {
-		const name = source.name(field);
-		source.check.fail(name, 'is missing', `Enter a value for ${name}.`);
-	}
-	return value;
-}
-
-/** A required field checked by `rule` (an InputValidator method), named as the source names it. */
+/** A required field checked by `rule` (an InputValidator method); not given, it is an error. */
 export function read<T>(
 	source: InputSource,
 	field: InputField,
 	rule: (name: FieldName, value: unknown) => T,
 ): T {
-	return rule(source.name(field), required(source, field));
+	const value = source.value(field);
+	const name = source.name(field);
+	if (value === undefined) source.check.fail(name, 'is missing', `Enter a value for ${name}.`);
+	return rule(name, value);
 }
 
 /** A field with a default: checked by `rule` when it is given, else `fallback` as it is. */
@@ -212,8 +188,7 @@ export function readOptional<T>(
 	field: InputField,
 	rule: (name: FieldName, value: unknown) => T,
 ): T | undefined {
-	const value = source.value(field);
-	return value === undefined ? undefined : rule(source.name(field), value);
+	return readOr<T | undefined>(source, field, rule, undefined);
 }
 
 /** The entries that are set: a request sends optional fields only when they were given. */

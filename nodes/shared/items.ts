@@ -35,9 +35,8 @@ function errorItem(ctx: IExecuteFunctions, error: unknown, itemIndex: number): I
 }
 
 /**
- * The output of an execute() that answers every input item, in input order, each paired with
- * its item. An item's error stops the node, unless Continue On Fail is on: then the item gets
- * an `{ error }` item and the others go on. A cancelled execution always stops.
+ * The output of an execute() that answers every input item, each paired with its item. An item's
+ * error stops the node unless Continue On Fail is on; a cancelled execution always stops.
  */
 export class ItemResults {
 	private readonly byItem = new Map<number, INodeExecutionData[]>();
@@ -45,7 +44,6 @@ export class ItemResults {
 	// Errors and items are scrubbed where they leave the node (boundary.ts), not here.
 	constructor(private readonly ctx: IExecuteFunctions) {}
 
-	/** Whether the item already has its output (or its error). */
 	has(itemIndex: number): boolean {
 		return this.byItem.has(itemIndex);
 	}
@@ -70,16 +68,12 @@ export class ItemResults {
 		}
 	}
 
-	/** Every item's output, in input order. */
 	list(): INodeExecutionData[] {
 		return [...this.byItem].sort(([a], [b]) => a - b).flatMap(([, items]) => items);
 	}
 }
 
-/**
- * When a node cannot start at all (its credential or settings are unusable): the error, for
- * item 0, or under Continue On Fail an `{ error }` item for every input.
- */
+/** When a node cannot start at all (its credential or settings are unusable): every item fails. */
 export function everyItemFailed(
 	ctx: IExecuteFunctions,
 	itemCount: number,

@@ -5,23 +5,16 @@ import { ANSWER_LIMITS } from './limits';
 
 /**
  * The one scrubber. Everything a node hands to n8n passes through it at the boundary
- * (boundary.ts): output items with their binary metadata, and errors (message, description,
- * the details n8n saves with the execution). A service that echoes the API key, or an
- * address with a password in it, must put neither into run data, whatever the depth or
- * place: in a value, in a property name, in a file name. It is built once per execution from
- * the credential's secrets (credentialRules.ts, secretsOf); the transport's errors and the
- * boundary use the same instance.
+ * (boundary.ts): output items with their binary metadata, and errors. A service that echoes the
+ * API key, or an address with a password in it, must put neither into run data, at any depth,
+ * in a value, a property name or a file name. It is built once per execution from the
+ * credential's secrets (credentialRules.ts, secretsOf); the transport and the boundary share it.
  *
  * A start of a secret counts as the secret: its public head (a key's `service_live_`) and at
- * least MIN_SECRET_CHARS of what follows, so a key cut short by anyone (the service, a log) is
- * still recognised. So does any spelling of it: each character as it is, percent-encoded (once
- * or twice, any case), as a JSON or JavaScript escape, or as an HTML character reference, mixed
- * freely, in a value or in a property name. And no text of the service is cut before it is scrubbed: `clip` scrubs, then
- * cuts, and it is how errors.ts and the tool results (tool/toolResults.ts) cut such a text.
- *
- * Copies are built without recursion (an explicit stack), so no nesting makes it give up and
- * hand data on unscrubbed, and without assigning an untrusted name in a way that could set a
- * prototype: every object it returns is a plain object or array it created itself.
+ * least MIN_SECRET_CHARS more, so a key cut short by anyone (the service, a log) is still
+ * recognised; so does any spelling of it (spellingsOf), mixed freely. No text of the service is
+ * cut before it is scrubbed (`clip`). Copies are built without recursion, so no nesting makes it
+ * give up, and are plain objects and arrays it created, so no untrusted name sets a prototype.
  */
 const REDACTED = '[redacted]';
 
@@ -36,11 +29,7 @@ type Container = IDataObject | unknown[];
 /** Characters of a secret, past its public head, that make a start of it count as the secret. */
 export const MIN_SECRET_CHARS = 8;
 
-/**
- * A secret as it is scrubbed: its text and the shortest start of it that counts, for texts with
- * no escapes in them; and one pattern that finds a start of it in any spelling a service may
- * echo it in (spelledPattern), for texts that have escapes.
- */
+/** A secret as scrubbed: the shortest start that counts (texts without escapes), and a pattern. */
 interface SecretForm {
 	whole: string;
 	shortest: string;
@@ -74,9 +63,9 @@ const NAMED_ENTITIES: Record<string, string[]> = {
 };
 
 /**
- * Every spelling of one character that a text may carry it in: as it is; percent-encoded (UTF-8
- * bytes, any case, once or twice, `%5F`, `%255F`); as a JSON or JavaScript escape (`\u005f`,
- * `\u{5f}`, `\x5f`); as an HTML character reference (`&#95;`, `&#x5F;`, `&lowbar;`).
+ * Every spelling of one character a text may carry: as it is; percent-encoded UTF-8, once or
+ * twice (`%5F`, `%255F`); a JSON or JavaScript escape (`\u005f`, `\u{5f}`, `\x5f`); an HTML
+ * character reference (`&#95;`, `&#x5F;`, `&lowbar;`).
  */
 function spellingsOf(character: string): string {
 	const code = character.codePointAt(0)!;
@@ -106,10 +95,7 @@ function spellingsOf(character: string): string {
 	return `(?:${spellings.join('|')})`;
 }
 
-/**
- * A start of `secret` at least `shortest` characters long, as far as it goes, each character in
- * any of its spellings: the pattern of a secret echoed whole or in part encoded.
- */
+/** A start of `secret` at least `shortest` characters long, each character in any spelling. */
 function spelledPattern(secret: string, shortest: number): RegExp {
 	const characters = [...secret].map(spellingsOf);
 	let rest = '';
@@ -127,10 +113,8 @@ function spelledPattern(secret: string, shortest: number): RegExp {
 const MAX_OBJECTS_WITHOUT_MEMORY = 2_000_000;
 
 /**
- * Sets an own, enumerable data property. `__proto__` is the one name that plain assignment
- * to an object would turn into a prototype change (it is an accessor on Object.prototype;
- * every other inherited name is a data property, which assignment shadows): it is defined
- * instead, so it stays data, as JSON.parse would have made it.
+ * Sets an own data property. Assigning `__proto__` (the one accessor on Object.prototype) would
+ * change the prototype: it is defined instead, so it stays data, as JSON.parse made it.
  */
 function setOwn(target: IDataObject, key: string, value: unknown): void {
 	if (key === '__proto__') {
@@ -150,10 +134,7 @@ function isOpaque(value: object): boolean {
 	return value instanceof Date || ArrayBuffer.isView(value) || value instanceof ArrayBuffer;
 }
 
-/**
- * Replaces every start of `form.whole` at least `form.shortest` long, each as far as it goes, in
- * a text without escapes (what `form.spelled` does for any text, without a pattern).
- */
+/** What `form.spelled` does, without a pattern, for a text without escapes. */
 function scrubStarts(text: string, form: SecretForm): string {
 	let out = '';
 	let from = 0;
@@ -167,13 +148,15 @@ function scrubStarts(text: string, form: SecretForm): string {
 }
 
 /** `text` cut to `max` characters with an ellipsis, never inside a two-unit character. */
-function cut(text: string, max: number): string {
+export function cut(text: string, max: number): string {
 	if (text.length <= max) return text;
-	return `${text.slice(0, max - 1).replace(/[\uD800-\uDBFF]$/, '')}…`;
+	return max > 1 ? `${text.slice(0, max - 1).replace(/[\uD800-\uDBFF]$/, '')}…` : '';
 }
 
 export class Redactor {
 	private readonly secrets: SecretForm[];
+	/** An escape, an @ (a user name in an address) or a secret's start: what needs scrubbing. */
+	private readonly suspect: RegExp;
 
 	/** A plain string's public head is a key's (`service_live_`), or none. */
 	constructor(secrets: Array<Secret | string | undefined>) {
@@ -194,22 +177,12 @@ export class Redactor {
 		}
 		// Longest first, so a secret that begins another is never replaced inside it first.
 		this.secrets = [...forms.values()].sort((a, b) => b.whole.length - a.whole.length);
-		this.suspect = new RegExp(
-			[ESCAPE_STARTS.source, '@', ...this.secrets.map((form) => escapeRegExp(form.shortest))].join(
-				'|',
-			),
-		);
+		const starts = this.secrets.map((form) => escapeRegExp(form.shortest));
+		this.suspect = new RegExp([ESCAPE_STARTS.source, '@', ...starts].join('|'));
 	}
 
-	/**
-	 * What a text must hold to need scrubbing: an escape, an @ (an address with a user name), or
-	 * a secret's shortest start as it is. One pattern, so the texts that need nothing (almost
-	 * all of them) cost one search each.
-	 */
-	private readonly suspect: RegExp;
-
 	text(value: string): string {
-		// Those are returned as they are. A text without escapes can spell a secret only as it is.
+		// One search for the many texts that need nothing. Without escapes, a secret is as it is.
 		if (!this.suspect.test(value)) return value;
 		const escaped = ESCAPE_STARTS.test(value);
 		let text = value.replace(URL_USERINFO, `$1${REDACTED}@`);
@@ -220,29 +193,26 @@ export class Redactor {
 	}
 
 	/**
-	 * A text of the service as a person or a model reads it: scrubbed, then cut to `max`
-	 * characters (a hostile service can send megabytes, and every error is saved with the run).
-	 * Scrubbing first means a secret is never cut into a start too short to recognise.
+	 * A text of the service cut to `max` characters (a hostile service can send megabytes), after
+	 * scrubbing, so a secret is never cut into a start too short to recognise.
 	 */
 	clip(value: string, max: number = ANSWER_LIMITS.serviceTextChars): string {
 		return cut(this.text(value), max);
 	}
 
 	/**
-	 * A JSON-like value with every string and every property name scrubbed, at any depth: the
-	 * value itself when it is plain data with nothing to scrub, else a copy. In a copy, objects
-	 * of any kind become plain objects of their own enumerable properties (dates and byte arrays
-	 * are kept); a value met twice is copied once, so a cycle ends.
+	 * A JSON-like value with every string and property name scrubbed: itself when there is nothing
+	 * to scrub, else a copy (dates and byte arrays kept; a value met twice is copied once, so a
+	 * cycle ends).
 	 */
 	value<T>(value: T): T {
 		return this.copies([value])[0] as T;
 	}
 
 	/**
-	 * Scrubbed copies of many values in one walk (one item each costs no set-up of its own).
-	 * Data from JSON is a tree, so the walk first runs without remembering what it copied
-	 * (that bookkeeping is most of its cost); only a walk that meets more objects than any
-	 * answer could hold (a cycle, or heavy sharing) starts again, remembering every copy.
+	 * Scrubbed copies of many values in one walk. Data from JSON is a tree, so the walk first runs
+	 * without remembering its copies (most of its cost); only one that meets more objects than any
+	 * answer holds (a cycle, heavy sharing) starts again, remembering every copy.
 	 */
 	private copies(values: unknown[]): unknown[] {
 		if (this.clean(values)) return values;
@@ -250,10 +220,8 @@ export class Redactor {
 	}
 
 	/**
-	 * Whether the values are plain JSON data with nothing to scrub: then they are output as they
-	 * are. Almost every answer is; copying it anyway was most of a long listing's cost. Anything
-	 * else (a text or a property name to scrub, an object that is not a plain object or array,
-	 * more objects than any answer holds, as a cycle would make) is left to the copying walk.
+	 * Whether the values are plain JSON data with nothing to scrub, output as they are: almost
+	 * every answer is, and copying it anyway was most of a long listing's cost.
 	 */
 	private clean(values: unknown[]): boolean {
 		const pending: object[] = [values];
@@ -318,9 +286,8 @@ export class Redactor {
 	}
 
 	/**
-	 * Output items as they leave a node: the JSON scrubbed, and every text of the binary
-	 * metadata (file name, MIME type, extension, directory…) too; the file's bytes and n8n's
-	 * id of its stored copy are kept. The item's own fields (pairedItem…) are n8n's.
+	 * Output items as they leave a node: the JSON and every text of the binary metadata scrubbed;
+	 * the file's bytes, n8n's id of its stored copy and the item's own fields (pairedItem) kept.
 	 */
 	items(items: INodeExecutionData[]): INodeExecutionData[] {
 		const jsons = this.copies(items.map((item) => item.json)) as IDataObject[];
@@ -346,9 +313,8 @@ export class Redactor {
 	}
 
 	/**
-	 * Scrubs an error in place and returns it: every own field (message, description, stack,
-	 * the saved response, context, messages…) except n8n's copy of the node; the cause, which
-	 * may hold the whole request with its headers, is dropped.
+	 * Scrubs an error in place: every own field but n8n's copy of the node; the cause, which may
+	 * hold the whole request with its headers, is dropped.
 	 */
 	error<E>(error: E): E {
 		if (!error || typeof error !== 'object') return error;
@@ -358,8 +324,7 @@ export class Redactor {
 			if (key === 'node') continue;
 			try {
 				const entry = target[key];
-				if (typeof entry === 'string') setOwn(target as IDataObject, key, this.text(entry));
-				else if (entry && typeof entry === 'object')
+				if (typeof entry === 'string' || (entry && typeof entry === 'object'))
 					setOwn(target as IDataObject, key, this.value(entry));
 			} catch {
 				// A field that cannot be read or replaced cannot be scrubbed: it goes.

@@ -13,21 +13,13 @@ import { decide, failedAttempt, isAnswerTimedOut, isAnswerTooLarge, pathId } fro
 import type { ServiceReport } from './types';
 import type { InputValidator } from './validation';
 
-/*
- * A finished report's file: fetching it into n8n's binary store and naming it. Finding the report
- * itself is reportLedger.ts.
- */
+// A finished report's file, fetched into n8n's binary store and named (finding: reportLedger.ts).
 
-// Maps: the format is the service's text, and `constructor` or `__proto__` must find nothing.
-const MIME_BY_FORMAT = new Map([
-	['pdf', 'application/pdf'],
-	['markdown', 'text/markdown'],
-	['json', 'application/json'],
-]);
-const EXTENSION_BY_FORMAT = new Map([
-	['pdf', 'pdf'],
-	['markdown', 'md'],
-	['json', 'json'],
+// A Map: the format is the service's text, and `constructor` or `__proto__` must find nothing.
+const FILE_TYPES = new Map([
+	['pdf', { mimeType: 'application/pdf', extension: 'pdf' }],
+	['markdown', { mimeType: 'text/markdown', extension: 'md' }],
+	['json', { mimeType: 'application/json', extension: 'json' }],
 ]);
 
 function headerOf(headers: Record<string, unknown>, name: string): string | undefined {
@@ -43,27 +35,56 @@ export function maxFileBytesOf(check: InputValidator, options: unknown): number 
 	const megabytes =
 		value === undefined
 			? ANSWER_LIMITS.defaultFileMb
-			: check.megabytes(name, value, 0.1, ANSWER_LIMITS.maxFileMb);
+			: check.number(name, value, 0.1, ANSWER_LIMITS.maxFileMb, 'MB');
 	return Math.floor(megabytes * BYTES_PER_MB);
 }
 
+type ReportFile = Pick<ServiceReport, 'id' | 'format' | 'downloadUrl' | 'expiresAt'>;
+
 /**
- * Downloads a finished report and hands the bytes to n8n's binary-data store as a stream
- * (`prepareBinaryData`), so the filesystem and S3 modes keep large files off the heap. The
- * stream fails past `maxFileBytes` (the Max File Size) or the download's total time
- * (boundedReader.ts); neither is tried again. A download cut off mid-way is a read: it is
- * fetched again, up to Max Attempts (the transport's retry loop).
+ * The answer to a report's download, its body not read yet (it stops past `maxBytes`); or the
+ * error of a file answered packed although asked for unpacked (exchange.ts): n8n's helper unpacks
+ * leniently, so a file cut short inside its coding would unpack without an error, and a part of
+ * it be stored as the whole.
+ */
+async function requestFile(
+	client: AdPerformanceClient,
+	report: ReportFile,
+	itemIndex: number,
+	maxBytes: number,
+	deadline: number,
+) {
+	const url = report.downloadUrl || `${client.baseUrl}/v1/reports/${pathId(report.id)}/download`;
+	const response = await client.download(url, {
+		itemIndex,
+		subject: `report ${report.id}`,
+		explain: (status) => explainMissingFile(report, status),
+		maxBytes,
+		deadline,
+	});
+	if (response.tooLarge || !response.packed) return response;
+	(response.body as { destroy?: () => void } | undefined)?.destroy?.();
+	return client.apiError(
+		`The download of report ${report.id} came packed (Content-Encoding), though it was asked for as it is`,
+		'A packed file cannot be checked to be whole, so nothing was stored. Run the workflow again later; if it persists, the service (or a proxy in front of it) ignores Accept-Encoding: identity.',
+		itemIndex,
+		'protocol_error',
+	);
+}
+
+/**
+ * Downloads a finished report into n8n's binary-data store as a stream, so the filesystem and S3
+ * modes keep large files off the heap. Past the Max File Size or the download's total time
+ * (boundedReader.ts) it fails for good; a download cut off mid-way is fetched again.
  */
 export async function downloadReportFile(
 	ctx: IExecuteFunctions,
 	client: AdPerformanceClient,
-	report: Pick<ServiceReport, 'id' | 'title' | 'format' | 'downloadUrl' | 'expiresAt'>,
+	report: ReportFile,
 	itemIndex: number,
 	maxFileBytes: number,
 	deadline: number,
 ): Promise<IBinaryData> {
-	const url = report.downloadUrl || `${client.baseUrl}/v1/reports/${pathId(report.id)}/download`;
-	const subject = `report ${report.id}`;
 	const tooLarge = () =>
 		fileTooLargeError(client.node, {
 			reportId: report.id,
@@ -71,25 +92,15 @@ export async function downloadReportFile(
 			itemIndex,
 		});
 	// A download is a read: what follows a failure is the transport's table (decide), and a
-	// file fetched again is fetched by the transport's retry loop.
+	// file fetched again is fetched by the transport's retry loop, up to Max Attempts.
 	const after = (seen: Parameters<typeof decide>[0], error: Error) =>
 		failedAttempt<IBinaryData>(decide(seen, { resendable: true }), error, Date.now());
 	return await client.attempts<IBinaryData>(
 		async (round) => {
-			const response = await client.download(url, {
-				itemIndex,
-				subject,
-				explain: (status) => explainMissingFile(report, status),
-				maxBytes: maxFileBytes,
-				deadline,
-			});
+			const response = await requestFile(client, report, itemIndex, maxFileBytes, deadline);
+			if (response instanceof Error) return after({ kind: 'garbled' }, response);
 			if (response.tooLarge) return after({ kind: 'refused' }, tooLarge());
 			const headers = response.headers as Record<string, unknown>;
-			const packed = packedFileProblem(response.packed, report.id, client, itemIndex);
-			if (packed) {
-				(response.body as { destroy?: () => void } | undefined)?.destroy?.();
-				return after({ kind: 'garbled' }, packed);
-			}
 			// A report file is a PDF, Markdown or JSON: a web page in its place is a proxy's or a
 			// gateway's error page answered with 200, a garbled answer, asked again like one.
 			if (/^\s*text\/html\b/i.test(headerOf(headers, 'content-type') ?? '')) {
@@ -104,12 +115,14 @@ export async function downloadReportFile(
 					),
 				);
 			}
-			const format = typeof report.format === 'string' ? report.format : '';
+			const known = FILE_TYPES.get(typeof report.format === 'string' ? report.format : '');
 			const mimeType =
 				mimeTypeFromContentType(headerOf(headers, 'content-type'), client.redactor) ??
-				MIME_BY_FORMAT.get(format) ??
+				known?.mimeType ??
 				'application/octet-stream';
-			const extension = EXTENSION_BY_FORMAT.get(format) ?? extensionForMime(mimeType);
+			const extension =
+				known?.extension ??
+				[...FILE_TYPES.values()].find((type) => type.mimeType === mimeType)?.extension;
 			const fileName =
 				fileNameFromContentDisposition(headerOf(headers, 'content-disposition'), client.redactor) ??
 				fallbackFileName(report.id, extension, client.redactor);
@@ -150,26 +163,6 @@ export async function downloadReportFile(
 	);
 }
 
-/**
- * The error of a file answered packed although it was asked for unpacked (exchange.ts): n8n's
- * helper unpacks leniently, so a file cut short inside its coding would unpack without an
- * error, and a part of it be stored as the whole. Undefined for a file as it is.
- */
-function packedFileProblem(
-	packed: boolean | undefined,
-	reportId: string,
-	client: AdPerformanceClient,
-	itemIndex: number,
-) {
-	if (!packed) return undefined;
-	return client.apiError(
-		`The download of report ${reportId} came packed (Content-Encoding), though it was asked for as it is`,
-		'A packed file cannot be checked to be whole, so nothing was stored. Run the workflow again later; if it persists, the service (or a proxy in front of it) ignores Accept-Encoding: identity.',
-		itemIndex,
-		'protocol_error',
-	);
-}
-
 function explainMissingFile(
 	report: Pick<ServiceReport, 'id' | 'expiresAt'>,
 	status: number,
@@ -189,38 +182,20 @@ function explainMissingFile(
 			};
 }
 
-function extensionForMime(mimeType: string): string | undefined {
-	for (const [format, mime] of MIME_BY_FORMAT) {
-		if (mime === mimeType) return EXTENSION_BY_FORMAT.get(format);
-	}
-	return undefined;
-}
-
 /**
  * A Markdown or JSON report's text, for a tool result (a model receives no files), or
  * undefined when the file is larger than `maxBytes`: then the model gets the download link.
  */
 export async function reportTextContent(
 	client: AdPerformanceClient,
-	report: Pick<ServiceReport, 'id' | 'format' | 'downloadUrl' | 'expiresAt'>,
+	report: ReportFile,
 	itemIndex: number,
 	maxBytes: number,
 	deadline: number,
 ): Promise<string | undefined> {
-	const url = report.downloadUrl || `${client.baseUrl}/v1/reports/${pathId(report.id)}/download`;
-	const response = await client.download(url, {
-		itemIndex,
-		subject: `report ${report.id}`,
-		explain: (status) => explainMissingFile(report, status),
-		maxBytes,
-		deadline,
-	});
+	const response = await requestFile(client, report, itemIndex, maxBytes, deadline);
+	if (response instanceof Error) throw response;
 	if (response.tooLarge) return undefined;
-	const packed = packedFileProblem(response.packed, report.id, client, itemIndex);
-	if (packed) {
-		(response.body as { destroy?: () => void } | undefined)?.destroy?.();
-		throw packed;
-	}
 	const chunks: Buffer[] = [];
 	try {
 		for await (const chunk of response.body as AsyncIterable<Buffer>) chunks.push(chunk);

@@ -6,6 +6,7 @@ import {
 	type AdPerformanceClient,
 	type WalkResult,
 } from './transport';
+import { readAgreeing } from './transport/pageWalker';
 import { serviceTime } from './transport/serviceClock';
 import { errorTypeOf } from './errorTypes';
 import type { ServiceCampaign, ServiceReport, SingleEnvelope } from './types';
@@ -13,29 +14,21 @@ import type { ServiceCampaign, ServiceReport, SingleEnvelope } from './types';
 /** Below a service time, for a `from` filter that compares exclusively or to the second. */
 const FROM_MARGIN_MS = 1_000;
 /**
- * Reuse a Recent Identical Report: how far back an identical request's report is reused. It is
- * compared with the service's timestamps, which run at real pace even in a sped-up sandbox (only
- * durations are scaled there), so it is not scaled by the clock's speed.
+ * How far back Reuse a Recent Identical Report looks, on the service's clock (whose timestamps run
+ * at real pace even in a sped-up sandbox, so it is not scaled).
  */
-export const REUSE_WINDOW_MS = 10 * 60_000;
+const REUSE_WINDOW_MS = 10 * 60_000;
 /** Reports worth reusing: alive or done. A failed one (or a status we do not know) is not. */
 const REUSABLE_STATUSES = new Set(['pending', 'generating', 'completed']);
 
 /*
- * The report ledger: the one home of GET and POST /v1/reports. Every walk of the report list (the
- * lookups, Wait for Ad Report's sweeps in waitForReports.ts, Generate's duplicate search and its
- * search for a recent identical report, the trigger's polls) goes through walkReports, and every
- * report generation through createReport, so two rules hold for all of them:
- *   - the time each listed record was created or completed is a reading of the service's clock
- *     (transport/serviceClock.ts), beside the Date header of every answer;
- *   - a report an execution created or recovered is claimed (`client.claimedReports`, one client
- *     per execution), and no other item of it takes it.
+ * The report ledger: the one home of GET and POST /v1/reports. Every walk of the report list goes
+ * through walkReports and every generation through createReport, so for all of them the listed
+ * times are readings of the service's clock (transport/serviceClock.ts), and a report an
+ * execution created or recovered is claimed (`client.claimedReports`) by one item only.
  */
 
-/**
- * Walks GET /v1/reports (newest first) with the client's page loop, reading the service's clock
- * from the records of every page. `visit` returns false to stop.
- */
+/** Walks GET /v1/reports (newest first), reading the service's clock from every record. */
 export async function walkReports(
 	client: AdPerformanceClient,
 	qs: IDataObject,
@@ -58,10 +51,22 @@ export async function walkReports(
 	);
 }
 
+/** walkReports read until it agrees with itself (readAgreeing); `visitor` makes each read's visit. */
+async function readReports(
+	client: AdPerformanceClient,
+	qs: IDataObject,
+	visitor: () => (records: ServiceReport[]) => boolean | void,
+	options: { itemIndex?: number; deadline: number },
+): Promise<WalkResult> {
+	return await readAgreeing(
+		async () => await walkReports(client, qs, visitor(), { ...options, acceptIncomplete: true }),
+	);
+}
+
 /**
- * Report → Get. There is no GET /v1/reports/{id} (docs/service-notes.md, Finding one report): one
- * report is found by listing, narrowed by account and creation time when we know them, and
- * matching its id across pages.
+ * Report → Get. There is no GET /v1/reports/{id} (docs/service-notes.md): the report is found by
+ * listing, narrowed by account and creation time when known. Only its absence from a complete
+ * listing is "not found".
  */
 export async function findReport(
 	client: AdPerformanceClient,
@@ -73,86 +78,70 @@ export async function findReport(
 	const qs: IDataObject = {};
 	if (narrow.accountId) qs.accountId = narrow.accountId;
 	if (narrow.createdAfter) qs.from = narrow.createdAfter;
-	let reason = '';
-	for (let read = 0; read < LISTING_READS; read++) {
-		let found: ServiceReport | undefined;
-		const walked = await walkReports(
-			client,
-			qs,
-			(records) => {
-				found = records.find((report) => report.id === reportId);
-				return found === undefined;
-			},
-			{ itemIndex, deadline, acceptIncomplete: true },
-		);
-		if (found) return found;
-		if (walked.kind === 'incomplete') {
-			reason = walked.reason;
-			continue;
-		}
-		// Absent from a complete listing: only that is "not found".
-		throw reportNotFound(
-			client,
-			reportId,
-			itemIndex,
-			narrow.accountId || narrow.createdAfter
-				? 'No report with this ID exists in this workspace for the account and creation date given under Options. Check the ID, or clear those options.'
-				: 'No report with this ID exists in this workspace. Check the ID (it starts with rpt_).',
-		);
-	}
-	throw listingIncomplete(client, reason, `whether report ${reportId} exists`, itemIndex);
+	let found: ServiceReport | undefined;
+	const walked = await readReports(
+		client,
+		qs,
+		() => (records) => {
+			found = records.find((report) => report.id === reportId);
+			return found === undefined;
+		},
+		{ itemIndex, deadline },
+	);
+	if (found) return found;
+	if (walked.kind === 'incomplete')
+		throw listingIncomplete(client, walked.reason, `whether report ${reportId} exists`, itemIndex);
+	throw reportNotFound(
+		client,
+		reportId,
+		itemIndex,
+		narrow.accountId || narrow.createdAfter
+			? 'No report with this ID exists in this workspace for the account and creation date given under Options. Check the ID, or clear those options.'
+			: 'No report with this ID exists in this workspace. Check the ID (it starts with rpt_).',
+	);
 }
 
 /**
- * The reports `keep` keeps of GET /v1/reports with `qs`, from a listing read to its end: records
- * come only with a complete listing (a caller cannot read them without handling the other
- * case), since "there is none" may be concluded from nothing less. A listing that does not
- * agree with itself (records shifted while it was paged, a page contradicting itself) is read
- * again, up to LISTING_READS times.
+ * The reports of GET /v1/reports with `qs` that `keep` keeps, listed since `bound()` less
+ * `marginMs` (n8n time on the service's clock), from complete listings only: "there is none" is
+ * concluded from nothing less, so one that never agreed with itself fails (it cannot tell
+ * `question`) and nothing is done on its strength. A walk's answers are new clock readings: the
+ * list is walked again (at most 3 walks) while they move `bound()` before the last walk's start
+ * by more than `toleranceMs`. With the reports comes the last walk's start (`from`). The
+ * trigger's polls and Generate's two searches read this way.
  */
-async function completeListing(
+export async function reportsSince(
 	client: AdPerformanceClient,
 	qs: IDataObject,
-	keep: (report: ServiceReport) => boolean,
-	options: { itemIndex: number; deadline: number },
-): Promise<
-	{ kind: 'complete'; records: ServiceReport[] } | { kind: 'incomplete'; reason: string }
-> {
-	let reason = '';
-	for (let read = 0; read < LISTING_READS; read++) {
-		const kept = new Map<string, ServiceReport>();
-		const walked = await walkReports(
-			client,
-			qs,
-			(records) => {
-				for (const report of records) if (keep(report)) kept.set(report.id, report);
-			},
-			{ ...options, acceptIncomplete: true },
-		);
-		if (walked.kind !== 'incomplete') return { kind: 'complete', records: [...kept.values()] };
-		reason = walked.reason;
-	}
-	return { kind: 'incomplete', reason };
-}
-
-/**
- * The reports of the request's account listed since `from` (n8n time on the service's clock)
- * that `keep` keeps, from a complete listing: one that never agreed with itself fails the item,
- * since it cannot tell `question`, and nothing is created or sent on the strength of it.
- */
-async function reportsSince(
-	client: AdPerformanceClient,
-	body: IDataObject,
-	from: number,
+	bound: () => number,
+	window: { marginMs: number; toleranceMs: number },
 	keep: (report: ServiceReport) => boolean,
 	question: string,
-	options: { itemIndex: number; deadline: number },
-): Promise<ServiceReport[]> {
-	const qs = { accountId: body.account_id as string, from: new Date(from).toISOString() };
-	const listing = await completeListing(client, qs, keep, options);
-	if (listing.kind === 'incomplete')
-		throw listingIncomplete(client, listing.reason, question, options.itemIndex);
-	return listing.records;
+	options: { itemIndex?: number; deadline: number },
+): Promise<{ reports: ServiceReport[]; from: number }> {
+	const matching = new Map<string, ServiceReport>();
+	let from = Infinity;
+	for (let walks = 0; walks < 3; walks++) {
+		const needed = bound() - window.marginMs;
+		if (needed >= from - window.toleranceMs) break;
+		from = needed;
+		let kept: ServiceReport[] = [];
+		const walked = await readReports(
+			client,
+			{ ...qs, from: new Date(from).toISOString() },
+			() => {
+				kept = [];
+				return (records) => {
+					for (const report of records) if (keep(report)) kept.push(report);
+				};
+			},
+			options,
+		);
+		if (walked.kind === 'incomplete')
+			throw listingIncomplete(client, walked.reason, question, options.itemIndex);
+		for (const report of kept) matching.set(report.id, report);
+	}
+	return { reports: [...matching.values()], from };
 }
 
 /** The error of a question a listing that never agreed with itself could not answer. */
@@ -160,27 +149,25 @@ function listingIncomplete(
 	client: AdPerformanceClient,
 	reason: string,
 	question: string,
-	itemIndex: number,
+	itemIndex?: number,
 ) {
 	return client.apiError(
 		`The report list did not agree with itself (${reason}), so it cannot tell ${question}`,
-		`It was read ${LISTING_READS} times. Nothing was created or sent again. Run the workflow again in a minute; if it persists, contact the service.`,
+		`It was read ${LISTING_READS} times, and nothing was created, sent or emitted on its strength. Run again in a minute; if it persists, contact the service.`,
 		itemIndex,
 		'protocol_error',
 	);
 }
 
 /**
- * Report → Generate: POST /v1/reports without ever creating a duplicate, and without ever handing
- * this item a report somebody else created. Identical requests of executions running at the same
- * moment in this process share one POST (single-flight, transport/pipeline.ts), and so one
- * report. A 429 means "not created" and is resent after the wait. After a 5xx, a lost connection
- * or a garbled answer the report may exist, so the transport's retry loop asks findCreatedBy
- * before anything is resent. What remains: another n8n process (queue mode) sending an identical
- * request within the same second or so, and a service whose list shows a new report only after
- * more than the backoff (see the README's Security section).
+ * Report → Generate: POST /v1/reports, never creating a duplicate nor handing this item a report
+ * somebody else created. Identical requests in flight in this process share one POST
+ * (single-flight). After a 5xx, a lost connection or a garbled answer the report may exist, so
+ * the retry loop asks findCreatedBy before anything is resent. What remains is in
+ * docs/security.md: another n8n process sending an identical request within the same second,
+ * and a list that shows a new report only after more than the backoff.
  */
-export async function createReport(
+async function createReport(
 	client: AdPerformanceClient,
 	body: IDataObject,
 	itemIndex: number,
@@ -215,10 +202,9 @@ export async function createReport(
 }
 
 /**
- * findCreatedBy, named for what was seen when the search itself fails (no answer, or error
- * answers until the attempts ran out): the report may exist (the request's answer was lost) and nothing says it does not, so the item
- * fails as ambiguous_outcome ("check before calling again"), with what the search met, never
- * as the search's error alone (which would invite a resend that makes a second report).
+ * findCreatedBy; when the search itself fails, the item fails as ambiguous_outcome ("check before
+ * calling again") with what the search met, never as the search's error alone, which would
+ * invite a resend that makes a second report.
  */
 async function searchAfterLostAnswer(
 	client: AdPerformanceClient,
@@ -245,30 +231,25 @@ async function searchAfterLostAnswer(
 	);
 }
 
-/**
- * Report → Generate with Reuse a Recent Identical Report: the report an identical request asked
- * for within the last 10 minutes (see findRecent), or a new one. No POST is sent when one is
- * reused.
- */
-export async function reuseOrCreateReport(
+/** Report → Generate: with `reuse`, findRecent's report when there is one; else a new one. */
+export async function reportForRequest(
 	client: AdPerformanceClient,
 	body: IDataObject,
 	itemIndex: number,
 	deadline: number,
+	reuse: boolean,
 ): Promise<{ report: ServiceReport; reused: boolean }> {
-	const recent = await findRecent(client, body, itemIndex, deadline);
+	const recent = reuse ? await findRecent(client, body, itemIndex, deadline) : undefined;
 	if (recent) return { report: recent, reused: true };
 	return { report: await createReport(client, body, itemIndex, deadline), reused: false };
 }
 
 /**
- * The report an attempt sent at `sentAt` (n8n time) created, if any: one matching every field
- * of the request (account, title, dates, format with its default, the set of campaign IDs,
- * white label where the record shows it), not claimed by another item of this execution, and
- * created after `sentAt` by every standing reading of the service's clock. A matching report
- * that some reading places before and another after that moment (the Date header and the
- * records disagree) could be ours or another execution's: then nothing is taken and nothing
- * is resent, and the item fails saying so.
+ * The report an attempt sent at `sentAt` (n8n time) created, if any: one matching the request
+ * (matchesRequest), claimed by no other item, created after `sentAt` by every standing reading of
+ * the service's clock. One that some reading places before and another after (the Date header
+ * and the records disagree) could be another execution's: then nothing is taken or resent, and
+ * the item fails saying so.
  */
 async function findCreatedBy(
 	client: AdPerformanceClient,
@@ -278,25 +259,17 @@ async function findCreatedBy(
 	deadline: number,
 ): Promise<ServiceReport | undefined> {
 	const clock = client.clock;
-	const matching = new Map<string, ServiceReport>();
-	// The answers of a walk are new readings of the clock: walk again if they reach further back.
-	let from = Infinity;
-	for (let walks = 0; walks < 3; walks++) {
-		const needed = clock.lowerBound(sentAt) - FROM_MARGIN_MS;
-		if (needed >= from) break;
-		from = needed;
-		const listed = await reportsSince(
-			client,
-			body,
-			from,
-			(report) => !client.claimedReports.has(report.id) && matchesRequest(report, body),
-			'whether the lost request created a report',
-			{ itemIndex, deadline },
-		);
-		for (const report of listed) matching.set(report.id, report);
-	}
+	const { reports: matching } = await reportsSince(
+		client,
+		{ accountId: body.account_id },
+		() => clock.lowerBound(sentAt),
+		{ marginMs: FROM_MARGIN_MS, toleranceMs: 0 },
+		(report) => !client.claimedReports.has(report.id) && matchesRequest(report, body),
+		'whether the lost request created a report',
+		{ itemIndex, deadline },
+	);
 	const placed = { after: [] as ServiceReport[], unsure: [] as ServiceReport[] };
-	for (const report of matching.values()) {
+	for (const report of matching) {
 		const created = serviceTime(report.createdAt);
 		const place = created ? clock.placeCreation(created, sentAt) : 'unsure';
 		if (place !== 'before') placed[place].push(report);
@@ -318,27 +291,15 @@ async function findCreatedBy(
 }
 
 /**
- * Reuse a Recent Identical Report: a report that the same request (account, title, dates,
- * format with its default, the set of campaign IDs, white label where the record shows it)
- * asked for within the last REUSE_WINDOW_MS by the service's clock, that has not failed;
- * undefined when there is none. The newest such report is the one returned.
+ * Reuse a Recent Identical Report: the newest report matching the request (matchesRequest) that
+ * has not failed and was asked for within REUSE_WINDOW_MS, or undefined. The window is listed to
+ * its end (a busy account can have more than 100 reports in 10 minutes), from the earliest time
+ * the service's clock can show, widened by CLOCK_SKEW_MARGIN_MS.
  *
- * GET /v1/reports (newest first) narrowed by account and by `from`, to its end (one page of
- * 100 records unless the window holds more): the window below the earliest time the service's
- * clock can show now, widened by CLOCK_SKEW_MARGIN_MS. A second read (with an earlier `from`) is made only when the first
- * answer shows the service's clock further behind n8n's than that margin, so that `from` may
- * have cut off part of the window.
- * A whole-account request also reads the account's campaigns once, as the lost-answer search
- * does, and only when some report is otherwise identical.
- *
- * Recency under clock disagreement: a report is recent when ANY standing reading of the
- * service's clock places its creation within the window ("after" or "unsure" in
- * placeCreation). The option exists so that a re-run never creates a second report; so the
- * window is never shorter than 10 minutes by any reading, and may be longer by as much as
- * the readings disagree. The price of that choice is reusing an identical report somewhat
- * older than 10 minutes, still the report the request asks for; the other choice would create
- * the duplicate the user turned the option on to prevent. A report whose creation time cannot
- * be read is not reused: nothing says it is recent at all.
+ * Under clock disagreement a report is recent when ANY standing reading places its creation in
+ * the window: the option exists so that a re-run never creates a second report, so the window is
+ * never shorter than 10 minutes by any reading. The price is reusing an identical report a little
+ * older, still the report asked for. A report whose creation time cannot be read is not reused.
  */
 async function findRecent(
 	client: AdPerformanceClient,
@@ -348,26 +309,16 @@ async function findRecent(
 ): Promise<ServiceReport | undefined> {
 	const clock = client.clock;
 	const since = Date.now() - REUSE_WINDOW_MS;
-	const matching = new Map<string, ServiceReport>();
-	// To the end of the window: "none" is concluded from a complete listing, never from a first
-	// page (a busy account can have more than 100 reports in 10 minutes) or a shifted one.
-	const walkFrom = async (from: number) => {
-		const listed = await reportsSince(
-			client,
-			body,
-			from,
-			(report) => REUSABLE_STATUSES.has(report.status as string) && matchesRequest(report, body),
-			'whether an identical report exists',
-			{ itemIndex, deadline },
-		);
-		for (const report of listed) matching.set(report.id, report);
-	};
-	const from = clock.lowerBound(since) - CLOCK_SKEW_MARGIN_MS;
-	await walkFrom(from);
-	// The answer's Date header is a new reading: past the margin, the window reaches further back.
-	if (clock.lowerBound(since) < from)
-		await walkFrom(clock.lowerBound(since) - CLOCK_SKEW_MARGIN_MS);
-	const recent = [...matching.values()].filter((report) => {
+	const { reports: matching } = await reportsSince(
+		client,
+		{ accountId: body.account_id },
+		() => clock.lowerBound(since),
+		{ marginMs: CLOCK_SKEW_MARGIN_MS, toleranceMs: CLOCK_SKEW_MARGIN_MS },
+		(report) => REUSABLE_STATUSES.has(report.status as string) && matchesRequest(report, body),
+		'whether an identical report exists',
+		{ itemIndex, deadline },
+	);
+	const recent = matching.filter((report) => {
 		const created = serviceTime(report.createdAt);
 		return created !== undefined && clock.placeCreation(created, since) !== 'before';
 	});
@@ -381,9 +332,8 @@ async function findRecent(
 const DEFAULT_FORMAT = 'pdf';
 
 /**
- * Whether a listed report is the one a Generate request asked for (the rule both searches share):
- * same account, title, dates and format (pdf when the request names none), the same set of
- * campaigns when the request names them, and the same white label where the record shows one.
+ * Whether a listed report is the one a Generate request asked for (both searches): same account,
+ * title, dates, format (pdf by default), set of campaigns, and white label where shown.
  */
 function matchesRequest(report: ServiceReport, body: IDataObject): boolean {
 	if (report.accountId !== undefined && report.accountId !== body.account_id) return false;
@@ -420,10 +370,8 @@ function sameJson(a: unknown, b: unknown): boolean {
 }
 
 /**
- * Keeps, of each list of reports matching a request, those for the same campaigns. A request
- * without campaign IDs covers every campaign of the account: a report for some of them is
- * another request's. That takes one read of the account's campaigns, done only when some
- * report is left to check.
+ * Of each list, the reports for the request's campaigns. A request without campaign IDs covers
+ * all the account's campaigns (one read of them, only when some report is left to check).
  */
 async function sameCampaigns(
 	client: AdPerformanceClient,

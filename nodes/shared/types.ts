@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-/** Records of the Ad Performance service (docs/service-notes.md, Records). Unknown fields pass through. */
+/** Records of the service (docs/service-notes.md, Records). Unknown fields pass through. */
 export interface ServiceReport extends IDataObject {
 	id: string;
 	title?: string;
@@ -63,32 +63,27 @@ export interface ServiceErrorBody {
 
 export type HttpMethod = 'GET' | 'POST';
 
-/** Report statuses, with the names the editor shows for them. */
-const REPORT_STATUS_NAMES = {
-	completed: 'Completed',
-	failed: 'Failed',
-	generating: 'Generating',
-	pending: 'Pending',
-} as const;
-export const REPORT_STATUSES = Object.keys(REPORT_STATUS_NAMES) as Array<
-	keyof typeof REPORT_STATUS_NAMES
->;
-export const REPORT_STATUS_OPTIONS = optionsOf(REPORT_STATUS_NAMES);
-
 /** Whether a report or diagnostic is done (completed or failed): any other status may change. */
 export function isFinished(job: { status?: string }): boolean {
 	return job.status === 'completed' || job.status === 'failed';
 }
-/** Report file formats, with the names the editor shows for them. */
-const REPORT_FORMAT_NAMES = { json: 'JSON', markdown: 'Markdown', pdf: 'PDF' } as const;
-export const REPORT_FORMATS = Object.keys(REPORT_FORMAT_NAMES) as Array<
-	keyof typeof REPORT_FORMAT_NAMES
->;
-export const REPORT_FORMAT_OPTIONS = optionsOf(REPORT_FORMAT_NAMES);
 
-/** The options of a node property, in the order of the names given. */
-function optionsOf(names: Record<string, string>): Array<{ name: string; value: string }> {
-	return Object.entries(names).map(([value, name]) => ({ name, value }));
+/** A choice's values, and its options for the editor (each value with the name shown for it). */
+function choice<V extends string>(names: Record<V, string>) {
+	const values = Object.keys(names) as V[];
+	return { values, options: values.map((value) => ({ name: names[value], value })) };
 }
+
+export const { values: REPORT_STATUSES, options: REPORT_STATUS_OPTIONS } = choice({
+	completed: 'Completed',
+	failed: 'Failed',
+	generating: 'Generating',
+	pending: 'Pending',
+});
+export const { values: REPORT_FORMATS, options: REPORT_FORMAT_OPTIONS } = choice({
+	json: 'JSON',
+	markdown: 'Markdown',
+	pdf: 'PDF',
+});
 export const CONNECTION_STATUSES = ['active', 'disconnected', 'token_expired'] as const;
 export const CAMPAIGN_STATUSES = ['ACTIVE', 'PAUSED', 'ARCHIVED', 'DELETED'] as const;

@@ -4,12 +4,10 @@ import { dayIn, instantOfWallTime, knownZone } from './calendar';
 import { fieldError, type FieldName } from './errors';
 
 /**
- * The one reader of each kind of value (docs/input-values.md): text, ID, ID list, date,
- * date-time, whole number, number, switch, choice, colour, URL. Every field of a kind is read by
- * its reader, on the node, the tool and the trigger alike, so the same value gives the same
- * request whichever way it came. A reader takes every idiomatic form of a valid value (what n8n
- * expressions, Data Tables, Sheets and models give) and returns one canonical value, or refuses
- * the rest before any request with an error that names the field and the fix.
+ * The one reader of each kind of value (docs/input-values.md), on the node, the tool and the
+ * trigger alike, so the same value gives the same request whichever way it came. A reader takes
+ * every idiomatic form of a valid value (from expressions, Data Tables, Sheets, models) and returns
+ * one canonical value, or refuses it before any request with an error naming the field and fix.
  */
 export class InputValidator {
 	/** The workflow's time zone, in which days are counted (calendar.ts). */
@@ -34,19 +32,18 @@ export class InputValidator {
 		options: { maxLength?: number; required?: boolean } = {},
 	): string {
 		const { maxLength = 1000, required = true } = options;
-		if (value === undefined || value === null || value === '') {
-			if (!required) return '';
-			this.fail(field, 'is empty', `Enter a value for ${field}.`);
-		}
-		if (typeof value !== 'string' && typeof value !== 'number') {
+		if (value !== undefined && value !== null && !['string', 'number'].includes(typeof value)) {
 			this.fail(
 				field,
 				`must be text, but the value is ${describeType(value)}`,
 				`Make ${field} a plain text value (check the expression).`,
 			);
 		}
-		const text = String(value).trim();
-		if (text === '' && required) this.fail(field, 'is empty', `Enter a value for ${field}.`);
+		const text = String(value ?? '').trim();
+		if (text === '') {
+			if (!required) return '';
+			this.fail(field, 'is empty', `Enter a value for ${field}.`);
+		}
 		if (text.length > maxLength) {
 			this.fail(
 				field,
@@ -108,9 +105,8 @@ export class InputValidator {
 	}
 
 	/**
-	 * A calendar day, `YYYY-MM-DD`. Takes a Luxon DateTime (`$today`, `$now.minus(…)`), a JS
-	 * Date, or ISO text; a moment (a DateTime, a Date, text with `Z` or an offset) counts as its
-	 * day in the workflow's time zone, as `$today` does; text without a zone is read as written.
+	 * A calendar day, `YYYY-MM-DD`, from a Luxon DateTime, a JS Date or ISO text. A moment counts
+	 * as its day in the workflow's time zone, as `$today` does; text without a zone is as written.
 	 */
 	date(field: FieldName, value: unknown): string {
 		const time = this.timeOf(field, value, 'date');
@@ -118,9 +114,9 @@ export class InputValidator {
 	}
 
 	/**
-	 * A moment for a list filter, as ISO 8601 UTC text. Takes what `date` takes; text without a
-	 * zone (the editor's date picker, `$today.toISODate()`) is a wall time of the workflow's time
-	 * zone, and a day alone is its first moment, or its last with `dayMeans: 'end'`.
+	 * A moment for a list filter, as ISO 8601 UTC text, from what `date` takes. Text without a zone
+	 * (the editor's date picker) is a wall time of the workflow's time zone; a day alone is its
+	 * first moment, or its last with `dayMeans: 'end'`.
 	 */
 	dateTime(field: FieldName, value: unknown, dayMeans: 'start' | 'end' = 'start'): string {
 		const time = this.timeOf(field, value, 'dateTime');
@@ -162,21 +158,9 @@ export class InputValidator {
 			);
 		}
 		const [, y, mo, d, h = '00', mi = '00', s = '00', fraction = '', zone] = match;
-		const wallMs = Date.UTC(
-			+y,
-			+mo - 1,
-			+d,
-			+h,
-			+mi,
-			+s,
-			Number(fraction.padEnd(3, '0').slice(0, 3)),
-		);
-		const wall = new Date(wallMs);
-		if (
-			wall.getUTCFullYear() !== +y ||
-			wall.getUTCMonth() !== +mo - 1 ||
-			wall.getUTCDate() !== +d
-		) {
+		const ms = Number(fraction.padEnd(3, '0').slice(0, 3));
+		const wallMs = Date.UTC(+y, +mo - 1, +d, +h, +mi, +s, ms);
+		if (new Date(wallMs).toISOString().slice(0, 10) !== `${y}-${mo}-${d}`) {
 			this.fail(field, `${y}-${mo}-${d} is not a real calendar date`, example);
 		}
 		if (+h > 23 || +mi > 59 || +s > 59) {
@@ -254,12 +238,10 @@ export class InputValidator {
 				'A report covers at most 20 campaigns. Split them over several reports.',
 			);
 		}
-		return ids.map((id, index) =>
-			this.id(`${field} (entry ${index + 1})`, id, 'camp_', 'camp_8h2k4m9x1z7q'),
-		);
+		return ids.map((id, index) => this.campaignId(`${field} (entry ${index + 1})`, id));
 	}
 
-	/** One of `allowed`, in any letter case (a model may write `active` for `ACTIVE`); the listed spelling comes back. */
+	/** One of `allowed`, in any letter case (a model may write `active` for `ACTIVE`). */
 	oneOf<T extends string>(field: FieldName, value: unknown, allowed: readonly T[]): T {
 		const match =
 			typeof value === 'string'
@@ -275,7 +257,7 @@ export class InputValidator {
 		return match;
 	}
 
-	/** A whole number within bounds (page limits, attempts, seconds). */
+	/** A whole number within bounds. */
 	integer(field: FieldName, value: unknown, min: number, max: number): number {
 		const number = numberOf(value);
 		if (typeof number !== 'number' || !Number.isInteger(number) || number < min || number > max) {
@@ -288,23 +270,8 @@ export class InputValidator {
 		return number;
 	}
 
-	/** A number of seconds within bounds (fractions allowed). */
-	seconds(field: FieldName, value: unknown, min: number, max: number): number {
-		return this.finiteNumber(field, value, min, max, 'seconds');
-	}
-
-	/** A number of minutes within bounds (fractions allowed). */
-	minutes(field: FieldName, value: unknown, min: number, max: number): number {
-		return this.finiteNumber(field, value, min, max, 'minutes');
-	}
-
-	/** A size in MB within bounds (fractions allowed), e.g. Max File Size. */
-	megabytes(field: FieldName, value: unknown, min: number, max: number): number {
-		return this.finiteNumber(field, value, min, max, 'MB');
-	}
-
-	/** Expressions can yield NaN, Infinity, words or objects: none of them may pass as a number. */
-	private finiteNumber(field: FieldName, value: unknown, min: number, max: number, unit: string) {
+	/** A number of `unit`, fractions allowed; NaN, Infinity, words or objects never pass as one. */
+	number(field: FieldName, value: unknown, min: number, max: number, unit: string): number {
 		const number = numberOf(value);
 		if (typeof number !== 'number' || !Number.isFinite(number) || number < min || number > max) {
 			this.fail(
@@ -349,13 +316,7 @@ export class InputValidator {
 
 	url(field: FieldName, value: unknown): string {
 		const text = this.text(field, value, { maxLength: 2000 });
-		let parsed: URL | undefined;
-		try {
-			parsed = new URL(text);
-		} catch {
-			parsed = undefined;
-		}
-		if (!parsed || !/^https?:$/.test(parsed.protocol)) {
+		if (!URL.canParse(text) || !/^https?:$/.test(new URL(text).protocol)) {
 			this.fail(
 				field,
 				`"${clip(text)}" is not a web address`,

@@ -10,10 +10,7 @@ import {
 	type WaitUntilFinishedResult,
 } from './waitUntilFinished';
 
-/**
- * The wait of Wait for Ad Report and of its tool: one sweep per interval for every report
- * asked for, until all are finished or the time is up.
- */
+/** The wait of Wait for Ad Report and its tool: one sweep per interval for all its reports. */
 export async function waitForReports(
 	client: AdPerformanceClient,
 	timing: { intervalSeconds: number; timeoutSeconds: number },
@@ -32,11 +29,8 @@ export async function waitForReports(
 }
 
 /**
- * The error for a report the wait did not see finished, named for what was observed
- * (waitUntilFinished.ts, outcomeOf): "not found" only when the last look was answered with a
- * list that did not hold it; when the last look got no answer, that the service could not be
- * reached or did not answer in time (saying which, from the client's failures since that look
- * began), since nothing was listed because nothing answered.
+ * The error for a report the wait did not see: "not found" only when the last look was answered
+ * with a complete list that did not hold it; else what the look met.
  */
 export function unseenReportError(
 	client: AdPerformanceClient,
@@ -73,14 +67,10 @@ export interface ReportHint {
 }
 
 /**
- * Wait for Ad Report's look at many reports with as few list requests as possible. There is no
- * GET of one report, so each sweep pages through GET /v1/reports newest first, narrowed by
- * account when all pending reports share one and by creation time when all are known, and stops
- * as soon as every pending report has been seen. 25 reports cost one request a sweep.
- *
- * A report missing from a sweep is not declared "not found" there: the list is an index that
- * can lag behind a report just created, so a report keeps being looked for until the node's
- * Timeout, which is the one patience the user set.
+ * Wait for Ad Report's look at many reports in few requests (there is no GET of one report): each
+ * sweep pages GET /v1/reports newest first, narrowed by account and creation time when all
+ * pending reports share them, until every one was seen (25 reports: one request). A report
+ * missing from a sweep is looked for again until the Timeout: the list can lag behind a new one.
  */
 export class ReportSweep {
 	private readonly hints = new Map<string, ReportHint>();

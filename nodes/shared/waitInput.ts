@@ -3,10 +3,8 @@ import { ANSWER_LIMITS, BYTES_PER_MB } from './limits';
 import { maxFileBytesOf } from './reportFiles';
 
 /**
- * The input of Wait for Ad Report, read and checked once from either source: the node's
- * parameters or its tool's arguments (inputSource.ts). The tool's own Timeout is its setting
- * `toolTimeoutSeconds` (a tool call answers within a conversation, so at most 10 minutes),
- * and a tool outputs no file, so it has no download settings.
+ * The input of Wait for Ad Report, from either source (inputSource.ts). The tool's Timeout is its
+ * own setting (a tool call answers within a conversation: at most 10 minutes); it outputs no file.
  */
 export interface WaitSettings {
 	intervalSeconds: number;
@@ -36,10 +34,10 @@ const BINARY_PROPERTY = inputField('binaryPropertyName', 'Put Output File in Fie
 export function readWaitSettings(source: InputSource): WaitSettings {
 	const { check } = source;
 	const intervalSeconds = read(source, POLL_INTERVAL, (name, value) =>
-		check.seconds(name, value, 0.1, 3600),
+		check.number(name, value, 0.1, 3600, 'seconds'),
 	);
 	const timeoutSeconds = read(source, TIMEOUT, (name, value) =>
-		check.seconds(name, value, 1, source.isTool ? 600 : 86_400),
+		check.number(name, value, 1, source.isTool ? 600 : 86_400, 'seconds'),
 	);
 	const download =
 		!source.isTool && readOr(source, DOWNLOAD, (name, value) => check.boolean(name, value), true);

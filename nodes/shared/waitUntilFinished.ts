@@ -11,16 +11,9 @@ export interface WaitUntilFinishedOptions<V> {
 	ids: string[];
 	intervalMs: number;
 	timeoutMs: number;
-	/**
-	 * One look at the service for the given pending ids; returns what it learnt. Its requests
-	 * must stop at `deadline` (the client throws DeadlineReached there).
-	 */
+	/** One look at the service for the pending ids; its requests stop at `deadline`. */
 	sweep: (pending: string[], deadline: number) => Promise<Map<string, V>>;
-	/**
-	 * Whether the last sweep's listing was whole (a list read while it changed, or that
-	 * contradicted itself, is not): an id it did not hold is then not "not found". Always, when
-	 * not given (a read by id).
-	 */
+	/** Whether the last sweep's listing was whole (always, when not given: a read by id). */
 	listedCompletely?: () => boolean;
 	/** Whether a state is final (completed or failed); anything else means "keep waiting". */
 	isFinal: (state: V) => boolean;
@@ -31,15 +24,11 @@ export interface WaitUntilFinishedResult<V> {
 	states: Map<string, V | undefined>;
 	/** Ids that were not final when the deadline passed. */
 	timedOut: string[];
-	/**
-	 * Whether some sweep got a whole answer. Without one, an id never seen was never looked
-	 * for either: not "not found", but what the failed requests showed (see outcomeOf).
-	 */
+	/** Whether some sweep got a whole answer (without one, nothing was looked for at all). */
 	answered: boolean;
 	/**
-	 * When the wait's last look began, if that look got no answer (cut at the deadline after
-	 * its requests failed or hung): whatever was seen before it is not how things stand now.
-	 * Undefined when the last look with time to be answered was answered.
+	 * When the wait's last look began, if it had time to be answered and got no answer: what was
+	 * seen before it is not how things stand now.
 	 */
 	silentSince?: number;
 	/** When the wait began (n8n time). */
@@ -49,14 +38,10 @@ export interface WaitUntilFinishedResult<V> {
 }
 
 /**
- * What a wait saw of one id, named for what was observed (issue #26, item 3). The one rule
- * every waiter (Wait for Ad Report and its tool, Diagnostic → Run and its tool) names its
- * outcome by:
- *   - `finished`: an answer showed it final (completed or failed);
- *   - `unanswered`: the last look got no answer: the service could not be reached or did not
- *     answer in time (TransportErrors.unanswered says which), whatever an earlier look showed;
- *   - `running`: the last look was answered, and the answer showed it not finished;
- *   - `unlisted`: the last look was answered, and the answer did not hold it (not found).
+ * What a wait saw of one id, the one rule every waiter names its outcome by: `finished` (an
+ * answer showed it final); `unanswered` (the last look got no answer, whatever an earlier one
+ * showed); `running` (the last answer showed it unfinished); `unlisted` (the last answer did not
+ * hold it).
  */
 export type WaitOutcome<V> =
 	| { kind: 'finished'; state: V }
@@ -78,10 +63,10 @@ export function outcomeOf<V>(result: WaitUntilFinishedResult<V>, id: string): Wa
 export type Settled<V> = { kind: 'done'; state: V } | { kind: 'pending'; state: V };
 
 /**
- * The one settle step of every wait (Wait for Ad Report, its tool, Diagnostic → Run): what the
- * last look saw becomes done, pending, or the error named for it. A job that finished failed
- * is `failed`'s error; one that was never seen (not listed, or no answer) is `unseen`'s, which
- * may instead say what to present as pending (a diagnostic that its read still lags behind).
+ * The one settle step of every wait (Wait for Ad Report, its tool, Diagnostic → Run): done,
+ * pending, or the error named for what was seen. A job that finished failed is `failed`'s error;
+ * one never seen is `unseen`'s, which may instead give what to present as pending (a diagnostic
+ * its read still lags behind).
  */
 export function settle<V extends { status?: unknown }>(
 	result: WaitUntilFinishedResult<V>,
@@ -102,10 +87,7 @@ export function settle<V extends { status?: unknown }>(
 	return { kind: 'done', state: outcome.state };
 }
 
-/**
- * The error of a wait whose last look got no answer: unreachable, timed out, or the service's
- * own error type, from the client's failures since that look began (TransportErrors.unanswered).
- */
+/** The error of a wait whose last look got no answer (TransportErrors.unanswered). */
 export function unansweredError(
 	client: AdPerformanceClient,
 	outcome: { since: number },
@@ -116,12 +98,9 @@ export function unansweredError(
 }
 
 /**
- * Waits for many asynchronous jobs with one sweep per interval for all of them: the first
- * look happens at once, the next ones on a fixed beat measured from the start (so a slow
- * sweep does not stretch the beat), and the last at the deadline. A sweep still running at
- * the deadline is cut there: the timeout holds even when the service is slow, and the result
- * says that the last look got no answer (silentSince), for outcomeOf to name. Waiting goes
- * through the client, i.e. n8n's sleep with the execution's cancel signal.
+ * Waits for many jobs with one sweep per interval for all: the first at once, the next on a
+ * fixed beat from the start (a slow sweep does not stretch it), the last at the deadline, where a
+ * sweep still running is cut (the timeout holds even when the service is slow).
  */
 export async function waitUntilFinished<V>(
 	client: AdPerformanceClient,
@@ -143,8 +122,7 @@ export async function waitUntilFinished<V>(
 		} catch (error) {
 			failure = error;
 		}
-		// A sweep cut at the deadline leaves what is still pending timed out; if it had time to
-		// be answered, the wait ends without an answer to its last look.
+		// Cut at the deadline: what is pending timed out, and if the look had time, it went unanswered.
 		if (failure instanceof DeadlineReached) {
 			if (lookedAt < deadline - LOOK_GRACE_MS) silentSince = lookedAt;
 			break;

@@ -87,10 +87,15 @@ export interface OperationRow {
 	maxFaults?: number;
 	/**
 	 * Whether the path reads a listing again when it did not agree with itself, so a listing that
-	 * contradicts itself once must not fail it (the trigger instead fails that poll and keeps its
-	 * state; a tool's page says so to the model): listing faults are drawn only for these rows.
+	 * contradicts itself once must not fail it (a tool's page says so to the model instead):
+	 * listing faults are drawn only for these rows.
 	 */
 	rereadsListings?: boolean;
+	/**
+	 * Whether the path waits for what it created, so a read that lags behind the write (not found
+	 * yet, not listed yet) must not fail it: lag faults are drawn only for these rows.
+	 */
+	waitsOutLag?: boolean;
 	prepare: (service: TestService, maxAttempts: number | undefined) => Promise<Prepared> | Prepared;
 }
 
@@ -327,6 +332,7 @@ export const OPERATIONS: OperationRow[] = [
 	},
 	{
 		name: 'diagnostic run with wait',
+		waitsOutLag: true,
 		// A diagnostic takes 50–100 ms here, longer than the first retry's backoff (≤ 10 ms), as
 		// in real life (5–10 s vs ≤ 1 s): a resent POST meets the run its lost answer started.
 		timeScale: 0.01,
@@ -412,6 +418,7 @@ export const OPERATIONS: OperationRow[] = [
 	{
 		name: 'Wait for Ad Report with download',
 		rereadsListings: true,
+		waitsOutLag: true,
 		prepare: async (service, maxAttempts) => {
 			const accounts = service.fake.accounts().slice(0, 2);
 			const generated: IDataObject[] = [];

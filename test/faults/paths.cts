@@ -102,6 +102,7 @@ export const PATH_ROWS: OperationRow[] = [
 	},
 	{
 		name: 'tool: diagnostic run',
+		waitsOutLag: true,
 		timeScale: 0.01,
 		prepare: (service) => {
 			const campaign = service.fake
@@ -123,6 +124,7 @@ export const PATH_ROWS: OperationRow[] = [
 	},
 	{
 		name: 'wait tool: a generating report',
+		waitsOutLag: true,
 		prepare: async (service) => {
 			const report = await direct(service.fake, 'POST', '/reports', {
 				account_id: acmeOf(service.fake).platformAccountId,
@@ -144,6 +146,7 @@ export const PATH_ROWS: OperationRow[] = [
 	},
 	{
 		name: 'trigger: a poll after the baseline emits each completed report once',
+		rereadsListings: true,
 		prepare: async (service) => {
 			const account = service.fake.addAccount({ name: 'Polled Co' });
 			const trigger = new ActiveTrigger(

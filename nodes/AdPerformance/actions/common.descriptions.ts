@@ -22,20 +22,6 @@ export function operationSelector(
 /** The properties of a Get Many: Return All, Limit and a Filters collection of `filters`. */
 export function listProperties(filters: INodeProperties[]): INodeProperties[] {
 	return [
-		...returnAllOrLimit(),
-		{
-			displayName: 'Filters',
-			name: 'filters',
-			type: 'collection',
-			placeholder: 'Add Filter',
-			default: {},
-			options: filters,
-		},
-	];
-}
-
-export function returnAllOrLimit(): INodeProperties[] {
-	return [
 		{
 			displayName: 'Return All',
 			name: 'returnAll',
@@ -52,75 +38,77 @@ export function returnAllOrLimit(): INodeProperties[] {
 			description: 'Max number of results to return',
 			displayOptions: { show: { returnAll: [false] } },
 		},
+		{
+			displayName: 'Filters',
+			name: 'filters',
+			type: 'collection',
+			placeholder: 'Add Filter',
+			default: {},
+			options: filters,
+		},
 	];
 }
 
-export const campaignLocator: INodeProperties = {
-	displayName: 'Campaign',
-	name: 'campaignId',
-	type: 'resourceLocator',
-	default: { mode: 'list', value: '' },
-	required: true,
-	description: 'The campaign, picked from the list or given by its ID (camp_…)',
-	modes: [
-		{
-			displayName: 'From List',
-			name: 'list',
-			type: 'list',
-			typeOptions: { searchListMethod: 'searchCampaigns', searchable: true },
-		},
-		{
-			displayName: 'By ID',
-			name: 'id',
-			type: 'string',
-			placeholder: 'camp_8h2k4m9x1z7q',
-			validation: [
-				{
-					type: 'regex',
-					properties: {
-						regex: 'camp_[A-Za-z0-9_-]+',
-						errorMessage: 'A campaign ID starts with camp_',
-					},
-				},
-			],
-		},
-	],
-};
+/** A required resource locator: picked from the list `searchListMethod` gives, or by its ID. */
+function locator(
+	property: Pick<INodeProperties, 'displayName' | 'name' | 'description'>,
+	searchListMethod: string,
+	byId: { placeholder: string; regex: string; errorMessage: string },
+): INodeProperties {
+	const { placeholder, regex, errorMessage } = byId;
+	return {
+		...property,
+		type: 'resourceLocator',
+		default: { mode: 'list', value: '' },
+		required: true,
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				typeOptions: { searchListMethod, searchable: true },
+			},
+			{
+				displayName: 'By ID',
+				name: 'id',
+				type: 'string',
+				placeholder,
+				validation: [{ type: 'regex', properties: { regex, errorMessage } }],
+			},
+		],
+	};
+}
 
-export const accountLocator: INodeProperties = {
-	displayName: 'Ad Account',
-	name: 'accountId',
-	type: 'resourceLocator',
-	default: { mode: 'list', value: '' },
-	required: true,
-	description:
-		'The connected ad account, picked from the list or given by its ad platform account ID (act_ followed by digits)',
-	modes: [
-		{
-			displayName: 'From List',
-			name: 'list',
-			type: 'list',
-			typeOptions: { searchListMethod: 'searchAccounts', searchable: true },
-		},
-		{
-			displayName: 'By ID',
-			name: 'id',
-			type: 'string',
-			placeholder: 'act_123456789012345',
-			validation: [
-				{
-					type: 'regex',
-					properties: {
-						regex: 'act_[0-9]+',
-						errorMessage: 'An ad platform account ID is act_ followed by digits',
-					},
-				},
-			],
-		},
-	],
-};
+export const campaignLocator = locator(
+	{
+		displayName: 'Campaign',
+		name: 'campaignId',
+		description: 'The campaign, picked from the list or given by its ID (camp_…)',
+	},
+	'searchCampaigns',
+	{
+		placeholder: 'camp_8h2k4m9x1z7q',
+		regex: 'camp_[A-Za-z0-9_-]+',
+		errorMessage: 'A campaign ID starts with camp_',
+	},
+);
 
-/** The campaign of Campaign → Get and Diagnostic → Run (campaignLocator; argument campaignId). */
+export const accountLocator = locator(
+	{
+		displayName: 'Ad Account',
+		name: 'accountId',
+		description:
+			'The connected ad account, picked from the list or given by its ad platform account ID (act_ followed by digits)',
+	},
+	'searchAccounts',
+	{
+		placeholder: 'act_123456789012345',
+		regex: 'act_[0-9]+',
+		errorMessage: 'An ad platform account ID is act_ followed by digits',
+	},
+);
+
+/** The campaign of Campaign → Get and Diagnostic → Run (campaignLocator). */
 export const CAMPAIGN_FIELD = inputField('campaignId', 'Campaign', 'campaignId', { locator: true });
 
 /** The Report ID parameter of Report → Get and Download. */

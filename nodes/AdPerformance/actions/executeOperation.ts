@@ -13,11 +13,7 @@ import * as campaign from './campaign/Campaign.resource';
 import * as diagnostic from './diagnostic/Diagnostic.resource';
 import * as report from './report/Report.resource';
 
-/**
- * One operation (one `*.operation.ts`): `readInput` reads and checks one item's input from a
- * source, the node's parameters or the tool's arguments; `execute` runs it. In the tool
- * variant `tool.execute` runs it and shapes what a model receives.
- */
+/** One `*.operation.ts`: readInput reads an item's input from either source; execute runs it. */
 interface Operation<Input = unknown> {
 	readInput(source: InputSource): Input;
 	execute(
@@ -26,7 +22,7 @@ interface Operation<Input = unknown> {
 		itemIndex: number,
 		input: Input,
 	): Promise<INodeExecutionData[]>;
-	/** The operation's tool variant: used when the node runs as `adPerformanceTool`. */
+	/** Runs it when the node runs as `adPerformanceTool`, shaping what a model receives. */
 	tool?: OperationTool<Input>;
 }
 
@@ -47,9 +43,7 @@ export async function executeOperation(this: IExecuteFunctions): Promise<INodeEx
 	const resource = this.getNodeParameter('resource', 0) as string;
 	const operation = this.getNodeParameter('operation', 0) as string;
 	const handler = operations[resource]?.[operation];
-	if (!handler) {
-		throw unsupportedOperationError(this.getNode(), resource, operation);
-	}
+	if (!handler) throw unsupportedOperationError(this.getNode(), resource, operation);
 
 	// The tool variant (docs/agent-tools.md): one small result item per call, and errors whose
 	// message a model can act on. The boundary (boundary.ts) scrubs what this returns or throws,

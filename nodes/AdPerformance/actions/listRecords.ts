@@ -44,11 +44,7 @@ const RETURN_ALL = inputField('returnAll', 'Return All', undefined, { default: f
 const LIMIT = inputField('limit', 'Limit', 'limit', { default: 50 });
 const PAGE = inputField('toolPage', 'Page', 'page');
 
-/**
- * A Get Many's input: `qs` (its filters, read and checked by the operation) and Return All /
- * Limit, or in a tool call Limit and Page: a tool answers with one bounded page
- * (toolResults.ts), so Return All has no place there.
- */
+/** A Get Many's input: its checked filters and Return All / Limit, or in a tool Limit and Page. */
 export function readListInput(source: InputSource, qs: IDataObject): ListInput {
 	const { check } = source;
 	const filters = defined(qs);
@@ -63,8 +59,7 @@ export function readListInput(source: InputSource, qs: IDataObject): ListInput {
 		};
 	}
 	const returnAll = readOr(source, RETURN_ALL, (name, value) => check.boolean(name, value), false);
-	if (returnAll) return { qs: filters, returnAll, limit: 0, page: 1 };
-	const limit = readOr(source, LIMIT, integer(1, 1_000_000), 50);
+	const limit = returnAll ? 0 : readOr(source, LIMIT, integer(1, 1_000_000), 50);
 	return { qs: filters, returnAll, limit, page: 1 };
 }
 
@@ -86,10 +81,7 @@ export function listRecords(path: string) {
 	};
 }
 
-/**
- * The tool of a Get Many: its filter arguments and `limit` and `page`; a call returns page
- * `page` of `limit` records (10 by default, at most 50), simplified and bounded.
- */
+/** The tool of a Get Many: its filter arguments, `limit` and `page`; one simplified page a call. */
 export function listOperationTool(
 	description: string,
 	filters: readonly ToolArgument[],

@@ -21,14 +21,15 @@ function matches(filter: string | undefined, ...texts: unknown[]): boolean {
 }
 
 /**
- * One page of a list for the editor's searchable list; the token is the next page's number. A
- * list search gets no Request Options, so it tries a few times and gives up (the user is waiting).
+ * One page of a list for the editor's searchable list, each record as `toItem` shows it. A list
+ * search gets no Request Options, so it tries a few times and gives up (the user is waiting).
  */
-async function searchPage<T extends IDataObject>(
+async function searchList<T extends IDataObject>(
 	ctx: ILoadOptionsFunctions,
 	path: string,
 	paginationToken: string | undefined,
-): Promise<{ records: T[]; nextToken: string | undefined }> {
+	toItem: (record: T) => INodeListSearchItems | undefined,
+): Promise<INodeListSearchResult> {
 	const client = await AdPerformanceClient.create(ctx, { maxAttempts: 3 });
 	const page = Number(paginationToken ?? 1) || 1;
 	const envelope: ListEnvelope<T> = await client.listPage<T>(path, {}, page, MAX_PAGE_SIZE, {
@@ -38,9 +39,10 @@ async function searchPage<T extends IDataObject>(
 	const read = onePage(envelope, { page, pageSize: MAX_PAGE_SIZE });
 	const more = read.kind === 'contradictory' || read.hasMore;
 	// The editor shows what this returns without passing the nodes' output boundary: scrub here.
+	const records = client.redactor.value(read.records);
 	return {
-		records: client.redactor.value(read.records),
-		nextToken: more ? String(page + 1) : undefined,
+		results: records.flatMap((record) => toItem(record) ?? []),
+		paginationToken: more ? String(page + 1) : undefined,
 	};
 }
 
@@ -50,24 +52,16 @@ export async function searchAccounts(
 	filter?: string,
 	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
-	const { records, nextToken } = await searchPage<ServiceAccount>(
-		this,
-		'/accounts',
-		paginationToken,
-	);
-	const results: INodeListSearchItems[] = [];
-	for (const account of records) {
+	return await searchList<ServiceAccount>(this, '/accounts', paginationToken, (account) => {
 		const value = textOf(account.platformAccountId);
-		if (!value) continue;
-		if (!matches(filter, account.name, value, account.id, account.businessName)) continue;
+		if (!value || !matches(filter, account.name, value, account.id, account.businessName)) return;
 		const status = typeof account.connectionStatus === 'string' ? account.connectionStatus : '';
 		const name = textOf(account.name) ?? textOf(account.id) ?? value;
-		results.push({
+		return {
 			name: `${name}${status && status !== 'active' ? ` (${status.replace('_', ' ')})` : ''}`,
 			value,
-		});
-	}
-	return { results, paginationToken: nextToken };
+		};
+	});
 }
 
 export async function searchCampaigns(
@@ -75,20 +69,10 @@ export async function searchCampaigns(
 	filter?: string,
 	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
-	const { records, nextToken } = await searchPage<ServiceCampaign>(
-		this,
-		'/campaigns',
-		paginationToken,
-	);
-	const results: INodeListSearchItems[] = [];
-	for (const campaign of records) {
+	return await searchList<ServiceCampaign>(this, '/campaigns', paginationToken, (campaign) => {
 		const value = textOf(campaign.id);
-		if (!value || !matches(filter, campaign.name, value)) continue;
+		if (!value || !matches(filter, campaign.name, value)) return;
 		const status = typeof campaign.status === 'string' ? campaign.status : '';
-		results.push({
-			name: `${textOf(campaign.name) ?? value}${status ? ` · ${status}` : ''}`,
-			value,
-		});
-	}
-	return { results, paginationToken: nextToken };
+		return { name: `${textOf(campaign.name) ?? value}${status ? ` · ${status}` : ''}`, value };
+	});
 }

@@ -5,31 +5,21 @@ import type { ServiceAccount } from '../../shared/types';
 import { eventKind, isEntryList } from './eventKind';
 
 /*
- * Account Connection Changed.
- *
- * Each poll lists every connected account (all pages, 100 a page: one request for up to 100
- * accounts) and compares each account's `connectionStatus` with the snapshot stored by the last
- * poll: service account id → connection status. The snapshot holds one short entry per account,
- * so it is bounded by the number of accounts. It is stored as a list of [id, status] entries and
- * read into a Map, so an id is only ever data (an account whose id is `__proto__` is an account).
- *
- * Emitted, one item per change: `{ account, previousStatus, currentStatus }`, e.g.
- * active → token_expired, active → disconnected, token_expired → active.
+ * Account Connection Changed. Each poll lists every connected account and compares each one's
+ * `connectionStatus` with the snapshot the last poll stored (service account id → status, one
+ * short entry per account), kept as [id, status] entries read into a Map, so an id is only ever
+ * data (an account whose id is `__proto__` is an account). Emitted, one item per change:
+ * `{ account, previousStatus, currentStatus }`.
  *
  * Decisions where the service's documentation is silent:
- *   - An account that appears after the baseline (newly connected in the dashboard) is
- *     emitted with `previousStatus: null`: connecting an account is a change of its connection,
- *     and a workflow that, say, posts "account X is now active" should hear about it. A
- *     workflow that wants only changes of known accounts filters on previousStatus.
- *   - An account that disappears from the list (removed from the workspace) is emitted once
- *     with `currentStatus: null` and `account: { id }` (the list no longer has its record).
- *     Absence is read only from a complete listing (pageWalker.ts: every page gave one total,
- *     and that many accounts were seen). Pages read while accounts come and go can skip one;
- *     then nothing is inferred from absence, and accounts not seen keep their stored status
- *     until a complete listing shows them or their absence.
+ *   - An account that appears after the baseline (newly connected) is emitted with
+ *     `previousStatus: null`: connecting an account is a change of its connection. A workflow
+ *     that wants only changes of known accounts filters on previousStatus.
+ *   - An account that disappears from the list is emitted once with `currentStatus: null` and
+ *     `account: { id }`. Absence is read only from a complete listing (pageWalker.ts): pages read
+ *     while accounts come and go can skip one, and then accounts not seen keep their status.
  *   - A missing `connectionStatus` counts as null; unknown values are passed through.
- *   - A change and its reversal between two polls (active → token_expired → active) is not
- *     visible to polling.
+ *   - A change and its reversal between two polls is not visible to polling.
  */
 
 interface AccountSnapshot {
@@ -111,12 +101,11 @@ export const accountConnections = eventKind<AccountSnapshot>({
 
 	async sample({ client, settings, deadline }) {
 		// Without a filter the first account will do, so one small page is enough.
-		const {
-			accounts: [account],
-		} = await listAccounts(client, settings.accountId, {
+		const { accounts } = await listAccounts(client, settings.accountId, {
 			deadline,
 			limit: settings.accountId ? undefined : 1,
 		});
+		const account = accounts[0];
 		if (!account) return [];
 		const currentStatus = statusOf(account);
 		// A sample of the output shape: the status as it is now on both sides.

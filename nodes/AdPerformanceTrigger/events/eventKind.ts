@@ -20,9 +20,8 @@ export interface PollInput<State> {
 	client: AdPerformanceClient;
 	settings: TriggerSettings;
 	/**
-	 * What the last successful poll stored for the same event and filter, read back by the
-	 * kind's `readState`; undefined on the first poll or when what is stored is not that (then the
-	 * kind records a baseline and the poll emits nothing).
+	 * What the last successful poll stored for the same event and filter (`readState`); undefined
+	 * on the first poll or for anything else: then the poll records a baseline and emits nothing.
 	 */
 	previous: State | undefined;
 	/** n8n's clock when the poll started, in ms. */
@@ -34,7 +33,7 @@ export interface PollInput<State> {
 export interface PollOutcome<State> {
 	/** The events of this poll, oldest first. */
 	events: IDataObject[];
-	/** The state for the next poll (replaces the old one completely). */
+	/** The state for the next poll: it replaces the old one. */
 	state: State;
 }
 
@@ -44,19 +43,13 @@ export interface PollOutcome<State> {
  * overlapping polls, the time budget, committing the state with the events.
  */
 interface EventKindParts<State> {
-	/**
-	 * The stored state as this kind wrote it, checked field by field; anything else (another
-	 * version, a foreign or damaged shape) is undefined, never read as events.
-	 */
+	/** The stored state as this kind wrote it, checked field by field; anything else: undefined. */
 	readState(stored: unknown): State | undefined;
 	/** The state as plain JSON for the static data: lists of entries, never objects keyed by ids. */
 	writeState(state: State): IDataObject;
 	/** One regular poll: what is new since `previous`, and the next state. */
 	poll(this: IPollFunctions, input: PollInput<State>): Promise<PollOutcome<State>>;
-	/**
-	 * "Fetch Test Event" in the editor: one recent record, the stored state left untouched,
-	 * within the poll's budget like a poll.
-	 */
+	/** "Fetch Test Event": one recent record, within the poll's budget, stored state untouched. */
 	sample(
 		this: IPollFunctions,
 		input: Pick<PollInput<State>, 'client' | 'settings' | 'deadline'>,

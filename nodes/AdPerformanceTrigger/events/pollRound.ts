@@ -36,11 +36,7 @@ function isRateLimited(error: unknown): boolean {
 const EVENT = inputField('event', 'Event');
 const ACCOUNT = inputField('filters.accountId', 'Account ID');
 
-/**
- * Reads and checks the parameters before any request is sent, with the readers every node
- * uses (inputSource.ts): an Account ID whose expression gives null is refused, never "every
- * account".
- */
+/** The parameters, checked before any request by the readers every node uses (inputSource.ts). */
 function readSettings(ctx: IPollFunctions): TriggerSettings {
 	const source = NodeParameters.ofPoll(ctx);
 	const { check } = source;
@@ -61,11 +57,9 @@ function readSettings(ctx: IPollFunctions): TriggerSettings {
  *     nothing (storedState.ts), and a poll that outlived its lease commits nothing;
  *   - all or nothing: the new state is committed together with the events it produced; a failed
  *     poll keeps the stored state, so the next poll covers the same ground;
- *   - bounded: every request stops at the poll's deadline, and a poll cut there, or refused by
- *     the rate limit for longer than it may wait, returns nothing and keeps its state (a poll
- *     yields to the other workflows on the key instead of failing every minute);
- *   - only its own state is read: another event, filter, version or shape means a baseline that
- *     records the present and emits nothing.
+ *   - bounded: a poll cut at its deadline, or refused by the rate limit for longer than it may
+ *     wait, returns nothing and keeps its state (it yields to the other workflows on the key);
+ *   - only its own state is read: anything else means a baseline that emits nothing.
  */
 export async function pollEvents(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	const settings = readSettings(this);

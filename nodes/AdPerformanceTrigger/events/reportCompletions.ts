@@ -1,64 +1,41 @@
 import { createHash } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
-import { walkReports } from '../../shared/reportLedger';
+import { reportsSince, walkReports } from '../../shared/reportLedger';
 import { CLOCK_SKEW_MARGIN_MS } from '../../shared/transport';
 import { serviceTime } from '../../shared/transport/serviceClock';
 import { isFinished, type ServiceReport } from '../../shared/types';
 import { eventKind, isEntryList } from './eventKind';
 
 /*
- * Report Completed / Report Failed: how each final report is emitted exactly once.
+ * Report Completed / Report Failed: each final report emitted exactly once.
  *
- * The list's `from` filters on CREATION time, but the event is COMPLETION, and a report
- * created before the last poll may complete after it (created A, then B; B may finish first).
- * So each poll asks for every report created since a cursor, whatever its status:
+ * The list's `from` filters on CREATION time, but the event is COMPLETION, and a report created
+ * before the last poll may complete after it. So each poll lists every report created since a
+ * cursor, whatever its status (GET /v1/reports?from=<cursor>[&accountId=…], all pages, through
+ * the listing gate, reportsSince): the unfinished ones tell how far the cursor may move. Every
+ * time here is the SERVICE's (transport/serviceClock.ts), so a service whose clock is half an
+ * hour behind n8n's still has its new reports inside the window.
  *
- *     GET /v1/reports?from=<cursor>[&accountId=…]      (all pages, newest first)
+ * Stored state (storedState.ts):
+ *   - `cursor`: every report created before it was final when we last looked, and handled.
+ *     Next cursor = min(oldest unfinished createdAt − 1 s, service now − 5 min), never moving
+ *     back. 1 s: a `from` compared exclusively or to the second; 5 min (CLOCK_SKEW_MARGIN): a
+ *     report listed a little later than its timestamp says.
+ *   - `emitted`: [key, createdAt] of the reports of the watched status emitted (or final at the
+ *     baseline), at most MAX_EMITTED, oldest dropped first. The key is the id, or its digest past
+ *     128 characters; read into a Map, so an id is only ever data (`__proto__` is a report).
  *
- * No `status` filter: the unfinished reports in that answer are what tells us how far the
- * cursor may move. (Filtering by status would hide them and need more requests.)
+ * A report created before the cursor is never emitted (a `from` filter coarser than asked
+ * repeats nothing), nor one already in `emitted` (windows overlap). Reports completing in one
+ * interval come out of one poll, oldest completion first.
  *
- * Every time here is the SERVICE's: the cursor is compared with the records' `createdAt`, and
- * "now" is the earliest the service's clock can show by every reading of it (the Date header of
- * its answers, its record times and n8n's clock, see transport/serviceClock.ts). So a service
- * whose clock is half an hour behind n8n's still has its new reports inside the window.
- *
- * Stored state (see storedState.ts for where):
- *   - `cursor`: service time; invariant: every report created before it was already final when
- *     we last looked and has been handled. Next cursor =
- *       min(createdAt of the oldest still-unfinished report − 1 s,  service now − 5 min)
- *     and never earlier than the current one. The 1 s covers a service that compares `from`
- *     exclusively or at second precision; the 5 min (CLOCK_SKEW_MARGIN) a report listed a little
- *     later than its timestamp says.
- *   - `emitted`: [key, createdAt] of the reports of the watched status already emitted (or
- *     final at the baseline), at most MAX_EMITTED (1,000), the oldest created dropped first.
- *     The key is the report id (a digest of it when the id is over 128 characters), so the
- *     state stays bounded whatever ids the service sends; it is read into a Map, so an id is
- *     only ever data (a report whose id is `__proto__` is a report).
- *
- * Emitted once, by two rules applied to every listed report:
- *   - a report created before the cursor is never emitted: it was handled when it was inside
- *     the window, so a service whose `from` filter is coarser than asked (it returns reports
- *     created earlier the same day) repeats nothing;
- *   - a report already in `emitted` is not emitted again: the window overlaps the previous one.
- * Each report is emitted when first seen final, whatever order reports complete in; several
- * completing in one interval come out of the same poll, oldest completion first.
- *
- * Bounds. A report that never finishes would pin the cursor: one unfinished for more than
- * MAX_HOLD (1 h; generation takes 10–20 s) no longer holds it back. A burst of more than
- * MAX_EMITTED reports inside the window moves the cursor to just after the newest dropped one,
- * so what was dropped is older than the cursor. Only a report created before that point and
- * still unfinished would then be missed, which needs > 1,000 reports within the window.
- *
- * Clock trouble. A stored cursor that the service's clock has not reached (n8n's clock jumped
- * ahead and back, or the service's clock was set back) would make every poll blind: a poll that
- * finds one looks back MAX_HOLD from the service's now instead, and `emitted` keeps what was
- * already emitted from coming out again.
- *
- * The first poll (no state, or the event or account filter changed) records a baseline: it
- * looks back MAX_HOLD for reports still being generated, marks every finished one as emitted
- * and emits nothing.
+ * Bounds: an unfinished report holds the cursor for MAX_HOLD at most (generation takes 10–20 s).
+ * A burst of more than MAX_EMITTED moves the cursor past the newest dropped one, so only a report
+ * still unfinished among more than 1,000 within the window could be missed. A stored cursor the
+ * service's clock has not reached (a clock set back) would blind every poll: such a poll looks
+ * back MAX_HOLD from the service's now, and `emitted` keeps what was emitted from coming again.
+ * The first poll (no state, or the filters changed) records a baseline and emits nothing.
  */
 
 const SECOND = 1_000;
@@ -123,23 +100,17 @@ export const reportCompletions = eventKind<CompletionState>({
 			if (!previous) return lookBack();
 			return clock.notYetReached(previous.cursor, Date.now()) ? lookBack() : previous.cursor;
 		};
-		let from = previous?.cursor ?? startedAt - MAX_HOLD_MS - CLOCK_SKEW_MARGIN_MS;
-		let reports = new Map<string, ServiceReport>();
-		for (let walks = 0; walks < 2; walks++) {
-			reports = new Map();
-			await walkReports(
-				client,
-				{ from: new Date(from).toISOString(), ...accountQuery(settings.accountId) },
-				(records) => {
-					// Pages may shift while we read them (new reports go on top): keep each id once.
-					for (const report of records) reports.set(report.id, report);
-				},
-				{ deadline },
-			);
-			const needed = start();
-			if (needed >= from) break;
-			from = needed;
-		}
+		const listed = await reportsSince(
+			client,
+			accountQuery(settings.accountId),
+			start,
+			{ marginMs: 0, toleranceMs: 0 },
+			() => true,
+			'which reports were completed, so nothing was emitted and the trigger kept its cursor',
+			{ deadline },
+		);
+		const { from } = listed;
+		const reports = new Map(listed.reports.map((report) => [report.id, report]));
 		// A record without its id could be a report still generating: skipping it could move
 		// the cursor past it and lose its completion. Such a poll changes nothing.
 		if ([...reports.keys()].some((id) => typeof id !== 'string' || id === '')) {

@@ -15,7 +15,7 @@ import type { IDataObject } from 'n8n-workflow';
  * restart reads back what was written then.
  */
 
-/** The layout above. State of any other version, or of none, is not read (the poll starts a baseline). */
+/** The layout above. State of another version, or none, is not read: the poll starts a baseline. */
 const STATE_VERSION = 2;
 
 export class TriggerStore {
@@ -61,10 +61,7 @@ export class Lease {
 		return (this.data.lease as { holder?: unknown } | undefined)?.holder === this.holder;
 	}
 
-	/**
-	 * Replaces the stored state and releases the lease, in one step, if the lease is still held;
-	 * false when another poll took over, and then nothing is written.
-	 */
+	/** Replaces the state and releases the lease in one step; false, writing nothing, if lost. */
 	commit(state: IDataObject): boolean {
 		if (!this.held) return false;
 		for (const key of Object.keys(this.data)) delete this.data[key];

@@ -10,19 +10,14 @@ import { InputValidator } from '../validation';
 
 /**
  * An operation's tool variant (docs/agent-tools.md): what the model reads, the arguments it
- * passes, and what it gets back. Each operation file exports one beside its regular
- * `description`, `readInput` and `execute`. The input is read and checked by the operation's
- * `readInput` from the tool's arguments (ToolArguments), as from the node's parameters; the
- * tool only shapes what a model receives (toolResults.ts).
+ * passes, and what it gets back. Its input is read by the operation's own `readInput` (from
+ * ToolArguments); the tool only shapes what a model receives (toolResults.ts).
  */
 export interface OperationTool<Input = unknown> {
 	/** What the model reads about the tool: what comes back, what to pass, the limits. */
 	description: string;
 	args: readonly ToolArgument[];
-	/**
-	 * Tool-only parameters that are not arguments: switches the user sets on the tool node and
-	 * the model never sees (no `$fromAI`). Shown only in the tool variant of this operation.
-	 */
+	/** Tool-only parameters the user sets and the model never sees (no `$fromAI`). */
 	settings?: readonly INodeProperties[];
 	execute(
 		this: IExecuteFunctions,
@@ -32,34 +27,20 @@ export interface OperationTool<Input = unknown> {
 	): Promise<IDataObject>;
 }
 
-/** An operation's regular properties, shown for its resource and operation, plus its tool variant's. */
+/** An operation's regular properties, shown for its resource and operation, and its tool's. */
 export function withTool(
 	resource: string,
 	operation: string,
 	regular: INodeProperties[],
 	tool: OperationTool,
 ): INodeProperties[] {
+	const show = { resource: [resource], operation: [operation] };
 	const standIns = tool.args.map((argument) => argument.parameter);
 	return [
 		// Return All has no place in a tool (results are bounded), nor do parameters that an
 		// argument of the same name stands in for.
-		...hiddenInTool(
-			updateDisplayOptions({ show: { resource: [resource], operation: [operation] } }, regular),
-			[...standIns, 'returnAll'],
-		),
-		...toolProperties(
-			{ resource: [resource], operation: [operation] },
-			tool.description,
-			tool.args,
-		),
-		...(tool.settings ?? []).map(
-			(setting): INodeProperties => ({
-				...setting,
-				displayOptions: {
-					show: { '@tool': [true], resource: [resource], operation: [operation] },
-				} as INodeProperties['displayOptions'],
-			}),
-		),
+		...hiddenInTool(updateDisplayOptions({ show }, regular), [...standIns, 'returnAll']),
+		...toolProperties(show, tool.description, tool.args, tool.settings),
 	];
 }
 
@@ -122,8 +103,7 @@ export function singleRecordTool<Input>(
 
 /**
  * The ad platform account ID (`act_<digits>`) that creating a report needs, from either ID a
- * model may pass (checked by the reader): the platform ID as it is, the service's account
- * `id` resolved with one read of the accounts list.
+ * model may pass: the service's account `id` is resolved with one read of the accounts list.
  */
 export async function platformAccountIdOf(
 	client: AdPerformanceClient,

@@ -6,16 +6,14 @@ import { InputValidator } from '../validation';
 
 /**
  * The arguments of a tool variant (docs/agent-tools.md). n8n builds a tool's input schema only
- * from the `$fromAI()` calls in its parameters, and fills every visible parameter with its
- * default; so each argument is a parameter shown only in the tool variant (`@tool`) whose
- * default is a `$fromAI` call. Such a node offers a full schema with no setup, and a parameter
- * the user sets by hand leaves the schema, as everywhere in n8n.
+ * from the `$fromAI()` calls in its parameters and fills every visible parameter with its
+ * default; so each argument is a parameter shown only in the tool variant (`@tool`) whose default
+ * is a `$fromAI` call: a full schema with no setup, and one the user sets by hand leaves it.
  *
  * An argument either stands in for a top-level parameter of the regular node (same name, so a
- * saved tool node that set it by hand keeps its value; the regular one is hidden in the tool
- * variant) or is a tool-only parameter (`tool…`) for what the regular node keeps in a
- * collection. n8n versions without `@tool` display options (before about 1.90) show neither
- * kind, and the tool variant works as the regular node does.
+ * saved tool node that set it by hand keeps its value) or is a tool-only parameter (`tool…`) for
+ * what the regular node keeps in a collection. n8n before about 1.90 (no `@tool` display
+ * options) shows neither kind, and the tool variant works as the regular node does.
  */
 export interface ToolArgument {
 	/** The `$fromAI` key: stable, documented in docs/agent-tools.md. */
@@ -30,10 +28,7 @@ export interface ToolArgument {
 	default?: string | number;
 	/** The regular node's parameter is a resource locator of this name: keep that shape. */
 	locator?: boolean;
-	/**
-	 * What an empty argument means, when the regular node's default is an expression: given the
-	 * workflow's time zone, as the node's `$today` follows it.
-	 */
+	/** What an empty argument means where the node's default is an expression (as of `$today`). */
 	whenEmpty?: (timeZone: string) => string;
 }
 
@@ -51,7 +46,6 @@ export function optionalArgument(
 	return { key, parameter, displayName, type: 'string', description, default: '', ...more };
 }
 
-/** The `$fromAI` expression of an argument. */
 export function fromAiExpression(argument: ToolArgument): string {
 	const quote = (text: string) => `'${text.replace(/[\\']/g, '')}'`;
 	const parts = [quote(argument.key), quote(argument.description), quote(argument.type)];
@@ -64,13 +58,14 @@ export function fromAiExpression(argument: ToolArgument): string {
 }
 
 /**
- * The tool-variant parameters of one operation: its tool description and one parameter per
- * argument, each shown only in the tool variant of that operation.
+ * The tool-variant parameters of one operation, each shown only in its tool variant: its tool
+ * description, one parameter per argument, and its tool-only `settings`.
  */
 export function toolProperties(
 	show: IDataObject,
 	toolDescription: string,
 	args: readonly ToolArgument[],
+	settings: readonly INodeProperties[] = [],
 ): INodeProperties[] {
 	const displayOptions = {
 		show: { '@tool': [true], ...show },
@@ -108,6 +103,7 @@ export function toolProperties(
 				default: expression as never,
 			};
 		}),
+		...settings.map((setting): INodeProperties => ({ ...setting, displayOptions })),
 	];
 }
 
@@ -135,10 +131,9 @@ export function isToolVariant(ctx: Pick<IExecuteFunctions, 'getNode'>): boolean 
 }
 
 /**
- * The input source of a tool call (inputSource.ts). A field with an argument reads the
- * argument, and an empty optional argument means what the tool documents (`whenEmpty`, its
- * `default`); any other field reads the tool node's parameter (the tool's own setting where it
- * has one, with that setting's default), as the regular node does. Checks are the operation's.
+ * The input source of a tool call (inputSource.ts). A field with an argument reads it, and an
+ * empty optional argument means what the tool documents (`whenEmpty`, `default`); any other field
+ * reads the tool node's parameter (or the tool's own setting for it), as the regular node does.
  */
 export class ToolArguments implements InputSource {
 	readonly check: InputValidator;
@@ -154,38 +149,28 @@ export class ToolArguments implements InputSource {
 	}
 
 	private argumentOf(field: InputField): ToolArgument | undefined {
-		return field.argument === undefined
-			? undefined
-			: this.args.find((argument) => argument.key === field.argument);
+		return this.args.find((argument) => argument.key === field.argument);
 	}
 
 	value(field: InputField): unknown {
 		const argument = this.argumentOf(field);
-		if (!argument) {
-			const parameter = field.setting ?? field.parameter;
-			const setting = this.settings.find((property) => property.name === parameter);
-			const value = this.ctx.getNodeParameter(
-				parameter,
-				this.itemIndex,
-				setting ? setting.default : (field.default ?? null),
-				{ extractValue: field.locator === true },
-			);
-			return givenOrRefused(this.check, this.ctx.getNode(), parameter, this.name(field), value);
-		}
-		// A model's null or empty argument means it left the argument out ($fromAI gives the
-		// default for null); a value the user fixed by hand is read as the node reads it.
+		const parameter = argument?.parameter ?? field.setting ?? field.parameter;
+		const setting = argument ? undefined : this.settings.find(({ name }) => name === parameter);
+		const fallback = argument ? null : setting ? setting.default : (field.default ?? null);
 		const value = givenOrRefused(
 			this.check,
 			this.ctx.getNode(),
-			argument.parameter,
+			parameter,
 			this.name(field),
-			this.ctx.getNodeParameter(argument.parameter, this.itemIndex, null, {
-				extractValue: argument.locator === true,
+			this.ctx.getNodeParameter(parameter, this.itemIndex, fallback, {
+				extractValue: (argument ?? field).locator === true,
 			}),
 		);
-		if (value !== undefined) return value;
+		// A model's null or empty argument means it left the argument out ($fromAI gives the
+		// default for null); a value the user fixed by hand is read as the node reads it.
+		if (value !== undefined || !argument) return value;
 		if (argument.whenEmpty) return argument.whenEmpty(this.check.timeZone);
-		return argument.default === '' ? undefined : given(argument.default);
+		return given(argument.default);
 	}
 
 	name(field: InputField): FieldName {

@@ -4,20 +4,15 @@ import type { Redactor } from '../redaction';
 
 /**
  * What a model receives from a tool call. Agent 3.x sends the model every output item's JSON,
- * with no limit and without binary data, so the tool variants answer with one small item:
- * records reduced to the fields a model reasons with, at most MAX_TOOL_RESULT_CHARS of JSON,
- * whole records dropped (and said so) rather than cut.
+ * with no limit and without binary data, so a tool answers with one small item: records reduced
+ * to the fields a model reasons with, whole records dropped (and said so) rather than cut.
  */
 export const MAX_TOOL_RESULT_CHARS = 12_000;
 /** Records a tool returns by default, and at most. */
 export const TOOL_DEFAULT_LIMIT = 10;
 export const TOOL_MAX_LIMIT = 50;
 
-/**
- * Reduces a record for a model. A text of the service is only ever cut by `scrub.clip`, which
- * scrubs the credential's secrets first (redaction.ts): a key is never cut into a start that a
- * scrubber could not recognise.
- */
+/** Reduces a record for a model; a text of the service is cut only by `scrub.clip` (redaction). */
 export type Simplifier = (record: IDataObject, scrub: Pick<Redactor, 'clip'>) => IDataObject;
 
 /** Copies the fields that are present, in this order. */
@@ -68,20 +63,15 @@ export const simplifyReport: Simplifier = (record, scrub) => {
 	const out = pick(record, ['id', 'title', 'status', 'format', 'accountId']);
 	if (dateRange.from || dateRange.to) out.dateRange = pick(dateRange, ['from', 'to']);
 	if (Array.isArray(record.campaignIds)) out.campaignCount = record.campaignIds.length;
-	Object.assign(
-		out,
-		pick(
-			{
-				riskLevel: summary.overallRiskLevel,
-				totalSpend: summary.totalSpend,
-				avgRoas: summary.avgRoas,
-				totalConversions: summary.totalConversions,
-				avgCpa: summary.avgCpa,
-			},
-			['riskLevel', 'totalSpend', 'avgRoas', 'totalConversions', 'avgCpa'],
-		),
-		pick(record, ['createdAt', 'completedAt', 'downloadUrl', 'expiresAt']),
-	);
+	const figures: IDataObject = {
+		riskLevel: summary.overallRiskLevel,
+		totalSpend: summary.totalSpend,
+		avgRoas: summary.avgRoas,
+		totalConversions: summary.totalConversions,
+		avgCpa: summary.avgCpa,
+	};
+	const timesAndLink = pick(record, ['createdAt', 'completedAt', 'downloadUrl', 'expiresAt']);
+	Object.assign(out, pick(figures, Object.keys(figures)), timesAndLink);
 	const error = record.error as IDataObject | undefined;
 	if (error && typeof error === 'object') {
 		out.error = { type: error.type, message: clipText(scrub, error.message, 300) } as IDataObject;
@@ -113,11 +103,7 @@ export const simplifyDiagnostic: Simplifier = (record, scrub) => {
 	return out;
 };
 
-/**
- * One page of a list as a tool result: `{ results, returned, hasMore, page, hint }`, at most
- * MAX_TOOL_RESULT_CHARS of JSON. Records that do not fit are left out whole, and the hint says
- * how to get them and the next page.
- */
+/** One page of a list as a tool result; the hint says how to get what did not fit, and more. */
 export function listResult(
 	records: IDataObject[],
 	options: {

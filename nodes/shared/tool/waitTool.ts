@@ -10,28 +10,24 @@ import { reportTextContent } from '../reportFiles';
 import { asToolError } from './toolErrors';
 import { hiddenInTool, toolProperties, ToolArguments, type ToolArgument } from './toolArguments';
 import { MAX_TOOL_RESULT_CHARS, simplifyReport } from './toolResults';
+import { REPORT_ID_ARGUMENT } from './operationTool';
 import { DeadlineReached, type AdPerformanceClient } from '../transport';
 import { readItemInput, readWaitSettings } from '../waitInput';
 import { unseenReportError, waitForReports } from '../waitForReports';
 import { settle } from '../waitUntilFinished';
 
 /**
- * Wait for Ad Report as a tool (docs/agent-tools.md). A model receives no binary data, so the
- * tool outputs none: it returns the finished report as text (its figures and download link,
- * and a Markdown or JSON report's content when it fits), and on its short timeout it returns
- * `{ status: "generating", retryAfterSeconds, hint }` instead of an error, so the model calls
- * again rather than giving up.
+ * Wait for Ad Report as a tool (docs/agent-tools.md). A model receives no binary data, so it
+ * returns the finished report as text, and on its short timeout `{ status: "generating",
+ * retryAfterSeconds, hint }` instead of an error, so the model calls again rather than giving up.
  */
-const REPORT_ID_ARGUMENT: ToolArgument = {
-	key: 'reportId',
-	parameter: 'reportId',
-	displayName: 'Report ID',
-	type: 'string',
+const REPORT_ID: ToolArgument = {
+	...REPORT_ID_ARGUMENT,
 	description:
 		'The report id, rpt_ followed by letters and digits, as the generate tool returned it',
 };
 
-/** Default of the tool's own timeout: short enough for a conversation, long enough for most reports. */
+/** The tool's own timeout: short enough for a conversation, long enough for most reports. */
 const TOOL_TIMEOUT_SECONDS = 45;
 
 /** The tool's own Timeout (a setting of the tool node, not an argument), read by waitInput.ts. */
@@ -43,7 +39,6 @@ const TOOL_TIMEOUT_SETTING: INodeProperties = {
 	default: TOOL_TIMEOUT_SECONDS,
 	description:
 		'How long one tool call waits before it returns status generating, so the agent can call again',
-	displayOptions: { show: { '@tool': [true] } },
 };
 /** How long the tool may take to read a short report's text for the model (real ms). */
 const INLINE_CONTENT_BUDGET_MS = 30_000;
@@ -64,8 +59,7 @@ export function withWaitTool(regular: INodeProperties[]): INodeProperties[] {
 			'binaryPropertyName',
 			'options',
 		]),
-		...toolProperties({}, WAIT_TOOL_DESCRIPTION, [REPORT_ID_ARGUMENT]),
-		TOOL_TIMEOUT_SETTING,
+		...toolProperties({}, WAIT_TOOL_DESCRIPTION, [REPORT_ID], [TOOL_TIMEOUT_SETTING]),
 	];
 }
 
@@ -127,7 +121,7 @@ async function waitForOneReport(
 	client: AdPerformanceClient,
 	itemIndex: number,
 ): Promise<IDataObject> {
-	const source = new ToolArguments(ctx, itemIndex, [REPORT_ID_ARGUMENT], [TOOL_TIMEOUT_SETTING]);
+	const source = new ToolArguments(ctx, itemIndex, [REPORT_ID], [TOOL_TIMEOUT_SETTING]);
 	const settings = readWaitSettings(source);
 	const { reportId } = readItemInput(source, settings);
 	const { timeoutSeconds } = settings;

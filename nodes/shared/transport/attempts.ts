@@ -85,8 +85,11 @@ export class AttemptRunner {
 			const retryAfterMs = outcome.retryAfterMs ?? 0;
 			const backoff = clock.realMs(backoffMs(round.failures + 1, Math.random()));
 			// A Retry-After past Max Wait When Rate Limited cannot be honoured: this was the last try.
+			// Without one, time spent so far takes no retry away (Max Wait 0 means "never wait for
+			// the rate limit", not "never retry").
 			const lastTry =
-				++round.failures >= maxAttempts || Date.now() + retryAfterMs > round.rateLimitDeadline;
+				++round.failures >= maxAttempts ||
+				(retryAfterMs > 0 && Date.now() + retryAfterMs > round.rateLimitDeadline);
 			if (!lastTry) await waiting.waitWithin(Math.max(backoff, retryAfterMs), rules.deadline);
 			if (firstSentAt !== undefined && rules.onAmbiguous) {
 				const found = await rules.onAmbiguous(firstSentAt);

@@ -10,11 +10,9 @@ export const MAX_PAGE_SIZE = 100;
 const MAX_PAGES = 10_000;
 
 /**
- * What a walk came to, as a union a caller must narrow: `stopped` (its visitor had what it
- * wanted), `complete` (the walk reached the last page, every page gave the same total, and the
- * distinct records seen are that many), or `incomplete` with its reason. Pages read while
- * records are added or removed may skip one or repeat one (the list shifts under its page
- * numbers): only a complete listing tells what is not there.
+ * What a walk came to: `stopped` (its visitor had what it wanted), `complete` (last page reached,
+ * one total on every page, that many distinct records), or `incomplete`. A list paged while it
+ * changes skips or repeats records: only a complete listing tells what is not there.
  */
 export type WalkResult =
 	| { kind: 'stopped' }
@@ -26,26 +24,18 @@ export interface WalkOptions {
 	/** n8n time (ms) after which the walk stops with DeadlineReached. */
 	deadline?: number;
 	/**
-	 * Builds the error for a page that contradicts itself (envelope.ts, pageContradiction),
-	 * thrown before its records are visited. Without it such a page is visited and ends the walk
-	 * as incomplete: for a reader that infers nothing from what it did not see.
+	 * The error for a page that contradicts itself (envelope.ts), thrown before it is visited.
+	 * Without it, such a page is visited and ends the walk as incomplete.
 	 */
 	contradiction?: (problem: string) => Error;
 }
 
 /**
- * The one pagination loop: walks the pages of a list in the service's order (newest first for
- * reports), handing each page to `visit`, which returns false to stop. It ends when the service
- * says there is no more, and never goes on forever, whatever the service sends:
- *   - a page that brings no record it has not seen (a service repeating itself) ends the walk
- *     with an error. Records are told apart by their id, or, for records without a usable id,
- *     by their content, so progress never depends on ids being present;
- *   - more pages than the announced `total` allows (plus one, as records shift while we read),
- *     or more than MAX_PAGES, end it with an error too.
- * Pages are visited as they are, never spread into argument lists (a page of 200,000 records
- * would overflow the call stack). A page that contradicts itself (`total: 250, hasMore: false`
- * and 100 records) is an error, or ends an incomplete walk (WalkOptions.contradiction); whether
- * the pages together make a complete listing is the walk's result.
+ * The one pagination loop: hands each page, each record once, to `visit` (false stops). It never
+ * goes on forever, whatever the service sends: a page with no unseen record (told apart by id, or
+ * by content when there is none) that announces more, or more pages than the announced `total`
+ * allows (plus one, as records shift) or MAX_PAGES, is `noProgress`'s error. Pages are never
+ * spread into argument lists (200,000 records would overflow the call stack).
  */
 export async function walkPages<T extends IDataObject>(
 	readPage: (page: number, pageSize: number) => Promise<ListEnvelope<T>>,
@@ -93,10 +83,9 @@ export async function walkPages<T extends IDataObject>(
 }
 
 /**
- * One page read on its own (a tool's page, the editor's list search), as a union its reader
- * must narrow: `consistent`, with whether more follow, or `contradictory` with its reason (the
- * page against itself and against what was asked: envelope.ts, pageContradiction), which is
- * never "these are all". Either way each record is in it once, and no more than were asked.
+ * One page read on its own (a tool's page, the editor's list search): `consistent`, with whether
+ * more follow, or `contradictory` (against itself or what was asked), which is never "these are
+ * all". Either way each record is in it once, and no more than were asked.
  */
 export type OnePage<T> =
 	| { kind: 'consistent'; records: T[]; hasMore: boolean }
@@ -125,11 +114,19 @@ export function onePage<T extends IDataObject>(
 export const LISTING_READS = 3;
 
 /**
- * Up to `wanted` records of a list, each once, read with pages no larger than needed. Only a
- * listing that agrees with itself is returned (or one stopped at `wanted`): one that does not
- * (records shifted while it was paged, a page contradicting itself) is read again, up to
- * LISTING_READS times, then fails with `contradiction`'s error. No record is silently dropped or
- * output twice.
+ * A listing read (`read`, afresh each time) until it agrees with itself, at most LISTING_READS
+ * times (records shift while a list is paged): the last read's result.
+ */
+export async function readAgreeing(read: () => Promise<WalkResult>): Promise<WalkResult> {
+	let walked = await read();
+	for (let reads = 1; walked.kind === 'incomplete' && reads < LISTING_READS; reads++)
+		walked = await read();
+	return walked;
+}
+
+/**
+ * Up to `wanted` records of a list, each once, with pages no larger than needed, from a listing
+ * that agrees with itself (or one stopped at `wanted`); else `contradiction`'s error.
  */
 export async function collectPages<T extends IDataObject>(
 	readPage: (page: number, pageSize: number) => Promise<ListEnvelope<T>>,
@@ -137,10 +134,10 @@ export async function collectPages<T extends IDataObject>(
 	noProgress: (problem: string) => Error,
 	contradiction: (problem: string) => Error,
 ): Promise<T[]> {
-	let reason = '';
-	for (let read = 0; read < LISTING_READS; read++) {
-		const records: T[] = [];
-		const walked = await walkPages<T>(
+	let records: T[] = [];
+	const walked = await readAgreeing(async () => {
+		records = [];
+		return await walkPages<T>(
 			readPage,
 			(page) => {
 				for (const record of page) {
@@ -152,17 +149,12 @@ export async function collectPages<T extends IDataObject>(
 			noProgress,
 			{ pageSize: Math.min(MAX_PAGE_SIZE, wanted) },
 		);
-		if (walked.kind !== 'incomplete') return records;
-		reason = walked.reason;
-	}
-	throw contradiction(reason);
+	});
+	if (walked.kind === 'incomplete') throw contradiction(walked.reason);
+	return records;
 }
 
-/**
- * The records a walk has seen, told apart by their id when they have a usable one, else by
- * their content (a service that repeats id-less records is repeating itself all the same).
- * Ids are kept as they are, strings and numbers apart, so a page costs no key building.
- */
+/** Records seen, by id (kept as is: no key building per record), else by content. */
 class SeenRecords {
 	private readonly ids = new Set<string | number>();
 	private readonly contents = new Set<string>();

@@ -1,6 +1,6 @@
 import type { ICredentialDataDecryptedObject, IDataObject, NodeApiError } from 'n8n-workflow';
 
-import { DeadlineReached, type RateLimitWait, type TransportErrors } from '../errors';
+import { DeadlineReached, type TransportErrors } from '../errors';
 import { ANSWER_LIMITS } from '../limits';
 import type { HttpMethod, ServiceErrorBody } from '../types';
 import type { CancellableWait } from './cancellableWait';
@@ -65,6 +65,8 @@ export type Transfer = Pick<OutgoingRequest, 'json' | 'stream' | 'maxBytes'> & {
 	absoluteUrl?: string;
 	totalMs?: number;
 };
+
+type WaitExceeded = Parameters<TransportErrors['rateLimitWaitExceeded']>[0];
 
 export interface PipelineParts {
 	ctx: RequestContext;
@@ -336,7 +338,7 @@ export class RequestPipeline {
 	}
 
 	/** Max Wait When Rate Limited was not enough; the error quotes it in service minutes. */
-	private waitExceeded(wait: Omit<RateLimitWait, 'maxWaitMinutes'>, spec: RequestSpec) {
+	private waitExceeded(wait: Omit<WaitExceeded, 'maxWaitMinutes'>, spec: RequestSpec) {
 		const maxWaitMinutes = this.parts.clock.serviceMs(this.parts.rateLimitWaitMs) / 60_000;
 		return this.parts.errors.rateLimitWaitExceeded({ ...wait, maxWaitMinutes }, spec);
 	}

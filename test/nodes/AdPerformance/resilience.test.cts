@@ -1,3 +1,4 @@
+import { fc, test as fcTest } from '@fast-check/jest';
 import type { IDataObject } from 'n8n-workflow';
 
 import { adNode, apiRequests, rl, run, useFakeService } from '../helpers.cjs';
@@ -234,6 +235,38 @@ describe('retries', () => {
 		expect(requests).toHaveLength(3);
 		expect(requests.slice(0, 2).every((r) => r.fault !== undefined)).toBe(true);
 	});
+
+	// Max Wait When Rate Limited bounds waits for the rate limit only: a short one (0 included)
+	// never takes the retries of a 5xx or a dropped connection away.
+	fcTest.prop(
+		[
+			fc.constantFrom(0, 0.001, 0.5, 15),
+			fc.array(fc.constantFrom('500' as const, 'drop' as const), { minLength: 1, maxLength: 2 }),
+		],
+		{ numRuns: 6 },
+	)(
+		'a failure that is not a 429 is retried whatever Max Wait When Rate Limited',
+		async (maxWait, kinds) => {
+			for (const kind of kinds)
+				service.fake.injectOnce({
+					kind,
+					phase: 'before',
+					method: 'GET',
+					pathPrefix: '/v1/accounts',
+				});
+			const result = await run(service, [
+				adNode({
+					resource: 'account',
+					operation: 'getAll',
+					returnAll: true,
+					requestOptions: { maxAttempts: 3, rateLimitWaitMinutes: maxWait },
+				}),
+			]);
+			expect(result.error?.message).toBeUndefined();
+			expect(result.items.length).toBe(service.fake.accounts().length);
+			expect(apiRequests(service, { pathPrefix: '/v1/accounts' })).toHaveLength(kinds.length + 1);
+		},
+	);
 
 	test('Max Attempts under Request Options limits the attempts', async () => {
 		service.fake.injectOnce({

@@ -74,26 +74,16 @@ interface DiagnosticRun {
 	timeoutSeconds: number;
 }
 
-const WAIT_FOR_COMPLETION = inputField(
-	'options.waitForCompletion',
-	'Options → Wait for Completion',
-	undefined,
-	{ default: true },
-);
-const POLL_INTERVAL = inputField(
-	'options.pollIntervalSeconds',
-	'Options → Poll Interval (Seconds)',
-	undefined,
-	{ default: 2.5 },
-);
-const TIMEOUT = inputField('options.timeoutSeconds', 'Options → Timeout (Seconds)', undefined, {
-	default: 120,
-});
+const option = (name: string, label: string, fallback: unknown) =>
+	inputField(`options.${name}`, `Options → ${label}`, undefined, { default: fallback });
+const WAIT_FOR_COMPLETION = option('waitForCompletion', 'Wait for Completion', true);
+const POLL_INTERVAL = option('pollIntervalSeconds', 'Poll Interval (Seconds)', 2.5);
+const TIMEOUT = option('timeoutSeconds', 'Timeout (Seconds)', 120);
 
 export function readInput(source: InputSource): DiagnosticRun {
 	const { check } = source;
 	const seconds = (min: number, max: number) => (name: FieldName, value: unknown) =>
-		check.seconds(name, value, min, max);
+		check.number(name, value, min, max, 'seconds');
 	return {
 		campaignId: read(source, CAMPAIGN_FIELD, (name, value) => check.campaignId(name, value)),
 		waitForCompletion: readOr(
@@ -131,9 +121,8 @@ export async function execute(
 			itemIndex,
 		);
 	}
-	if (!waitForCompletion || !diagnostic?.id || isFinished(diagnostic)) {
+	if (!waitForCompletion || !diagnostic?.id || isFinished(diagnostic))
 		return [{ json: diagnostic }];
-	}
 
 	// A read right after the diagnostic was created may not find it yet (reads lag, as the report
 	// list does): a 404 is "not seen yet" until the Timeout, and only the last look's 404 fails.

@@ -61,17 +61,9 @@ export async function execute(
 		maxFileBytes,
 		client.deadline(),
 	);
-	return [
-		{
-			json: {
-				id: reportId,
-				fileName: binary.fileName,
-				mimeType: binary.mimeType,
-				fileSize: binary.fileSize,
-			},
-			binary: { [binaryPropertyName]: binary },
-		},
-	];
+	const { fileName, mimeType, fileSize } = binary;
+	const json = { id: reportId, fileName, mimeType, fileSize };
+	return [{ json, binary: { [binaryPropertyName]: binary } }];
 }
 
 export const tool: OperationTool<ReportDownload> = {

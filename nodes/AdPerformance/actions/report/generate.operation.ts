@@ -15,7 +15,7 @@ import {
 	type InputSource,
 } from '../../../shared/inputSource';
 import type { FieldName } from '../../../shared/errors';
-import { createReport, reuseOrCreateReport } from '../../../shared/reportLedger';
+import { reportForRequest } from '../../../shared/reportLedger';
 import type { AdPerformanceClient } from '../../../shared/transport';
 import { REPORT_FORMAT_OPTIONS, REPORT_FORMATS, type ServiceReport } from '../../../shared/types';
 import { accountLocator } from '../common.descriptions';
@@ -204,10 +204,7 @@ async function generateReport(
 		...body,
 	};
 	// Generate has no budget of its own: what its Request Options allow.
-	const deadline = client.deadline();
-	if (!reuse)
-		return { report: await createReport(client, request, itemIndex, deadline), reused: false };
-	return await reuseOrCreateReport(client, request, itemIndex, deadline);
+	return await reportForRequest(client, request, itemIndex, client.deadline(), reuse);
 }
 
 export async function execute(

@@ -1,4 +1,3 @@
-import type { FieldName } from '../../../shared/errors';
 import { readOptional, inputField, type InputSource } from '../../../shared/inputSource';
 import {
 	REPORT_FORMAT_OPTIONS,
@@ -107,10 +106,7 @@ export function readInput(source: InputSource): ListInput {
 	const { check } = source;
 	// A day alone is its first moment; the tool documents `to` as "on or before this date", so
 	// there a day alone is its last moment (in the workflow's time zone, as the node's days).
-	const moment =
-		(dayMeans: 'start' | 'end') =>
-		(name: FieldName, value: unknown): string =>
-			check.dateTime(name, value, dayMeans);
+	const toDayMeans = source.isTool ? 'end' : 'start';
 	const qs = {
 		accountId: readOptional(source, ACCOUNT, (name, value) => check.accountId(name, value)),
 		campaignId: readOptional(source, CAMPAIGN, (name, value) => check.campaignId(name, value)),
@@ -118,8 +114,8 @@ export function readInput(source: InputSource): ListInput {
 			check.oneOf(name, value, REPORT_STATUSES),
 		),
 		format: readOptional(source, FORMAT, (name, value) => check.oneOf(name, value, REPORT_FORMATS)),
-		from: readOptional(source, FROM, moment('start')),
-		to: readOptional(source, TO, moment(source.isTool ? 'end' : 'start')),
+		from: readOptional(source, FROM, (name, value) => check.dateTime(name, value)),
+		to: readOptional(source, TO, (name, value) => check.dateTime(name, value, toDayMeans)),
 	};
 	if (qs.from !== undefined && qs.to !== undefined) {
 		check.dateTimeOrder(source.name(FROM), qs.from, source.name(TO), qs.to);
