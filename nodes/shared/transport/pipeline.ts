@@ -353,7 +353,6 @@ export class RequestPipeline {
 		}
 	}
 
-	/** The request in error messages: its subject, or method and path (with a foreign origin). */
 	private describe(spec: RequestSpec, { absoluteUrl }: Transfer): string {
 		if (spec.subject) return `the request for ${spec.subject}`;
 		if (!absoluteUrl) return `${spec.method} /v1${spec.path}`;

@@ -148,9 +148,7 @@ interface OffsetRange {
 	hi: number;
 }
 
-interface Reading extends OffsetRange {
-	source: 'n8n' | 'date';
-}
+type Reading = OffsetRange & { source: 'n8n' | 'date' };
 
 /** n8n's own clock as a reading: within a second of the service's. */
 const HOST_READING: OffsetRange = { lo: -1_000, hi: 1_000 };
