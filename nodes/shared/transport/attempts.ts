@@ -1,6 +1,5 @@
-import type { CancellableWait } from './cancellableWait';
+import type { PipelineParts } from './pipeline';
 import { backoffMs, type Decision } from './retry';
-import type { ServiceClock } from './serviceClock';
 
 /** What one attempt came to (pipeline.ts classifies an exchange into one of these). */
 export type Attempt<T> =
@@ -15,9 +14,8 @@ export type Attempt<T> =
 	| { kind: 'final'; error: Error };
 
 /**
- * The attempt a decision of the table (retry.ts, decide) makes of a failure: again, look for
- * it first (`sentAt`: when the request that may have done the work was sent), or final. The
- * schedules (429, work still under way) carry their wait and are built where it is known.
+ * The attempt a decision of the table (retry.ts, decide) makes of a failure (`sentAt`: when the
+ * request that may have done the work was sent). Schedules are built where their wait is known.
  */
 export function failedAttempt<T>(
 	decision: Decision,
@@ -57,21 +55,12 @@ export interface AttemptRules<T> {
 }
 
 /**
- * The one retry loop: every request, and every operation whose attempt is more than one request
- * (the duplicate-safe Generate, a diagnostic, a file download), runs its attempts here. It
- * returns, waits and tries again, or fails; how long it waits is a backoff with jitter (retry.ts),
- * or what the service asked for (429, Retry-After) within Max Wait When Rate Limited; it makes
- * at most Max Attempts attempts that failed; every wait stops at the deadline and on cancel.
+ * The one retry loop, of every request and every operation of several requests per attempt
+ * (Generate, a diagnostic, a download): at most Max Attempts failed attempts, rate-limit waits
+ * within Max Wait When Rate Limited, every wait cut at the deadline and on cancel.
  */
 export class AttemptRunner {
-	constructor(
-		private readonly parts: {
-			maxAttempts: number;
-			rateLimitWaitMs: number;
-			clock: ServiceClock;
-			waiting: CancellableWait;
-		},
-	) {}
+	constructor(private readonly parts: PipelineParts) {}
 
 	async run<T>(attempt: (round: Round) => Promise<Attempt<T>>, rules: AttemptRules<T>): Promise<T> {
 		const { maxAttempts, waiting, clock } = this.parts;
@@ -93,18 +82,15 @@ export class AttemptRunner {
 				continue;
 			}
 			if (outcome.kind === 'ambiguous') firstSentAt ??= outcome.sentAt;
-			const waitMs = Math.max(
-				clock.realMs(backoffMs(round.failures + 1, Math.random())),
-				outcome.retryAfterMs ?? 0,
-			);
+			const retryAfterMs = outcome.retryAfterMs ?? 0;
+			const backoff = clock.realMs(backoffMs(round.failures + 1, Math.random()));
 			// A Retry-After past Max Wait When Rate Limited cannot be honoured: this was the last try.
 			// Without one, time spent so far takes no retry away (Max Wait 0 means "never wait for
 			// the rate limit", not "never retry").
-			const retryAfterMs = outcome.retryAfterMs ?? 0;
 			const lastTry =
 				++round.failures >= maxAttempts ||
 				(retryAfterMs > 0 && Date.now() + retryAfterMs > round.rateLimitDeadline);
-			if (!lastTry) await waiting.waitWithin(waitMs, rules.deadline);
+			if (!lastTry) await waiting.waitWithin(Math.max(backoff, retryAfterMs), rules.deadline);
 			if (firstSentAt !== undefined && rules.onAmbiguous) {
 				const found = await rules.onAmbiguous(firstSentAt);
 				if (found !== undefined) return found;

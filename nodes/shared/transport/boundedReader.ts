@@ -3,17 +3,13 @@ import { sleep } from 'n8n-workflow';
 import { describeBytes } from '../limits';
 
 /**
- * The one reader of every answer body: API answers, error bodies and downloads. n8n's request
- * helper would buffer a body without any limit (and unpack gzip on the way), so requests ask it
- * for a stream and the body is read here, under three bounds at once:
- *   - a byte limit, counted twice when the answer is packed (gzip, deflate, brotli): on the
- *     bytes that come out of the unpacker, so a bomb stops at the limit, and on the packed
- *     bytes as they go in (watchWireBytes), so a stream that unpacks to nothing stops too;
- *   - a total deadline for the whole exchange: an answer trickling in a byte at a time is cut
- *     when the time is up, however lively it looks;
+ * The one reader of every answer body (API answers, error bodies, downloads): n8n's request
+ * helper would buffer a body without any limit, so requests ask it for a stream, read here under
+ *   - a byte limit, counted on the unpacked bytes (a gzip bomb stops at the limit) and on the
+ *     packed ones as they go in (watchWireBytes: a stream that unpacks to nothing stops too);
+ *   - a total deadline: an answer trickling in a byte at a time is cut when the time is up;
  *   - the execution's cancel signal.
- * Each chunk is awaited against the deadline and the signal, and a body we stop reading is
- * destroyed, so its connection is freed at once.
+ * A body we stop reading is destroyed, so its connection is freed at once.
  */
 
 /** An answer larger than its limit; `message` says so in words for the user. */
@@ -32,7 +28,6 @@ export class AnswerTooLarge extends Error {
 	}
 }
 
-/** The exchange's total deadline passed before the whole answer was read. */
 export class AnswerTimedOut extends Error {
 	/** The code a network library gives a timeout, so the retry policy treats it as one. */
 	readonly code = 'ETIMEDOUT';
@@ -43,7 +38,6 @@ export class AnswerTimedOut extends Error {
 	}
 }
 
-/** The execution was cancelled while the answer was on its way. */
 export class AnswerCancelled extends Error {
 	constructor() {
 		super('The execution was cancelled');
@@ -68,23 +62,21 @@ function formatDuration(ms: number): string {
 /** The longest single wait Node.js keeps (a longer one would end at once). */
 const MAX_TIMER_MS = 2_147_483_647;
 /**
- * The deadline is watched in slices of n8n's sleep, each checking whether the exchange is over.
- * Ending a sleepWithAbort early costs n8n an error with a stack trace, once per request: a
- * slice ends by itself, at most this long after its exchange.
+ * The deadline is watched in slices of n8n's sleep, each ending by itself at most this long after
+ * its exchange: ending a sleepWithAbort early costs n8n an error with a stack trace per request.
  */
 const SLICE_MS = 500;
 
 /**
  * The total deadline and the cancel signal of one exchange, as one signal for the HTTP library
  * (so the request itself, before any answer, is cut too) and one reason to stop for the reader.
- * The deadline is watched with n8n's own sleep (node code may use no timers of its own); the
- * watch ends within a slice once the exchange is disposed.
  */
 export class ExchangeDeadline {
 	readonly endsAt: number;
 	private readonly controller = new AbortController();
+	/** Aborts when the time is up or the execution is cancelled. */
+	readonly signal: AbortSignal = this.controller.signal;
 	private disposed = false;
-	private stoppedBy: Error | undefined;
 	/** The cancel signals the exchange stops on (the execution's; any other n8n hands over). */
 	private readonly cancelSignals: AbortSignal[] = [];
 
@@ -108,14 +100,9 @@ export class ExchangeDeadline {
 		cancelSignal.addEventListener('abort', this.onCancel);
 	}
 
-	/** Aborts when the time is up or the execution is cancelled. */
-	get signal(): AbortSignal {
-		return this.controller.signal;
-	}
-
 	/** Why the exchange must stop (timed out or cancelled); undefined while it may go on. */
 	get reason(): Error | undefined {
-		return this.stoppedBy;
+		return this.signal.reason as Error | undefined;
 	}
 
 	remainingMs(): number {
@@ -130,7 +117,6 @@ export class ExchangeDeadline {
 		}
 	}
 
-	/** Sleeps until the deadline (or until disposed), then stops the exchange if still running. */
 	private async watchDeadline(): Promise<void> {
 		for (let left = this.endsAt - Date.now(); left > 0; left = this.endsAt - Date.now()) {
 			await sleep(Math.min(left, SLICE_MS));
@@ -142,15 +128,13 @@ export class ExchangeDeadline {
 	private readonly onCancel = () => this.stop(new AnswerCancelled());
 
 	private stop(reason: Error) {
-		if (this.stoppedBy) return;
-		this.stoppedBy = reason;
+		if (this.signal.aborted) return;
 		this.dispose();
 		this.controller.abort(reason);
 	}
 }
 
 export interface ReadBounds {
-	/** The most bytes the body may have (after unpacking, and on the wire). */
 	maxBytes: number;
 	deadline: ExchangeDeadline;
 	/** The Content-Length the answer announced, if any: more than the limit is refused unread. */
@@ -189,17 +173,14 @@ interface UnpackingStream {
 }
 
 /**
- * Counts the packed bytes of an answer being unpacked (axios pipes the socket into a zlib
- * stream and hands over its output) as they enter the unpacker, and destroys the body once
- * they pass `wireLimit`. A stream that unpacks to little or nothing (endless empty gzip members,
- * empty deflate blocks, brotli metadata blocks) gives the reader no chunk to check, so the count
- * sits where the bytes arrive. Returns whether the limit was passed; undefined for a body that
- * is not being unpacked (its bytes read are its bytes on the wire).
+ * Counts the packed bytes of an answer being unpacked (axios hands over a zlib stream's output)
+ * as they enter the unpacker, and destroys the body past `wireLimit`: endless empty gzip members,
+ * empty deflate blocks or brotli metadata give the reader no chunk to check. Returns whether the
+ * limit was passed; undefined for a body not being unpacked (its bytes read are its wire bytes).
  */
 function watchWireBytes(body: unknown, wireLimit: number): (() => boolean) | undefined {
-	const stream = body as Partial<UnpackingStream>;
-	if (typeof stream.bytesWritten !== 'number') return undefined;
-	const unpacker = stream as UnpackingStream;
+	const unpacker = body as UnpackingStream;
+	if (typeof unpacker.bytesWritten !== 'number') return undefined;
 	let exceeded = false;
 	const write = unpacker.write;
 	if (typeof write === 'function') {
@@ -230,16 +211,7 @@ async function beforeStop<T>(promise: Promise<T>, deadline: ExchangeDeadline): P
 	return await new Promise<T>((resolve, reject) => {
 		const onStop = () => reject(deadline.reason ?? new AnswerCancelled());
 		signal.addEventListener('abort', onStop, { once: true });
-		promise.then(
-			(value) => {
-				signal.removeEventListener('abort', onStop);
-				resolve(value);
-			},
-			(error: unknown) => {
-				signal.removeEventListener('abort', onStop);
-				reject(error);
-			},
-		);
+		void promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onStop));
 	});
 }
 
@@ -273,14 +245,11 @@ async function* boundedChunks(
 		const chunks = body[Symbol.asyncIterator]();
 		let read = 0;
 		for (;;) {
-			const next = await beforeStop(chunks.next(), deadline).then(
-				(result) => result,
-				(error: unknown) => {
-					// The wire count destroyed the body: its error (premature close) says less.
-					if (wireExceeded?.() && !deadline.reason) return undefined;
-					throw error;
-				},
-			);
+			const next = await beforeStop(chunks.next(), deadline).catch((error: unknown) => {
+				// The wire count destroyed the body: its error (premature close) says less.
+				if (wireExceeded?.() && !deadline.reason) return undefined;
+				throw error;
+			});
 			if (next === undefined || wireExceeded?.()) {
 				yield new AnswerTooLarge(maxBytes, 'wire');
 				return;
@@ -312,13 +281,11 @@ export async function readBounded(
 	bounds: ReadBounds,
 ): Promise<Buffer | AnswerTooLarge> {
 	const chunks: Buffer[] = [];
-	let size = 0;
 	for await (const chunk of boundedChunks(body, bounds)) {
 		if (chunk instanceof AnswerTooLarge) return chunk;
 		chunks.push(chunk);
-		size += chunk.length;
 	}
-	return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+	return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
 }
 
 /** The chunks of a stream that must end in an error past its limit (a file being stored). */
@@ -329,18 +296,16 @@ async function* failingPastLimit(body: unknown, bounds: ReadBounds): AsyncGenera
 	}
 }
 
-interface ReadableLike {
-	once(event: 'close', listener: () => void): unknown;
-}
-
 interface ReadableClass {
-	from(iterable: AsyncIterable<unknown>, options?: { objectMode?: boolean }): ReadableLike;
+	from(
+		iterable: AsyncIterable<unknown>,
+		options?: { objectMode?: boolean },
+	): { once(event: 'close', listener: () => void): unknown };
 }
 
 /**
  * Node's Readable class, found through the body's own class chain: node code may not import
- * `stream`, and n8n's binary store takes a Buffer or a Readable. Undefined for a body that is
- * not a Node stream.
+ * `stream`, and n8n's binary store takes a Buffer or a Readable.
  */
 function readableClassOf(body: unknown): ReadableClass | undefined {
 	if (typeof body !== 'object' || body === null) return undefined;

@@ -1,20 +1,15 @@
 import * as n8nWorkflow from 'n8n-workflow';
-import type { IExecuteFunctions, INode } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { cancelledError, DeadlineReached, unexpectedError } from '../errors';
 import type { RequestContext } from './exchange';
 
 /**
- * Every wait of an execution (pacing, backoff, rate-limit schedules, polling intervals) goes
- * through here, so each one stops at once when the execution is cancelled and none outlives the
- * deadline its caller set. Node code may not use timers: n8n's `sleep` does the waiting.
+ * Every wait of an execution goes through here, so each stops at once on cancel and none outlives
+ * its caller's deadline. Node code may not use timers: n8n's `sleep` does the waiting.
  */
 export class CancellableWait {
 	constructor(private readonly ctx: RequestContext) {}
-
-	private get node(): INode {
-		return this.ctx.getNode();
-	}
 
 	/** The execution's cancel signal where the context has one (executions; not list search). */
 	get signal(): AbortSignal | undefined {
@@ -25,9 +20,7 @@ export class CancellableWait {
 	}
 
 	throwIfCancelled() {
-		if (this.signal?.aborted) {
-			throw cancelledError(this.node);
-		}
+		if (this.signal?.aborted) throw cancelledError(this.ctx.getNode());
 	}
 
 	/**
@@ -36,7 +29,6 @@ export class CancellableWait {
 	 * signal, so cancelling still takes effect within a quarter of a second.
 	 */
 	async wait(ms: number): Promise<void> {
-		const signal = this.signal;
 		this.throwIfCancelled();
 		if (!(ms > 0)) return;
 		const sleepWithAbort = (
@@ -44,10 +36,10 @@ export class CancellableWait {
 		).sleepWithAbort;
 		if (typeof sleepWithAbort === 'function') {
 			try {
-				await sleepWithAbort(ms, signal);
+				await sleepWithAbort(ms, this.signal);
 			} catch (error) {
 				this.throwIfCancelled();
-				throw unexpectedError(this.node, error as Error);
+				throw unexpectedError(this.ctx.getNode(), error as Error);
 			}
 			return;
 		}

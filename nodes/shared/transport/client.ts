@@ -17,7 +17,7 @@ import { ANSWER_LIMITS } from '../limits';
 import { Redactor } from '../redaction';
 import type { ListEnvelope } from '../types';
 import { CancellableWait } from './cancellableWait';
-import { CREDENTIAL_TYPE, headerOf, type RawResponse, type RequestContext } from './exchange';
+import { CREDENTIAL_TYPE, type RawResponse, type RequestContext } from './exchange';
 import { collectPages, MAX_PAGE_SIZE, walkPages, type WalkResult } from './pageWalker';
 import type { Attempt, AttemptRules, Round } from './attempts';
 import { RequestPipeline, type RequestSpec } from './pipeline';
@@ -36,7 +36,6 @@ export interface ClientOptions {
 	rateLimitWaitMinutes?: number;
 }
 
-/** The credential of one execution and the scrubber built from its secrets. */
 export interface ExecutionCredential {
 	credentials: ICredentialDataDecryptedObject;
 	redactor: Redactor;
@@ -45,12 +44,10 @@ export interface ExecutionCredential {
 const credentialOfContext = new WeakMap<object, Promise<ExecutionCredential>>();
 
 /**
- * The credential of the execution `ctx` runs, fetched (decrypted) once however many parts ask:
- * the client, and the boundary that scrubs what the node outputs or throws. Its secrets
- * (credentialRules.ts, secretsOf) are read once, into the one Redactor of the execution. The
- * boundary lets go of it when the execution ends (releaseExecutionCredential): n8n keeps one
- * context for every poll of an active trigger, and each poll must read the credential as it is
- * then (a key replaced in the credential is used from the next poll on).
+ * The credential of the execution `ctx` runs, decrypted once for the client and the boundary,
+ * with the execution's one Redactor of its secrets. Released when the execution ends: n8n keeps
+ * one context for every poll of a trigger, and a key replaced in the credential must be used
+ * from the next poll on.
  */
 export async function executionCredential(ctx: RequestContext): Promise<ExecutionCredential> {
 	let pending = credentialOfContext.get(ctx);
@@ -75,28 +72,13 @@ export function pathId(id: string): string {
 }
 
 /**
- * The one facade the operations use: "send this", "list the campaigns", "walk the reports",
- * "download that". One instance lives for one node execution (n8n queue mode runs many
- * workers, so nothing is kept between executions but the key's pacing). It only wires the
- * parts together; each rule lives in one of them:
- *   - pipeline.ts: every request (turns, pacing, the exchange, its outcome);
- *   - attempts.ts: the one retry loop, for requests and for operations of several requests;
- *   - exchange.ts / urlPolicy.ts: where the key goes, per redirect hop;
- *   - envelope.ts: what counts as an answer;
- *   - pageWalker.ts: pagination that always ends;
- *   - errors.ts (TransportErrors): every error, scrubbed of the credential's secrets
- *     (redaction.ts, the execution's one Redactor);
- *   - cancellableWait.ts: every wait stops when the execution is cancelled.
+ * The one facade the operations use; it only wires the parts together. One instance per node
+ * execution: n8n queue mode runs many workers, so only the key's pacing is kept.
  */
 export class AdPerformanceClient {
-	readonly redactor: Redactor;
-
 	readonly errors: TransportErrors;
 
-	/**
-	 * Reports this execution created or recovered (reportLedger.ts), so that two of its items
-	 * never claim the same one. One client per execution, so per execution.
-	 */
+	/** Reports this execution created or recovered (reportLedger.ts): no two items claim one. */
 	readonly claimedReports = new Set<string>();
 
 	private readonly waiting: CancellableWait;
@@ -105,15 +87,13 @@ export class AdPerformanceClient {
 
 	private constructor(
 		private readonly ctx: RequestContext,
-		{ credentials, redactor }: ExecutionCredential,
+		credentials: ICredentialDataDecryptedObject,
+		readonly redactor: Redactor,
 		readonly baseUrl: string,
-		/** Service durations in real time (sped up only for a local sandbox). */
 		readonly clock: ServiceClock,
 		private readonly maxAttempts: number,
 		private readonly rateLimitWaitMs: number,
 	) {
-		const apiKey = apiKeyOf(credentials);
-		this.redactor = redactor;
 		this.errors = new TransportErrors(() => ctx.getNode(), this.redactor, baseUrl, maxAttempts);
 		this.waiting = new CancellableWait(ctx);
 		this.pipeline = new RequestPipeline({
@@ -123,29 +103,25 @@ export class AdPerformanceClient {
 			clock,
 			maxAttempts,
 			rateLimitWaitMs,
-			// The pacing shared with every execution of this process that uses the same key.
-			pacer: pacerFor(baseUrl, apiKey, clock.realMs(WINDOW_MS), {
+			pacer: pacerFor(baseUrl, apiKeyOf(credentials), clock.realMs(WINDOW_MS), {
 				now: () => Date.now(),
 				random: () => Math.random(),
 			}),
 			errors: this.errors,
 			waiting: this.waiting,
-			observeAnswer: (headers, sentAt) => this.observeServiceClock(headers, sentAt),
 		});
 	}
 
 	/**
-	 * Checks the credential and the request options before anything is sent. The numbers are
-	 * expected to be validated by the caller (InputValidator); they are clamped here again so
-	 * that no value can ever mean "retry forever".
+	 * Checks the credential and the request options before anything is sent. The caller validated
+	 * the numbers (InputValidator); clamped again, no value can ever mean "retry forever".
 	 */
 	static async create(
 		ctx: RequestContext,
 		options: ClientOptions = {},
 	): Promise<AdPerformanceClient> {
 		const node = ctx.getNode();
-		const credential = await executionCredential(ctx);
-		const { credentials } = credential;
+		const { credentials, redactor } = await executionCredential(ctx);
 		const baseUrl = normaliseBaseUrl(credentials.baseUrl);
 		const problem = baseUrlProblem(baseUrl);
 		if (problem) {
@@ -158,32 +134,25 @@ export class AdPerformanceClient {
 		const keyProblem = apiKeyProblem(apiKeyOf(credentials));
 		if (keyProblem) throw credentialError(node, keyProblem.message, keyProblem.description);
 		const clock = new ServiceClock(baseUrl, credentials.timeScale);
-		const clamp = (value: number | undefined, fallback: number, min: number, max: number) =>
-			Number.isFinite(value) ? Math.max(min, Math.min(max, value as number)) : fallback;
-		const maxAttempts = Math.floor(clamp(options.maxAttempts, RETRY_DEFAULTS.maxAttempts, 1, 10));
-		const rateLimitWaitMinutes = clamp(
-			options.rateLimitWaitMinutes,
-			RETRY_DEFAULTS.rateLimitWaitMinutes,
-			0,
-			24 * 60,
-		);
+		const clamp = (option: keyof ClientOptions, min: number, max: number) => {
+			const value = options[option];
+			return Number.isFinite(value)
+				? Math.max(min, Math.min(max, value as number))
+				: RETRY_DEFAULTS[option];
+		};
 		return new AdPerformanceClient(
 			ctx,
-			credential,
+			credentials,
+			redactor,
 			baseUrl,
 			clock,
-			maxAttempts,
-			clock.realMs(rateLimitWaitMinutes * 60_000),
+			Math.floor(clamp('maxAttempts', 1, 10)),
+			clock.realMs(clamp('rateLimitWaitMinutes', 0, 24 * 60) * 60_000),
 		);
 	}
 
 	get node(): INode {
 		return this.ctx.getNode();
-	}
-
-	/** The execution's cancel signal where the context has one (executions; not list search). */
-	get cancelSignal(): AbortSignal | undefined {
-		return this.waiting.signal;
 	}
 
 	/** Waits with n8n's sleep (a polling interval, never a retry); stops at once on cancel. */
@@ -196,18 +165,13 @@ export class AdPerformanceClient {
 	}
 
 	/**
-	 * The deadline of an operation, which every request of it is sent with (pipeline.ts): now
-	 * plus its own budget (a Timeout, a poll budget, the Tool Timeout) when it has one; else the
-	 * most its Request Options allow, every attempt at the longest exchange and the wait Max
-	 * Wait When Rate Limited allows, so those limits end it first.
+	 * The deadline every request of an operation is sent with: now plus its own budget (a Timeout,
+	 * a poll budget, the Tool Timeout), else past what Request Options allow, so they end it first.
 	 */
 	deadline(budgetMs?: number): number {
-		return (
-			Date.now() +
-			(budgetMs ??
-				this.rateLimitWaitMs +
-					this.maxAttempts * Math.max(ANSWER_LIMITS.requestMs, ANSWER_LIMITS.downloadMs))
-		);
+		const attemptsMs =
+			this.maxAttempts * Math.max(ANSWER_LIMITS.requestMs, ANSWER_LIMITS.downloadMs);
+		return Date.now() + (budgetMs ?? this.rateLimitWaitMs + attemptsMs);
 	}
 
 	/** Sends one request with pacing and retries; resolves with the checked JSON envelope. */
@@ -215,22 +179,17 @@ export class AdPerformanceClient {
 		return (await this.pipeline.send(spec, { json: true })).body as T;
 	}
 
-	/**
-	 * Runs an operation whose attempt is more than one request (the duplicate-safe Generate, a
-	 * diagnostic, a file download) in the transport's one retry loop (attempts.ts), so that it
-	 * waits, counts attempts and gives up by the same rules as every request.
-	 */
+	/** Runs an operation of more than one request per attempt in the one retry loop (attempts.ts). */
 	async attempts<T>(
 		attempt: (round: Round) => Promise<Attempt<T>>,
 		rules: AttemptRules<T>,
 	): Promise<T> {
-		return await this.pipeline.run(attempt, rules);
+		return await this.pipeline.attempts.run(attempt, rules);
 	}
 
 	/**
-	 * One exchange of a write that must not be resent blindly (creating a report or a
-	 * diagnostic), classified for `attempts`: when its outcome is unknown (5xx, lost connection,
-	 * a garbled 2xx) it is `ambiguous`, and the caller's `onAmbiguous` looks for what it created.
+	 * One exchange of a write that must not be resent blindly, for `attempts`: an unknown outcome
+	 * (5xx, lost connection, a garbled 2xx) is `ambiguous`; `onAmbiguous` looks for what it made.
 	 */
 	async writeOnce(
 		spec: Omit<RequestSpec, 'method' | 'resendable'>,
@@ -243,7 +202,6 @@ export class AdPerformanceClient {
 		);
 	}
 
-	/** GET of one page of a list endpoint. */
 	async listPage<T>(
 		path: string,
 		qs: IDataObject,
@@ -260,10 +218,7 @@ export class AdPerformanceClient {
 		});
 	}
 
-	/**
-	 * Reads a list. With `returnAll` it walks every page of 100; otherwise it asks only for
-	 * what it needs (page size = min(limit, 100)) and stops early.
-	 */
+	/** Reads a list: every page with `returnAll`, else only up to `limit` (pageWalker.ts). */
 	async list<T extends IDataObject>(
 		path: string,
 		qs: IDataObject,
@@ -275,8 +230,8 @@ export class AdPerformanceClient {
 			async (page, pageSize) =>
 				await this.listPage<T>(path, qs, page, pageSize, { itemIndex, deadline }),
 			wanted,
-			(problem) => this.errors.pagination(path, problem, options.itemIndex),
-			(problem) => this.listContradiction(path, problem, options.itemIndex),
+			(problem) => this.errors.pagination(path, problem, itemIndex),
+			(problem) => this.listContradiction(path, problem, itemIndex),
 		);
 	}
 
@@ -293,41 +248,31 @@ export class AdPerformanceClient {
 			acceptIncomplete?: boolean;
 		},
 	): Promise<WalkResult> {
+		const { itemIndex, deadline } = options;
 		return await walkPages<T>(
 			async (page, pageSize) =>
-				await this.listPage<T>(path, qs, page, pageSize, {
-					itemIndex: options.itemIndex,
-					deadline: options.deadline,
-				}),
+				await this.listPage<T>(path, qs, page, pageSize, { itemIndex, deadline }),
 			visit,
-			(problem) => this.errors.pagination(path, problem, options.itemIndex),
+			(problem) => this.errors.pagination(path, problem, itemIndex),
 			{
 				pageSize: options.pageSize ?? MAX_PAGE_SIZE,
-				deadline: options.deadline,
+				deadline,
 				contradiction: options.acceptIncomplete
 					? undefined
-					: (problem) => this.listContradiction(path, problem, options.itemIndex),
+					: (problem) => this.listContradiction(path, problem, itemIndex),
 			},
 		);
 	}
 
-	/** A page of the list at `path` that contradicts itself (pageWalker.ts). */
 	private listContradiction(path: string, problem: string, itemIndex?: number): NodeApiError {
-		const error = this.errors.protocol(problem, {
-			method: 'GET',
-			path,
-			itemIndex,
-			resendable: false,
-		});
+		const request = { method: 'GET', path, itemIndex, resendable: false };
+		const error = this.errors.protocol(problem, request);
 		// The page read failed its check: that attempt is where this failure was seen.
 		this.errors.failed(error);
 		return error;
 	}
 
-	/**
-	 * Downloads a file as a stream. The link is checked first (no internal addresses unless
-	 * the Base URL is one, no credentials in it), and the key goes only to the service's origin.
-	 */
+	/** Downloads a file as a stream; a link urlPolicy.ts forbids is refused before it is opened. */
 	async download(
 		url: string,
 		options: Pick<RequestSpec, 'itemIndex' | 'subject' | 'explain' | 'deadline'> & {
@@ -357,7 +302,6 @@ export class AdPerformanceClient {
 		);
 	}
 
-	/** Builds the error of an error answer, with the key scrubbed from every text. */
 	serviceError(details: ServiceErrorDetails): NodeApiError {
 		return this.errors.service(details);
 	}
@@ -370,9 +314,5 @@ export class AdPerformanceClient {
 		type?: 'protocol_error' | 'ambiguous_outcome' | 'timeout',
 	): NodeApiError {
 		return this.errors.api(message, description, itemIndex, type);
-	}
-
-	private observeServiceClock(headers: RawResponse['headers'], sentAt: number) {
-		this.clock.observeExchange(headerOf(headers, 'date'), sentAt, Math.max(Date.now(), sentAt));
 	}
 }

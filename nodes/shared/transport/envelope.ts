@@ -4,10 +4,9 @@ import type { ListEnvelope, Pagination, SingleEnvelope } from '../types';
 
 /**
  * The service answers every success in an envelope: `{data: [...], pagination, meta}` for a
- * list, `{data: {...}, meta}` for one record. An answer that is not that shape (broken JSON,
- * an HTML page from a proxy, an empty body, `data` of the wrong kind, a null record) is a
- * protocol error: it is never read as "no records". These checks are the one place that
- * decides it.
+ * list, `{data: {...}, meta}` for one record. An answer that is not that shape (broken JSON, an
+ * HTML page from a proxy, an empty body, `data` of the wrong kind, a null record) is a protocol
+ * error, never read as "no records"; these checks are the one place that decides it.
  */
 export type Expectation = 'list' | 'record' | 'any';
 
@@ -18,10 +17,9 @@ export class ProtocolError extends Error {
 }
 
 /**
- * How deeply an answer may nest objects and arrays, its envelope included (a record in a list
- * sits at level 3). The service's records nest a few levels; n8n saves run data with
- * recursive code that fails a few thousand levels down, so a deeper answer would make a run
- * that succeeds but cannot be saved.
+ * How deeply an answer may nest, its envelope included (a record in a list sits at level 3).
+ * n8n saves run data with recursive code that fails a few thousand levels down: a deeper answer
+ * would make a run that succeeds but cannot be saved.
  */
 export const MAX_ANSWER_DEPTH = 64;
 
@@ -57,28 +55,24 @@ function parseJson(body: unknown, contentType?: string): unknown {
 	}
 	const text = typeof body === 'string' ? body : Buffer.from(body as ArrayBuffer).toString('utf8');
 	if (text.trim() === '') throw new ProtocolError('the answer was empty');
-	let parsed: { value: unknown } | undefined;
 	try {
-		parsed = { value: JSON.parse(text) };
+		return JSON.parse(text) as unknown;
 	} catch {
-		parsed = undefined;
+		// Not JSON: named below (the lint allows only n8n's errors to be thrown in a catch).
 	}
-	if (parsed) return parsed.value;
-	const kind =
-		/html/i.test(contentType ?? '') || /^\s*</.test(text)
-			? 'an HTML page'
-			: 'text that is not JSON';
-	throw new ProtocolError(`the answer was ${kind}`);
+	const html = /html/i.test(contentType ?? '') || /^\s*</.test(text);
+	throw new ProtocolError(`the answer was ${html ? 'an HTML page' : 'text that is not JSON'}`);
 }
 
-/** The checked envelope of a body, or what is wrong with it. */
 export function readEnvelope(
 	body: unknown,
 	contentType: string | undefined,
 	expect: Expectation,
 ): { value: unknown; problem?: undefined } | { problem: string } {
 	try {
-		return { value: checkEnvelope(parseJsonBody(body, contentType), expect) };
+		const value = parseJsonBody(body, contentType);
+		if (expect === 'list') return { value: checkList(value) };
+		return { value: expect === 'record' ? checkRecord(value) : value };
 	} catch (error) {
 		return { problem: error instanceof ProtocolError ? error.problem : String(error) };
 	}
@@ -108,17 +102,13 @@ function positiveInteger(value: unknown): number | undefined {
 }
 
 /**
- * What a page of a list says against itself, from its own numbers: its record count, `total`,
- * `hasMore`, `page` and `page_size` (the spec's pagination object); undefined when they agree.
- * Pages before the last hold `page_size` records each, so a page that says it is the last
- * (`hasMore: false`) ends the list at record (page − 1) × page_size + count, which must be the
- * total, or hold nothing when it is past the end (the list shrank while it was read):
- * `total: 250, hasMore: false` with 100 records on page 1 would make 150 records vanish. The
- * last page may hold fewer records than the page size; no page more than the total. A page
- * that says there is more is held to its progress by pageWalker.ts, not here: records may shift
- * while the pages are read. Against what was `asked` too: no page holds more records than were
- * asked for, it is the page asked for, and a page that leaves out its page number or size is
- * read as the one asked for.
+ * What a page of a list says against itself (its record count, `total`, `hasMore`, `page`,
+ * `page_size`) or against what was `asked`; undefined when they agree. Pages before the last hold
+ * `page_size` records each, so a last page (`hasMore: false`) ends the list at record
+ * (page − 1) × page_size + count, which must be the total, or holds nothing past the end (the
+ * list shrank): `total: 250, hasMore: false` with 100 records on page 1 would lose 150 records.
+ * A page that says there is more is held to its progress by pageWalker.ts: records shift while
+ * pages are read. A page that leaves out its number or size is read as the one asked for.
  */
 export function pageContradiction(
 	count: number,
@@ -155,12 +145,6 @@ export function checkRecord<T>(value: unknown): SingleEnvelope<T> {
 		);
 	}
 	return value as unknown as SingleEnvelope<T>;
-}
-
-function checkEnvelope(value: unknown, expect: Expectation): unknown {
-	if (expect === 'list') return checkList(value);
-	if (expect === 'record') return checkRecord(value);
-	return value;
 }
 
 /** Numbers of the pagination object, only when they are sane. */

@@ -17,18 +17,13 @@ import {
 } from './boundedReader';
 import { hopProblem, isRedirect, isServiceOrigin, MAX_REDIRECTS } from './urlPolicy';
 
-export { discardBody } from './boundedReader';
-
 /**
- * One request and its redirect hops: the one place that sends a hop, with the API key only
- * where the one rule of where it goes allows (credentialRules.ts, isServiceOrigin, which the
- * credential's `authenticate` applies too). n8n's helpers would follow redirects themselves and
- * keep `x-api-key` on every hop (they strip only Authorization and Cookie), so redirects are
- * never left to them. Every answer is taken as a stream and read by boundedReader.ts, never
- * buffered by n8n's helper.
+ * One request and its redirect hops: the one place that sends a hop, with the API key only where
+ * isServiceOrigin (credentialRules.ts, which the credential's `authenticate` applies too) allows.
+ * n8n's helpers would follow redirects and keep `x-api-key` on every hop (they strip only
+ * Authorization and Cookie), so redirects are never left to them.
  */
 
-/** Every context our nodes run requests from: node execution, polling trigger, list search. */
 export type RequestContext = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions;
 
 export const CREDENTIAL_TYPE = 'adPerformanceApi';
@@ -37,17 +32,13 @@ export interface RawResponse {
 	statusCode: number;
 	headers: Record<string, string | string[] | undefined>;
 	/**
-	 * The answer, read within its limit: its text for a JSON request or an error answer (for
-	 * envelope.ts), its bytes (a Buffer) otherwise. A streamed success (a download) is a
-	 * Readable instead, bounded the same way as it is read.
+	 * The answer, read within its limit: text for a JSON request or an error answer, a Buffer
+	 * otherwise, or for a streamed success (a download) a Readable bounded as it is read.
 	 */
 	body: unknown;
 	/** Set instead of `body` when the answer was larger than its limit: nothing of it was kept. */
 	tooLarge?: AnswerTooLarge;
-	/**
-	 * A streamed body that n8n's helper is unpacking (it drops the Content-Encoding header as it
-	 * does): leniently, so a packing cut short inside its coding unpacks without an error.
-	 */
+	/** A streamed body n8n's helper is unpacking (dropping its Content-Encoding header). */
 	packed?: boolean;
 }
 
@@ -58,7 +49,6 @@ export interface HopContext {
 	baseUrl: string;
 	/** Passed to every hop, also those n8n would not give the execution's signal. */
 	cancelSignal?: AbortSignal;
-	/** Builds the error for a hop we refuse to follow. */
 	refuse(message: string, description: string): Error;
 }
 
@@ -67,7 +57,7 @@ export interface OutgoingRequest {
 	url: string;
 	qs?: IDataObject;
 	body?: IDataObject;
-	/** Send a JSON body and ask for JSON (the answer's bytes are checked by envelope.ts). */
+	/** Ask for JSON, to be checked by envelope.ts (false: the raw body, e.g. a file stream). */
 	json: boolean;
 	/** Hand a successful body back as a bounded stream instead of reading it here (downloads). */
 	stream?: boolean;
@@ -88,11 +78,7 @@ export function headerOf(
 	return typeof first === 'string' ? first : undefined;
 }
 
-/**
- * Sends a request and follows its redirects. Each hop is authenticated only when it goes to
- * the Base URL's origin; a hop that would downgrade to http, leave for an internal address,
- * carry a password or go round in circles is refused before it is sent.
- */
+/** Sends a request and follows its redirects; a hop urlPolicy.ts forbids is refused unsent. */
 export async function sendFollowingRedirects(
 	hop: HopContext,
 	request: OutgoingRequest,
@@ -139,13 +125,12 @@ export async function sendFollowingRedirects(
 			}
 			const location = headerOf(response.headers, 'location');
 			if (!isRedirect(response.statusCode) || !location) {
-				const stream = request.stream ? streamAnswer(response, request, deadline) : undefined;
-				if (stream === undefined) return await readAnswer(response, request, deadline);
+				const success = response.statusCode >= 200 && response.statusCode < 300;
+				const streamed =
+					request.stream && success ? streamAnswer(response, request, deadline) : undefined;
+				if (streamed === undefined) return await readAnswer(response, request, deadline);
 				handedOver = true;
-				// A zlib stream counts the packed bytes it takes in: the body is being unpacked.
-				const packed =
-					typeof (response.body as { bytesWritten?: unknown })?.bytesWritten === 'number';
-				return { ...response, body: stream, packed };
+				return streamed;
 			}
 			discardBody(response.body);
 			const next = new URL(location, url).toString();
@@ -182,11 +167,10 @@ export async function sendFollowingRedirects(
 
 /**
  * Makes the deadline's signal the request's `abortSignal` for good, so the deadline cuts the
- * connect, the status line and the headers (interim 1xx answers included), not only the body.
- * n8n's httpRequestWithAuthentication assigns the execution's cancel signal to that option
- * (n8n-core 1.84 to 2.8 at least), which would leave the head of the answer to the library's
- * idle timeout, which any trickle defeats. The signal n8n assigns is followed instead: the
- * exchange stops when it aborts, as it does on the execution's cancel signal.
+ * connect and the head of the answer (interim 1xx included), not only the body. n8n's
+ * httpRequestWithAuthentication overwrites that option with the execution's cancel signal
+ * (n8n-core 1.84 to 2.8 at least), which would leave the head to the library's idle timeout,
+ * which any trickle defeats; the signal it assigns is followed instead.
  */
 function keepDeadlineSignal(options: IHttpRequestOptions, deadline: ExchangeDeadline): void {
 	Object.defineProperty(options, 'abortSignal', {
@@ -195,10 +179,6 @@ function keepDeadlineSignal(options: IHttpRequestOptions, deadline: ExchangeDead
 		get: () => deadline.signal,
 		set: (assigned: unknown) => deadline.follow(assigned as AbortSignal | undefined),
 	});
-}
-
-function isSuccess(statusCode: number): boolean {
-	return statusCode >= 200 && statusCode < 300;
 }
 
 function boundsOf(response: RawResponse, maxBytes: number, deadline: ExchangeDeadline) {
@@ -210,16 +190,13 @@ function boundsOf(response: RawResponse, maxBytes: number, deadline: ExchangeDea
 	};
 }
 
-/**
- * The final answer, read whole within its limit: a success up to `maxBytes`, an error body up
- * to ANSWER_LIMITS.errorBytes. One that is larger comes back with `tooLarge` and no body.
- */
+/** The final answer, read whole within its limit (error bodies: ANSWER_LIMITS.errorBytes). */
 async function readAnswer(
 	response: RawResponse,
 	request: OutgoingRequest,
 	deadline: ExchangeDeadline,
 ): Promise<RawResponse> {
-	const success = isSuccess(response.statusCode);
+	const success = response.statusCode >= 200 && response.statusCode < 300;
 	const maxBytes = success
 		? (request.maxBytes ?? ANSWER_LIMITS.jsonBytes)
 		: ANSWER_LIMITS.errorBytes;
@@ -238,24 +215,24 @@ async function readAnswer(
 }
 
 /**
- * A successful download as a bounded stream that keeps the rest of the deadline while n8n's
- * binary store reads it; undefined for an error answer, or a body that is no stream.
+ * A successful download, its body a bounded stream that keeps the rest of the deadline while
+ * n8n's binary store reads it; undefined for a body that is no stream.
  */
 function streamAnswer(
 	response: RawResponse,
 	request: OutgoingRequest,
 	deadline: ExchangeDeadline,
-): unknown {
-	if (!isSuccess(response.statusCode)) return undefined;
+): RawResponse | undefined {
 	const stream = boundedStream(response.body, {
 		...boundsOf(response, request.maxBytes ?? ANSWER_LIMITS.jsonBytes, deadline),
 		onSettled: () => deadline.dispose(),
 	});
-	if (stream !== undefined) {
-		// A body nobody reads is still let go of at the deadline or on cancel.
-		deadline.signal.addEventListener('abort', () => discardBody(response.body), { once: true });
-	}
-	return stream;
+	if (stream === undefined) return undefined;
+	// A body nobody reads is still let go of at the deadline or on cancel.
+	deadline.signal.addEventListener('abort', () => discardBody(response.body), { once: true });
+	// A zlib stream counts the packed bytes it takes in: the body is being unpacked.
+	const packed = typeof (response.body as { bytesWritten?: unknown })?.bytesWritten === 'number';
+	return { ...response, body: stream, packed };
 }
 
 async function sendWithKey(hop: HopContext, options: IHttpRequestOptions): Promise<RawResponse> {

@@ -1,13 +1,6 @@
 /**
- * Everything the operations need to talk to the service. client.ts is the facade (request,
- * attempts, list, walk, download); the parts behind it each own one rule: pipeline.ts (every
- * request: turns, pacing, the exchange classified into an outcome), attempts.ts (the one retry
- * loop), exchange.ts (one request and its redirect
- * hops, with the key only on the Base URL's origin), urlPolicy.ts (where requests may go),
- * envelope.ts (what counts as an answer), pageWalker.ts (pagination that always ends), retry.ts
- * (when to resend), rateLimiter.ts (pacing and 429 scheduling), boundedReader.ts (every answer
- * body, within its byte limit, total deadline and the cancel signal), cancellableWait.ts (waits
- * that stop on cancel), serviceClock.ts (service durations in real time).
+ * What the operations need to talk to the service. client.ts is the facade; each file behind it
+ * owns one rule, which its comments state (../errors.ts builds every error, scrubbed of secrets).
  */
 export {
 	AdPerformanceClient,

@@ -1,29 +1,27 @@
 import type { ICredentialDataDecryptedObject, IDataObject, NodeApiError } from 'n8n-workflow';
 
-import type { ServiceErrorDetails, TransportErrors } from '../errors';
+import { DeadlineReached, type TransportErrors } from '../errors';
 import { ANSWER_LIMITS } from '../limits';
-import { DeadlineReached } from '../errors';
 import type { HttpMethod, ServiceErrorBody } from '../types';
 import type { CancellableWait } from './cancellableWait';
 import { parseJsonBody, readEnvelope, remainingOf, type Expectation } from './envelope';
 import {
 	headerOf,
 	sendFollowingRedirects,
+	type OutgoingRequest,
 	type RawResponse,
 	type RequestContext,
 } from './exchange';
-import type { Attempt, AttemptRules, Round } from './attempts';
-import { AttemptRunner, failedAttempt } from './attempts';
+import { AttemptRunner, failedAttempt, type Attempt, type Round } from './attempts';
 import type { Bucket, KeyPacer } from './rateLimiter';
 import {
 	decide,
 	decodingFailureOf,
-	NETWORK_ERROR_PROSE,
+	NETWORK_ERRORS,
 	networkErrorCode,
 	retryAfterMs,
 	retryHintSeconds,
-	UNSENT_ERROR_CODES,
-	type Decision,
+	type Seen,
 } from './retry';
 import type { ServiceClock } from './serviceClock';
 import { isServiceOrigin } from './urlPolicy';
@@ -39,18 +37,13 @@ export interface RequestSpec {
 	subject?: string;
 	/** The envelope a success must have; anything else is a protocol error. */
 	expect?: Expectation;
-	/**
-	 * The service's own limit a write also counts against (report generations, diagnostic runs),
-	 * named by the caller, which knows what it creates; the transport knows no paths.
-	 */
+	/** The write's own limit, named by the caller (the transport knows no paths). */
 	writeLimit?: 'generation' | 'diagnostic';
 	/** Whether a failure with unknown outcome may be resent (false for creating things). */
 	resendable?: boolean;
 	/**
-	 * Error statuses that mean "the work an earlier, lost attempt started is still under way"
-	 * (a diagnostic's 409 after a lost answer), and how often to ask again meanwhile (service
-	 * ms): the table (retry.ts, decide) schedules them instead of failing. The caller sets it
-	 * while such work may be going on, and leaves it out when it no longer waits for it.
+	 * Error statuses meaning work a lost attempt started is still under way (a diagnostic's 409),
+	 * and how often to ask again (service ms); set only while such work may be going on.
 	 */
 	busy?: { statuses: number[]; pollMs: number };
 	/** A message and fix better suited to this request than the generic ones of its error type. */
@@ -58,12 +51,7 @@ export interface RequestSpec {
 		status: number,
 		type: string | undefined,
 	) => { message?: string; description?: string } | undefined;
-	/**
-	 * n8n time (ms) after which the request, its retries and its waits are cut and
-	 * `DeadlineReached` thrown. Every request has one, there is no default: the operation's own
-	 * budget (a Timeout, a poll budget, the Tool Timeout), or `client.deadline()`, what its
-	 * Request Options allow.
-	 */
+	/** n8n time (ms) ending it, its retries and its waits (DeadlineReached); see client.deadline(). */
 	deadline: number;
 	/**
 	 * Identical requests (same key, same body) of other executions of this process, while this
@@ -72,19 +60,14 @@ export interface RequestSpec {
 	singleFlight?: boolean;
 }
 
-export interface Transfer {
-	/** Parse and check the JSON envelope (false: hand back the raw body, e.g. a file stream). */
-	json: boolean;
+export type Transfer = Pick<OutgoingRequest, 'json' | 'stream' | 'maxBytes'> & {
 	/** A full address instead of a path below the Base URL (download links). */
 	absoluteUrl?: string;
-	stream?: boolean;
-	/** Largest successful answer (boundedReader.ts); JSON answers: ANSWER_LIMITS.jsonBytes. */
-	maxBytes?: number;
-	/** Total time of one exchange; API requests: ANSWER_LIMITS.requestMs. */
 	totalMs?: number;
-}
+};
 
-/** What the pipeline works with; one set per client, so per execution. */
+type WaitExceeded = Parameters<TransportErrors['rateLimitWaitExceeded']>[0];
+
 export interface PipelineParts {
 	ctx: RequestContext;
 	credentials: ICredentialDataDecryptedObject;
@@ -96,17 +79,13 @@ export interface PipelineParts {
 	pacer: KeyPacer;
 	errors: TransportErrors;
 	waiting: CancellableWait;
-	/** Told the `Date` of every answer and when its request was sent (the service clock). */
-	observeAnswer(headers: RawResponse['headers'], sentAt: number): void;
 }
 
-/** The service's limits a request counts against: reads, or writes and the write's own limit. */
 function bucketsOf(spec: Pick<RequestSpec, 'method' | 'writeLimit'>): Bucket[] {
 	if (spec.method === 'GET') return ['read'];
 	return spec.writeLimit ? ['write', spec.writeLimit] : ['write'];
 }
 
-/** One exchange: its answer or why there is none, and when it was sent (n8n time). */
 interface Exchanged {
 	response?: RawResponse;
 	failure?: unknown;
@@ -119,16 +98,9 @@ interface Exchanged {
 	senderStopped?: boolean;
 }
 
-/**
- * The request pipeline: every request of the nodes goes through it, forward in one pass per
- * attempt: its turn among the key's writes and its pacing (rateLimiter.ts), the exchange
- * (exchange.ts: redirects, where the key goes, the bounded body), the answer read and classified
- * (envelope.ts, retry.ts) into an outcome; then the one retry loop (attempts.ts) returns, waits
- * and tries again, or fails. Every wait is bounded: by Max Attempts, by Max Wait When Rate
- * Limited, by the request's deadline, and by the execution's cancel signal.
- */
+/** Every request of the nodes, one pass per attempt: turn and pacing, exchange, outcome. */
 export class RequestPipeline {
-	private readonly attempts: AttemptRunner;
+	readonly attempts: AttemptRunner;
 
 	private readonly apiKey: string;
 
@@ -137,41 +109,30 @@ export class RequestPipeline {
 		this.apiKey = String(parts.credentials.apiKey ?? '').trim();
 	}
 
-	/** Sends with pacing and retries: the answer, or the mapped error. */
 	async send(spec: RequestSpec, transfer: Transfer): Promise<RawResponse> {
-		return await this.run((round) => this.exchangeOnce(spec, transfer, round), {
+		return await this.attempts.run((round) => this.exchangeOnce(spec, transfer, round), {
 			deadline: spec.deadline,
 		});
 	}
 
-	/** Runs attempts in the one retry loop (for operations whose attempt is more than a request). */
-	async run<T>(attempt: (round: Round) => Promise<Attempt<T>>, rules: AttemptRules<T>): Promise<T> {
-		return await this.attempts.run(attempt, rules);
-	}
-
-	/** One exchange, classified: done, try again, perhaps done, scheduled, or final. */
+	/** One exchange, classified; a failed one is recorded as the client's last failure. */
 	async exchangeOnce(
 		spec: RequestSpec,
 		transfer: Transfer,
 		round: Round,
 	): Promise<Attempt<RawResponse>> {
-		const buckets = bucketsOf(spec);
-		const exchanged = await this.exchangeShared(spec, transfer, buckets, round);
-		return this.outcomeOf(spec, transfer, buckets, exchanged, round);
+		const exchanged = await this.exchangeShared(spec, transfer, round);
+		const outcome = this.classify(spec, transfer, bucketsOf(spec), exchanged, round);
+		if (outcome.kind !== 'done') this.parts.errors.failed(outcome.error);
+		return outcome;
 	}
 
-	/**
-	 * Single-flight: a request marked `singleFlight` joins an identical one in flight (same Base
-	 * URL, the very same key, the exact body) and takes its answer; otherwise it is sent, and
-	 * identical ones join it until it is answered.
-	 */
 	private async exchangeShared(
 		spec: RequestSpec,
 		transfer: Transfer,
-		buckets: Bucket[],
 		round: Round,
 	): Promise<Exchanged> {
-		if (!spec.singleFlight) return await this.sendWhenDue(spec, transfer, buckets, round);
+		if (!spec.singleFlight) return await this.sendWhenDue(spec, transfer, round);
 		const { shared } = this.parts.pacer;
 		const key = JSON.stringify([spec.method, spec.path, spec.body ?? null]);
 		const inFlight = shared.get(key);
@@ -184,7 +145,7 @@ export class RequestPipeline {
 			// Undefined: it was never sent (its execution gave up first); then send this one.
 			if (answer) return { ...answer, shared: true };
 		}
-		const own = this.sendWhenDue(spec, transfer, buckets, round);
+		const own = this.sendWhenDue(spec, transfer, round);
 		const entry = { apiKey: this.apiKey, exchange: own.catch(() => undefined) };
 		shared.set(key, entry);
 		try {
@@ -194,51 +155,34 @@ export class RequestPipeline {
 		}
 	}
 
-	/**
-	 * Waits for the key's turn (writes) and the pacing, and sends. The turn ends as soon as the
-	 * request has left: the next write of the key never waits for this one's answer. The request
-	 * counts against the key's limits from then on (RateLimiter.onSent).
-	 */
+	/** Waits for the key's turn (writes) and pacing, and sends; the turn ends once it has left. */
 	private async sendWhenDue(
 		spec: RequestSpec,
 		transfer: Transfer,
-		buckets: Bucket[],
 		round: Round,
 	): Promise<Exchanged> {
-		const { pacer, waiting, errors } = this.parts;
+		const { pacer, waiting } = this.parts;
+		const buckets = bucketsOf(spec);
 		const turn = buckets.includes('write') ? pacer.writes.join() : undefined;
 		try {
 			if (turn) {
-				// Waiting in line is waiting for the rate limit: bounded by Max Wait When Rate Limited
-				// and the request's own deadline. A turn lasts only until its holder has sent.
+				// Waiting in line is waiting for the rate limit: Max Wait When Rate Limited bounds it too.
 				const until = Math.min(round.rateLimitDeadline, spec.deadline);
 				if (!(await waiting.waitFor(turn.turn, until))) {
 					if (Date.now() >= spec.deadline) throw new DeadlineReached();
-					throw errors.rateLimitWaitExceeded(
-						{ cause: 'turn', maxWaitMinutes: this.maxWaitMinutes() },
-						spec,
-					);
+					throw this.waitExceeded({ cause: 'turn' }, spec);
 				}
 			}
-			// The key's pacing (its window spent, or a Retry-After the service gave any execution on
-			// the key) is waiting for the rate limit too: past this request's Max Wait it is not
-			// waited out at all, it fails now, without sending.
-			// Checked again after every wait: other executions' reads may have spent the new window
-			// while this one waited for it.
+			// So is the key's pacing: past Max Wait it is not waited out, it fails now, unsent.
+			// Checked after every wait: other executions' reads may have spent the new window.
 			for (
 				let pacingMs = pacer.limiter.delayBeforeSend(buckets);
 				pacingMs > 0;
 				pacingMs = pacer.limiter.delayBeforeSend(buckets)
 			) {
 				if (Date.now() + pacingMs > round.rateLimitDeadline) {
-					throw errors.rateLimitWaitExceeded(
-						{
-							cause: 'held',
-							maxWaitMinutes: this.maxWaitMinutes(),
-							heldMinutes: this.parts.clock.serviceMs(pacingMs) / 60_000,
-						},
-						spec,
-					);
+					const heldMinutes = this.parts.clock.serviceMs(pacingMs) / 60_000;
+					throw this.waitExceeded({ cause: 'held', heldMinutes }, spec);
 				}
 				await waiting.waitWithin(pacingMs, spec.deadline);
 			}
@@ -257,44 +201,27 @@ export class RequestPipeline {
 		}
 	}
 
-	/** The exchange itself (exchange.ts), within the request's total time. */
 	private async transmit(spec: RequestSpec, transfer: Transfer): Promise<RawResponse> {
-		const { waiting, errors } = this.parts;
+		const { ctx, credentials, baseUrl, waiting, errors } = this.parts;
+		const { absoluteUrl, totalMs = ANSWER_LIMITS.requestMs, ...carried } = transfer;
 		return await sendFollowingRedirects(
 			{
-				ctx: this.parts.ctx,
-				credentials: this.parts.credentials,
-				baseUrl: this.parts.baseUrl,
+				ctx,
+				credentials,
+				baseUrl,
 				cancelSignal: waiting.signal,
 				refuse: (message, description) => errors.refused(message, description, spec.itemIndex),
 			},
 			{
 				method: spec.method,
-				url: transfer.absoluteUrl ?? `${this.parts.baseUrl}/v1${spec.path}`,
+				url: absoluteUrl ?? `${baseUrl}/v1${spec.path}`,
 				qs: spec.qs,
 				body: spec.body,
-				json: transfer.json,
-				stream: transfer.stream,
-				maxBytes: transfer.maxBytes,
-				timeoutMs: this.timeoutFor(spec.deadline, transfer.totalMs),
-				what: spec.subject
-					? `the request for ${spec.subject}`
-					: `${spec.method} ${this.describePath(spec, transfer)}`,
+				...carried,
+				timeoutMs: Math.max(1, Math.min(totalMs, spec.deadline - Date.now())),
+				what: this.describe(spec, transfer),
 			},
 		);
-	}
-
-	/** What an exchange came to; a failed attempt is recorded as the client's last failure. */
-	private outcomeOf(
-		spec: RequestSpec,
-		transfer: Transfer,
-		buckets: Bucket[],
-		exchanged: Exchanged,
-		round: Round,
-	): Attempt<RawResponse> {
-		const outcome = this.classify(spec, transfer, buckets, exchanged, round);
-		if (outcome.kind !== 'done') this.parts.errors.failed(outcome.error);
-		return outcome;
 	}
 
 	/**
@@ -311,40 +238,35 @@ export class RequestPipeline {
 		const { waiting, errors, pacer } = this.parts;
 		const limiter = exchanged.shared ? undefined : pacer.limiter;
 		const { response, sentAt } = exchanged;
-		const follow = (decision: Decision, error: NodeApiError, retryAfterMs?: number) =>
-			failedAttempt<RawResponse>(decision, error, sentAt, retryAfterMs);
+		const after = (kind: Exclude<Seen['kind'], 'answer'>, error: NodeApiError) =>
+			failedAttempt<RawResponse>(decide({ kind }, spec), error, sentAt);
 		if (response === undefined) {
 			limiter?.onUnanswered(buckets);
 			waiting.throwIfCancelled();
-			// A shared request whose sender was stopped after sending: for this execution the request
-			// was sent and its answer lost.
+			// The sender of a shared request was stopped after sending: for this execution, a lost answer.
 			if (exchanged.shared && exchanged.senderStopped) {
 				const lost = 'the answer was lost: the execution that sent this request was stopped';
 				const error = errors.network(exchanged.failure, 'ECONNABORTED', lost, spec);
-				return follow(decide({ kind: 'lost' }, spec), error);
+				return after('lost', error);
 			}
 			// Our own refusals (a redirect we would not follow) are final as they are.
 			if (errors.isOwn(exchanged.failure))
-				return follow(decide({ kind: 'refused' }, spec), exchanged.failure as NodeApiError);
+				return after('refused', exchanged.failure as NodeApiError);
 			if (Date.now() >= spec.deadline) throw new DeadlineReached();
 			// An answer came and could not be unpacked: garbled, as a broken envelope is.
 			const garbled = decodingFailureOf(exchanged.failure);
 			if (garbled !== undefined) {
 				const problem = `the answer could not be unpacked (${garbled.slice(0, 200)})`;
-				return follow(decide({ kind: 'garbled' }, spec), errors.protocol(problem, spec));
+				return after('garbled', errors.protocol(problem, spec));
 			}
 			const code = networkErrorCode(exchanged.failure);
-			const error = errors.network(
-				exchanged.failure,
-				code ?? 'request_failed',
-				NETWORK_ERROR_PROSE[code ?? ''] ?? 'the request failed',
-				spec,
-			);
-			const seen = !code ? 'unexplained' : UNSENT_ERROR_CODES.has(code) ? 'unsent' : 'lost';
-			return follow(decide({ kind: seen }, spec), error);
+			const known = NETWORK_ERRORS.get(code ?? '');
+			const prose = known?.prose ?? 'the request failed';
+			const error = errors.network(exchanged.failure, code ?? 'request_failed', prose, spec);
+			return after(!known ? 'unexplained' : known.unsent ? 'unsent' : 'lost', error);
 		}
-		this.parts.observeAnswer(response.headers, sentAt);
-
+		const date = headerOf(response.headers, 'date');
+		this.parts.clock.observeExchange(date, sentAt, Math.max(Date.now(), sentAt));
 		const busy = spec.busy?.statuses.includes(response.statusCode) === true;
 		const decision = decide({ kind: 'answer', status: response.statusCode, busy }, spec);
 		if (decision === 'done') {
@@ -352,18 +274,14 @@ export class RequestPipeline {
 				limiter?.onAccepted(buckets, undefined);
 				return { kind: 'done', value: response, sentAt };
 			}
+			const contentType = headerOf(response.headers, 'content-type');
 			const envelope = response.tooLarge
 				? { problem: response.tooLarge.message }
-				: readEnvelope(
-						response.body,
-						headerOf(response.headers, 'content-type'),
-						spec.expect ?? 'any',
-					);
+				: readEnvelope(response.body, contentType, spec.expect ?? 'any');
 			if (envelope.problem !== undefined) {
 				limiter?.onAccepted(buckets, undefined);
 				// The service did the work and garbled the answer: a write is not resent blindly.
-				const error = errors.protocol(envelope.problem, spec);
-				return follow(decide({ kind: 'garbled' }, spec), error);
+				return after('garbled', errors.protocol(envelope.problem, spec));
 			}
 			limiter?.onAccepted(buckets, remainingOf(envelope.value), exchanged.sendNumber);
 			// Records are not scrubbed here: whatever leaves a node (items, errors) is scrubbed
@@ -371,26 +289,22 @@ export class RequestPipeline {
 			return { kind: 'done', value: { ...response, body: envelope.value }, sentAt };
 		}
 
-		const errorBody = this.readErrorBody(response) as ServiceErrorBody | undefined;
-		const type = typeof errorBody?.error?.type === 'string' ? errorBody.error.type : undefined;
-		const serviceMessage =
-			typeof errorBody?.error?.message === 'string' ? errorBody.error.message : undefined;
-		const details: ServiceErrorDetails = {
+		const said = (this.readErrorBody(response) as ServiceErrorBody | undefined)?.error;
+		const type = typeof said?.type === 'string' ? said.type : undefined;
+		const serviceMessage = typeof said?.message === 'string' ? said.message : undefined;
+		const error = errors.service({
 			status: response.statusCode,
 			type,
 			serviceMessage,
 			itemIndex: spec.itemIndex,
 			subject: spec.subject,
 			...spec.explain?.(response.statusCode, type),
-		};
-		const error = errors.service(details);
-		// RFC 9110: how long to wait, in seconds or as an HTTP date on the service's clock.
+		});
 		const retryAfter = retryAfterMs(
 			headerOf(response.headers, 'retry-after'),
 			headerOf(response.headers, 'date'),
 			Date.now(),
 		);
-
 		if (busy && spec.busy) {
 			limiter?.onAccepted(buckets, undefined);
 			// Work a lost attempt started goes on: ask again as the service suggests, not a failure.
@@ -398,22 +312,19 @@ export class RequestPipeline {
 			return { kind: 'scheduled', error, waitMs, countsAsFailure: false };
 		}
 		if (decision === 'schedule') {
-			// A 429 is the service scheduling us, not a failure: wait as told (Retry-After, or the
-			// seconds its message names), never less than a backoff floor (a hint of "0 seconds" must
-			// not turn into hammering), with jitter, for as long as Request Options allow (see
-			// rateLimiter.ts). Without a hint it also counts against Max Attempts.
-			const hintServiceMs = retryAfter ?? secondsToMs(retryHintSeconds(serviceMessage));
+			// A 429 schedules us, not a failure: wait as told (Retry-After, or the seconds its
+			// message names; rateLimiter.ts sets the floor) within Max Wait. No hint: a failed attempt.
+			const hintSeconds = retryHintSeconds(serviceMessage);
+			const hintServiceMs =
+				retryAfter ?? (hintSeconds === undefined ? undefined : hintSeconds * 1000);
 			const hintMs =
 				hintServiceMs === undefined ? undefined : this.parts.clock.realMs(hintServiceMs);
 			if (hintMs === undefined && round.failures + 1 >= this.parts.maxAttempts)
 				return { kind: 'final', error };
 			const waitMs = pacer.limiter.onRejected(buckets, hintMs, round.scheduled + 1);
 			if (Date.now() + waitMs > round.rateLimitDeadline) {
-				const wait = { cause: 'service' as const, maxWaitMinutes: this.maxWaitMinutes() };
-				return {
-					kind: 'final',
-					error: errors.rateLimitWaitExceeded({ ...wait, type, serviceMessage }, spec),
-				};
+				const exceeded = this.waitExceeded({ cause: 'service', type, serviceMessage }, spec);
+				return { kind: 'final', error: exceeded };
 			}
 			return { kind: 'scheduled', error, waitMs, countsAsFailure: hintMs === undefined };
 		}
@@ -423,16 +334,13 @@ export class RequestPipeline {
 			response.statusCode === 503 && retryAfter !== undefined
 				? this.parts.clock.realMs(retryAfter)
 				: undefined;
-		return follow(decision, error, backMs);
+		return failedAttempt(decision, error, sentAt, backMs);
 	}
 
-	private maxWaitMinutes(): number {
-		return this.parts.clock.serviceMs(this.parts.rateLimitWaitMs) / 60_000;
-	}
-
-	/** The total time of one exchange: its own limit, cut shorter by the caller's deadline. */
-	private timeoutFor(deadline: number, totalMs: number = ANSWER_LIMITS.requestMs): number {
-		return Math.max(1, Math.min(totalMs, deadline - Date.now()));
+	/** Max Wait When Rate Limited was not enough; the error quotes it in service minutes. */
+	private waitExceeded(wait: Omit<WaitExceeded, 'maxWaitMinutes'>, spec: RequestSpec) {
+		const maxWaitMinutes = this.parts.clock.serviceMs(this.parts.rateLimitWaitMs) / 60_000;
+		return this.parts.errors.rateLimitWaitExceeded({ ...wait, maxWaitMinutes }, spec);
 	}
 
 	/** The error answer's JSON, or undefined; the exchange read its bytes within their limit. */
@@ -445,17 +353,11 @@ export class RequestPipeline {
 		}
 	}
 
-	private describePath(spec: Pick<RequestSpec, 'path'>, transfer?: Transfer): string {
-		if (transfer?.absoluteUrl) {
-			const target = new URL(transfer.absoluteUrl);
-			return isServiceOrigin(this.parts.baseUrl, transfer.absoluteUrl)
-				? target.pathname
-				: `${target.origin}${target.pathname}`;
-		}
-		return `/v1${spec.path}`;
+	private describe(spec: RequestSpec, { absoluteUrl }: Transfer): string {
+		if (spec.subject) return `the request for ${spec.subject}`;
+		if (!absoluteUrl) return `${spec.method} /v1${spec.path}`;
+		const target = new URL(absoluteUrl);
+		const origin = isServiceOrigin(this.parts.baseUrl, absoluteUrl) ? '' : target.origin;
+		return `${spec.method} ${origin}${target.pathname}`;
 	}
-}
-
-function secondsToMs(seconds: number | undefined): number | undefined {
-	return seconds === undefined ? undefined : seconds * 1000;
 }

@@ -1,15 +1,9 @@
-/**
- * When to try a request again and how long to wait first: pure functions, unit-tested without
- * HTTP. Rate-limit pacing (what to do about 429 before and after it happens) lives in
- * rateLimiter.ts; the one loop that applies these rules is `AttemptRunner` (attempts.ts).
- */
+/** When to try a request again and how long to wait first: pure functions, tested without HTTP. */
 
 export const RETRY_DEFAULTS = {
-	/** Attempts per request, the first included (Request Options → Max Attempts). */
 	maxAttempts: 5,
 	baseDelayMs: 1_000,
 	maxDelayMs: 30_000,
-	/** How long a request may keep waiting while the service schedules it with 429 + hint. */
 	rateLimitWaitMinutes: 15,
 };
 
@@ -25,8 +19,7 @@ const SERVER_ERROR_STATUSES = new Set([500, 502, 503, 504]);
  *   - lost: no answer after the request may have reached it (reset, timed out);
  *   - refused: we refused to go on (a redirect elsewhere, an answer over its size limit);
  *   - unexplained: a failure that is none of these (it is not guessed at).
- * `busy`: an answer whose status means that work an earlier, lost attempt started is still under
- * way (RequestSpec.busyAfterLost).
+ * `busy`: work an earlier, lost attempt started is still under way (RequestSpec.busy).
  */
 export type Seen =
 	| { kind: 'answer'; status: number; busy?: boolean }
@@ -36,10 +29,7 @@ export type Seen =
 	| { kind: 'refused' }
 	| { kind: 'unexplained' };
 
-/**
- * done · retry (send again after a backoff) · search (the work may be done: look for it before
- * anything is sent again) · schedule (wait as the service says, then send again) · final.
- */
+/** What follows an attempt: each becomes the Attempt of that meaning (attempts.ts). */
 export type Decision = 'done' | 'retry' | 'search' | 'schedule' | 'final';
 
 /**
@@ -67,17 +57,13 @@ export function decide(seen: Seen, request: { resendable?: boolean }): Decision 
 
 /** Full-jitter exponential backoff: a random wait up to min(cap, base × 2^(attempt−1)). */
 export function backoffMs(attempt: number, random: number): number {
-	const ceiling = Math.min(
-		RETRY_DEFAULTS.maxDelayMs,
-		RETRY_DEFAULTS.baseDelayMs * 2 ** Math.max(0, attempt - 1),
-	);
-	return random * ceiling;
+	const { baseDelayMs, maxDelayMs } = RETRY_DEFAULTS;
+	return random * Math.min(maxDelayMs, baseDelayMs * 2 ** Math.max(0, attempt - 1));
 }
 
 /**
- * Seconds named by a 429 message like "Rate limit exceeded. Retry after 12 seconds." The
- * message is not a contract (it may change between API versions), so this is only a hint and
- * the client works without it.
+ * Seconds named by a 429 message like "Rate limit exceeded. Retry after 12 seconds.": only a
+ * hint, the client works without it (the message is not a contract).
  */
 export function retryHintSeconds(message: unknown): number | undefined {
 	if (typeof message !== 'string') return undefined;
@@ -91,10 +77,9 @@ export function retryHintSeconds(message: unknown): number | undefined {
 const MAX_RETRY_AFTER_MS = 24 * 60 * 60_000;
 
 /**
- * The wait a `Retry-After` header asks for (RFC 9110 §10.2.3), in service milliseconds: a number
- * of seconds, or an HTTP date, read against the answer's own `Date` header (both are the
- * service's clock, whatever n8n's says; without one, against n8n's `now`). Undefined when the
- * header is absent, garbage, negative or longer than a day: then the backoff floor applies.
+ * The wait a `Retry-After` header asks for (RFC 9110 §10.2.3), in service ms: seconds, or an
+ * HTTP date read against the answer's own `Date` (both the service's clock; else n8n's `now`).
+ * Undefined when absent, garbage, negative or over a day: then the backoff floor applies.
  */
 export function retryAfterMs(
 	header: string | undefined,
@@ -125,10 +110,7 @@ const DECODING_ERROR_CODES =
 const DECODING_ERROR_TEXTS =
 	/incorrect header check|unexpected end of file|invalid (stored block lengths|distance|code lengths|block type|literal\/lengths? set|literal\/length code|bit length repeat)|incorrect (data|length) check|unknown compression method|header crc mismatch|too many length or distance symbols|invalid window size|Decompression failed|brotli/i;
 
-/**
- * Why an answer could not be unpacked, whichever way the n8n version at hand wrapped the error;
- * undefined when the failure is something else (for example a network error).
- */
+/** Why an answer could not be unpacked; undefined when the failure is something else. */
 export function decodingFailureOf(error: unknown): string | undefined {
 	return firstInChain(error, (current) => {
 		const message = typeof current.message === 'string' ? current.message : '';
@@ -163,33 +145,16 @@ function firstInChain<T>(
 	return undefined;
 }
 
-/** Network failures before the request could reach the service: it was never sent. */
-export const UNSENT_ERROR_CODES = new Set([
-	'ECONNREFUSED',
-	'EAI_AGAIN',
-	'ERR_SOCKET_CONNECTION_TIMEOUT',
+/** Network failures worth another attempt, in words; `unsent`: it never reached the service. */
+export const NETWORK_ERRORS = new Map<string, { prose: string; unsent?: boolean }>([
+	['ECONNRESET', { prose: 'the connection was dropped' }],
+	['ECONNABORTED', { prose: 'the connection was aborted' }],
+	['EPIPE', { prose: 'the connection was dropped' }],
+	['ETIMEDOUT', { prose: 'the request timed out' }],
+	['ECONNREFUSED', { prose: 'the connection was refused', unsent: true }],
+	['EAI_AGAIN', { prose: 'the host name could not be resolved', unsent: true }],
+	['ERR_SOCKET_CONNECTION_TIMEOUT', { prose: 'the request timed out', unsent: true }],
 ]);
-
-/** Network failures worth another attempt (the request may not have reached the service). */
-const NETWORK_ERROR_CODES = new Set([
-	'ECONNRESET',
-	'ECONNABORTED',
-	'EPIPE',
-	'ETIMEDOUT',
-	'ECONNREFUSED',
-	'EAI_AGAIN',
-	'ERR_SOCKET_CONNECTION_TIMEOUT',
-]);
-
-export const NETWORK_ERROR_PROSE: Record<string, string> = {
-	ECONNRESET: 'the connection was dropped',
-	ECONNABORTED: 'the connection was aborted',
-	EPIPE: 'the connection was dropped',
-	ETIMEDOUT: 'the request timed out',
-	ECONNREFUSED: 'the connection was refused',
-	EAI_AGAIN: 'the host name could not be resolved',
-	ERR_SOCKET_CONNECTION_TIMEOUT: 'the request timed out',
-};
 
 /** n8n rewrites a network error's message into prose; these are its texts for the codes we retry. */
 const NETWORK_ERROR_TEXTS: Array<[RegExp, string]> = [
@@ -200,15 +165,12 @@ const NETWORK_ERROR_TEXTS: Array<[RegExp, string]> = [
 	[/EPIPE/, 'EPIPE'],
 ];
 
-/**
- * The network error code behind an error, whichever way the n8n version at hand wrapped it
- * (the raw axios error, or a NodeApiError holding it as cause / errorResponse / reason).
- */
+/** The network error code behind an error (one of NETWORK_ERRORS), or undefined. */
 export function networkErrorCode(error: unknown): string | undefined {
 	return firstInChain(error, (current) => {
 		for (const key of ['code', 'httpCode']) {
 			const code = current[key];
-			if (typeof code === 'string' && NETWORK_ERROR_CODES.has(code)) return code;
+			if (typeof code === 'string' && NETWORK_ERRORS.has(code)) return code;
 		}
 		const texts = [current.message, ...(Array.isArray(current.messages) ? current.messages : [])];
 		for (const text of texts) {

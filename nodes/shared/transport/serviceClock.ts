@@ -1,32 +1,19 @@
 /**
- * The service's clock, as one execution sees it: how fast its durations run (speed) and what
- * time it shows (readings). Everything that compares n8n's time with the service's timestamps
- * (the trigger's cursor, `from` filters, Generate's search for the report its own lost request
- * created) asks this class, so the rules below hold in one place.
+ * The service's clock, as one execution sees it: how fast its durations run and what time it
+ * shows. Everything that compares n8n's time with the service's timestamps asks this class.
  *
- * Speed. Against the real service a service second is a second. The offline sandbox can run its
- * clock faster (`npm run sandbox -- --time-scale 0.05`: a service minute in 3 s), and then the
- * nodes must wait correspondingly less, or every test and demo would take real minutes. The
- * credential's hidden `timeScale` field says so; it is honoured only for a Base URL on this
- * machine (the loopback addresses and `localhost`), so that a credential carried over from a
- * sandbox can never make the nodes hurry against a real service.
+ * Speed. A service second is a second, except in the offline sandbox, which may run faster
+ * (the credential's hidden `timeScale`) so that tests do not take real minutes; honoured only
+ * for a Base URL on this machine, so a sandbox's credential never hurries against a real service.
  *
- * Time shown. Record times (`createdAt`, `completedAt`) are written by the service's clock, which
- * may be minutes off n8n's. Three witnesses say how far:
- *   - the `Date` header of every answer: written after we sent and before we received, so it
- *     bounds (service − n8n) on both sides, to the second;
- *   - the record times themselves: a time in an answer cannot be later than the service's clock
- *     when it answered (a lower bound), and a report our own request created cannot be older than
- *     the moment we sent it (an upper bound);
- *   - n8n's clock: most services keep their clock within a second of n8n's.
- * The header and n8n's clock each make a reading; the record times bound both (see readings()).
- * When the records confirm the header (the newest is stamped at the header's time), the two are
- * the service's clock and n8n's reading is dropped: a service consistently hours or days off
- * n8n's clock (a time-zone bug looks the same) is still read right.
- * The readings left standing may still disagree with each other (a `Date` header an hour ahead of
- * records that match n8n's clock looks exactly like a service an hour ahead whose records are
- * old): then every question is answered for all of them, and an answer on which they differ is
- * "unsure", never a guess.
+ * Time shown. Record times are written by the service's clock, which may be minutes off n8n's.
+ * Three witnesses say how far: every answer's `Date` header, the record times, and n8n's clock
+ * (the observe methods and HOST_READING say what each bounds). The header and n8n's clock each
+ * make a reading, which the record times bound (readings()). When the records confirm the
+ * header, n8n's reading is dropped: a service hours off n8n's clock (a time-zone bug looks the
+ * same) is still read right. Readings left standing that disagree (a `Date` header an hour ahead
+ * of records that match n8n's clock looks exactly like a service an hour ahead whose records are
+ * old) answer every question together; where they differ the answer is "unsure", never a guess.
  */
 export class ServiceClock {
 	/** Real milliseconds per service millisecond: 1, or less for a sped-up local sandbox. */
@@ -58,19 +45,15 @@ export class ServiceClock {
 		return realMs / this.speed;
 	}
 
-	/**
-	 * One exchange that got an answer: sent at `sentAt`, answered at `receivedAt` (n8n time), with
-	 * the answer's `Date` header.
-	 */
+	/** An answer's `Date` header: written after `sentAt`, before `receivedAt`, it bounds both ways. */
 	observeExchange(dateHeader: string | undefined, sentAt: number, receivedAt: number): void {
 		this.lastAnsweredSendAt = sentAt;
 		const time = serviceTime(dateHeader);
 		if (time === undefined || this.dateBroken) return;
 		// An HTTP date has whole seconds: the moment it stands for is up to 999 ms later.
-		const reading = { lo: time.earliest - receivedAt, hi: time.latest - sentAt };
-		const previous = this.dateOffset;
-		const lo = previous ? Math.max(previous.lo, reading.lo) : reading.lo;
-		const hi = previous ? Math.min(previous.hi, reading.hi) : reading.hi;
+		const previous = this.dateOffset ?? { lo: -Infinity, hi: Infinity };
+		const lo = Math.max(previous.lo, time.earliest - receivedAt);
+		const hi = Math.min(previous.hi, time.latest - sentAt);
 		if (lo > hi + AGREEMENT_MS) {
 			this.dateBroken = true;
 			this.dateOffset = undefined;
@@ -79,24 +62,21 @@ export class ServiceClock {
 		this.dateOffset = lo <= hi ? { lo, hi } : { lo: hi, hi: lo };
 	}
 
-	/** A time the service wrote into a record before it answered at `receivedAt` (n8n time). */
+	/** A time in a record, written before the service answered at `receivedAt` (a lower bound). */
 	observeRecordTime(value: unknown, receivedAt: number): void {
 		const time = serviceTime(value);
 		if (time !== undefined)
 			this.recordOffset.lo = Math.max(this.recordOffset.lo, time.earliest - receivedAt);
 	}
 
-	/** The creation time of a record that our request, sent at `sentAt`, created. */
+	/** A record our request created, so no older than its send at `sentAt` (an upper bound). */
 	observeCreation(value: unknown, sentAt: number): void {
 		const time = serviceTime(value);
 		if (time !== undefined)
 			this.recordOffset.hi = Math.min(this.recordOffset.hi, time.latest - sentAt);
 	}
 
-	/**
-	 * The earliest time the service's clock can show at the n8n moment `hostMs`, by every reading
-	 * still standing: a filter "created at or after" this misses nothing.
-	 */
+	/** The earliest time the service can show at `hostMs`: "created after" it misses nothing. */
 	lowerBound(hostMs: number): number {
 		return Math.min(...this.readings().map((reading) => hostMs + reading.lo));
 	}
@@ -135,7 +115,6 @@ export class ServiceClock {
 	 * reading, or themselves: then the records are what lies, and the readings stand as they are.
 	 */
 	private readings(): Reading[] {
-		// Two witnesses of the service agree: they are its clock, whatever n8n's says.
 		if (this.dateOffset && this.recordsConfirmDate(this.dateOffset))
 			return [{ source: 'date', ...this.dateOffset }];
 		const candidates: Reading[] = [{ source: 'n8n', ...HOST_READING }];
@@ -152,12 +131,9 @@ export class ServiceClock {
 	}
 
 	/**
-	 * Whether the record times confirm the Date header: the newest record is stamped as late as
-	 * the header says the service's clock showed (within the slack of whole-second stamps), none
-	 * later, and no record our request created is older than the header allows. A header that
-	 * lies cannot be confirmed by records that tell the truth, short of a record stamped at the
-	 * very second the lie names; records old or new alone confirm nothing (a service whose
-	 * newest record is an hour old looks like a service an hour behind).
+	 * The newest record is stamped as late as the header says (within whole-second slack), none
+	 * later, and none our request created older. Only a record stamped at the very second a lying
+	 * header names confirms it; old or new records alone confirm nothing.
 	 */
 	private recordsConfirmDate(date: OffsetRange): boolean {
 		const { lo, hi } = this.recordOffset;
@@ -172,9 +148,7 @@ interface OffsetRange {
 	hi: number;
 }
 
-interface Reading extends OffsetRange {
-	source: 'n8n' | 'date';
-}
+type Reading = OffsetRange & { source: 'n8n' | 'date' };
 
 /** n8n's own clock as a reading: within a second of the service's. */
 const HOST_READING: OffsetRange = { lo: -1_000, hi: 1_000 };
@@ -188,9 +162,8 @@ export interface ServiceTimeRange {
 }
 
 /**
- * Parses a timestamp the service wrote (ISO 8601 in records, an HTTP date in headers). A time
- * without milliseconds stands for a whole second (or minute, or day), so its latest moment is
- * that much later.
+ * A timestamp the service wrote (ISO 8601 in records, an HTTP date in headers). One without
+ * milliseconds stands for a whole second (or minute, or day): its latest moment is that later.
  */
 export function serviceTime(value: unknown): ServiceTimeRange | undefined {
 	if (typeof value !== 'string' || value.length > 64) return undefined;
@@ -227,8 +200,7 @@ function isLoopbackUrl(url: string): boolean {
 }
 
 /**
- * How far a record may be listed later than its timestamp says (a service whose index lags, or
- * whose `from` filter is coarse): time filters on the service's timestamps (created after …) are
- * widened by this much below what the clock readings give.
+ * How far a record may be listed later than its timestamp says (an index that lags, a coarse
+ * `from` filter): filters on the service's timestamps are widened by this below the readings.
  */
 export const CLOCK_SKEW_MARGIN_MS = 5 * 60_000;

@@ -30,8 +30,7 @@ export function isInternalHost(hostname: string): boolean {
 	if (host === 'localhost' || /\.(localhost|local|internal)$/.test(host)) return true;
 	const v4 = ipv4Of(host);
 	if (v4) return isInternalIpv4(v4);
-	if (host.includes(':')) return isInternalIpv6(host);
-	return false;
+	return host.includes(':') && isInternalIpv6(host);
 }
 
 function ipv4Of(host: string): number[] | undefined {
@@ -70,10 +69,7 @@ function isInternalIpv6(host: string): boolean {
 	return (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80;
 }
 
-/**
- * Whether a request may go from `current` to `next` (a download link, or a redirect hop).
- * Returns the reason it may not, or undefined.
- */
+/** Why a request may not go from `current` to `next` (a redirect hop, a download link), if so. */
 export function hopProblem(
 	baseUrl: string,
 	current: string | undefined,
