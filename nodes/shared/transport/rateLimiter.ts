@@ -1,15 +1,10 @@
 /**
- * Pacing for the service's rate limits. The limits belong to the API key (120 reads, 10
- * writes, 10 diagnostic runs and 5 report generations a minute, in fixed windows that open
- * with the first request counted), so the pacing belongs to the key too: every execution that
- * n8n runs in this process with the same key and Base URL shares one KeyPacer. This is what
- * keeps ten Monday-morning workflows on one key from stampeding the service: inside one
- * process they take turns to SEND (a turn ends when its request has left, never when it is
- * answered: only a window's first answer is waited for, for its count), requests are counted
- * when sent, and only the processes of an n8n queue-mode setup still meet at the service, each
- * taking its share of the remaining count, with peers guessed from that count and 429s.
- *
- * Pure code: no HTTP and no timers, so it is unit-tested with a fake clock.
+ * Pacing for the service's rate limits, which belong to the API key (fixed windows that open
+ * with the first request counted), so every execution of this process on one key and Base URL
+ * shares one KeyPacer: they take turns to SEND (a turn ends when its request has left; only a
+ * window's first answer is waited for, for its count) and requests count when sent. Processes
+ * of a queue-mode setup meet only at the service: each takes its share of the remaining count,
+ * with its peers guessed from that count and from 429s. Pure code: no HTTP, no timers.
  */
 export type Bucket = 'read' | 'write' | 'generation' | 'diagnostic';
 
@@ -83,10 +78,7 @@ export class RateLimiter {
 		return until - now;
 	}
 
-	/**
-	 * Records a request as it is sent: it counts against the window from now on, answered or
-	 * not, so that the next turn-holder does not send into a window the unanswered ones spend.
-	 */
+	/** A request sent: it counts against the window from now on, answered or not. */
 	onSent(buckets: Bucket[]): number {
 		const sendNumber = ++this.sends;
 		for (const bucket of buckets) {
@@ -103,13 +95,11 @@ export class RateLimiter {
 	}
 
 	/**
-	 * Records an accepted request. `remaining` is what the service reported; it counts against
-	 * the strictest bucket of the request (the generation bucket for POST /v1/reports). `sent` is
-	 * the request's number from onSent. Within a window the service's count only falls, but
-	 * answers come back in any order and requests reach the service in another order than they
-	 * were sent: so the lowest count told in the window is the one kept, and a higher one is never
-	 * taken for a new window (our window's end, late and never early, says when one opens). A
-	 * count from a request sent before the window opened tells of the window before.
+	 * An accepted request, with the count the service told (`remaining`, of the request's
+	 * strictest bucket) and its send number. Answers come back, and requests arrive, in any
+	 * order: the lowest count told in a window is kept, a higher one never taken for a new window
+	 * (our window's end, late and never early, says when one opens), and a count from a request
+	 * sent before the window opened tells of the window before.
 	 */
 	onAccepted(buckets: Bucket[], remaining: number | undefined, sent?: number): void {
 		const windowEnd = this.windowEnd();
@@ -139,10 +129,7 @@ export class RateLimiter {
 		state.remaining = Math.min(state.remaining ?? remaining, remaining);
 	}
 
-	/**
-	 * The window a request counts in, opened now if none is known: provisionally when the request
-	 * is only being sent (its answer dates the window, see onAccepted).
-	 */
+	/** The window a request counts in, opened now if none is known (provisionally at a send). */
 	private openWindow(bucket: Bucket, sendNumber?: number): BucketState {
 		const state = this.current(bucket, this.options.clock.now());
 		if (state.resetAt === undefined) {
@@ -155,10 +142,9 @@ export class RateLimiter {
 	}
 
 	/**
-	 * The bucket's state in its current window: a window we believe ended is forgotten (what is
-	 * still in flight stays counted as in flight). Both the check before a send and the count at
-	 * the send go through here, so a request sent the moment a wait for the next window ends
-	 * counts in that new window, not in the spent one.
+	 * The bucket's state in its current window (one believed ended is forgotten, but for what is
+	 * in flight). The check before a send and the count at the send both go through here, so a
+	 * request sent as a wait for the next window ends counts in that new window.
 	 */
 	private current(bucket: Bucket, now: number): BucketState {
 		const state = this.buckets[bucket];
@@ -171,11 +157,7 @@ export class RateLimiter {
 		return this.buckets[bucket];
 	}
 
-	/**
-	 * The end of a window opening now. The service opened it when it counted its first request,
-	 * after we sent it: ending our estimate a little after one window from now is late, never
-	 * early.
-	 */
+	/** The end of a window opening now: late, never early (the service opened it after we sent). */
 	private windowEnd(): number {
 		return this.options.clock.now() + this.options.windowMs * 1.01 + 5;
 	}
@@ -189,13 +171,10 @@ export class RateLimiter {
 	}
 
 	/**
-	 * Records a 429 and returns how long the rejected request should wait. Every wait has a
-	 * floor: an exponential backoff with jitter (at least half of 1 s, 2 s, 4 s … 30 s, service
-	 * time, by the request's count of 429s), so a hint of "retry after 0 seconds", or none, can
-	 * never turn into hammering. With a retry time from the service that is longer, every request
-	 * of these buckets is held back until then (so requests of the same process do not meet the
-	 * spent window again), and the rejected one waits that long plus a little jitter, so that
-	 * processes told the same time do not arrive in one burst.
+	 * A 429: how long the rejected request waits. Never less than a backoff floor with jitter (at
+	 * least half of 1 s, 2 s, 4 s … 30 s, service time), so "retry after 0 seconds" cannot turn into
+	 * hammering. A longer retry time holds the buckets until then, and the rejected request waits
+	 * it plus a little jitter, so processes told the same time do not arrive in one burst.
 	 */
 	onRejected(buckets: Bucket[], hintMs: number | undefined, attempt: number): number {
 		const { clock, windowMs } = this.options;
@@ -226,18 +205,13 @@ export class RateLimiter {
 }
 
 /**
- * A first-come, first-served turn. Writes of one key take turns through it, so that when a
- * window is spent they wait in the order they came instead of racing for the next one. A turn
- * covers pacing and sending, never the answer (pipeline.ts releases it once the request left).
+ * A first-come, first-served turn for a key's writes, so that they wait for a spent window in
+ * the order they came instead of racing. A turn covers pacing and sending, never the answer.
  */
 export class TurnQueue {
 	private tail: Promise<void> = Promise.resolve();
 
-	/**
-	 * Joins the queue. `turn` resolves when every earlier holder has released; `release` must be
-	 * called exactly once, whether the turn came or not (a holder that gives up early releases
-	 * at once and the queue keeps its order).
-	 */
+	/** `turn` comes when every earlier holder released; call `release` once, turn or not. */
 	join(): { turn: Promise<void>; release: () => void } {
 		const previous = this.tail;
 		let release!: () => void;
@@ -252,9 +226,8 @@ export interface KeyPacer {
 	limiter: RateLimiter;
 	writes: TurnQueue;
 	/**
-	 * Requests that identical requests of other executions share while they are in flight
-	 * (single-flight, pipeline.ts), by request body. `apiKey` is the key they were sent with:
-	 * the pacer tells keys apart by a hash, and only the very same key may share an answer.
+	 * Requests in flight that identical ones of other executions share (single-flight), by body,
+	 * with the very key they were sent with (pacers tell keys apart only by a hash).
 	 */
 	shared: Map<string, { apiKey: string; exchange: Promise<unknown> }>;
 }
