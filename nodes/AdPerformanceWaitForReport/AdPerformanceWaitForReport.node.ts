@@ -141,11 +141,9 @@ export class AdPerformanceWaitForReport implements INodeType {
 			try {
 				const input = readItemInput(new NodeParameters(this, itemIndex), settings);
 				const { id, accountId, createdAt } = items[itemIndex].json;
+				const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
 				if (id === input.reportId) {
-					hints.set(input.reportId, {
-						accountId: typeof accountId === 'string' ? accountId : undefined,
-						createdAt: typeof createdAt === 'string' ? createdAt : undefined,
-					});
+					hints.set(input.reportId, { accountId: text(accountId), createdAt: text(createdAt) });
 				}
 				waits.push({ itemIndex, ...input });
 			} catch (error) {

@@ -54,8 +54,12 @@ export class InputValidator {
 		return text;
 	}
 
-	/** An id with a type prefix, e.g. `camp_…`; only letters, digits, `_` and `-` after it. */
-	id(field: FieldName, value: unknown, prefix: string, example: string): string {
+	/**
+	 * An id of a `kind` (IDS), e.g. `camp_…`: its prefix, then only letters, digits, `_` and `-`.
+	 * A service account id and an ad platform account id both start with `act_`.
+	 */
+	id(field: FieldName, value: unknown, kind: keyof typeof IDS): string {
+		const [prefix, example] = IDS[kind];
 		const text = this.text(field, value, { maxLength: 200 });
 		if (!text.startsWith(prefix)) {
 			this.fail(
@@ -72,23 +76,6 @@ export class InputValidator {
 			);
 		}
 		return text;
-	}
-
-	reportId(field: FieldName, value: unknown): string {
-		return this.id(field, value, 'rpt_', 'rpt_4k9x2m7q1z8w3h5j');
-	}
-
-	campaignId(field: FieldName, value: unknown): string {
-		return this.id(field, value, 'camp_', 'camp_8h2k4m9x1z7q');
-	}
-
-	diagnosticId(field: FieldName, value: unknown): string {
-		return this.id(field, value, 'diag_', 'diag_3m8k2x9q1z7w');
-	}
-
-	/** A service account id or an ad platform account id; both start with `act_`. */
-	accountId(field: FieldName, value: unknown): string {
-		return this.id(field, value, 'act_', 'act_123456789012345');
 	}
 
 	/** An ad platform account id: `act_` followed by digits. */
@@ -238,7 +225,7 @@ export class InputValidator {
 				'A report covers at most 20 campaigns. Split them over several reports.',
 			);
 		}
-		return ids.map((id, index) => this.campaignId(`${field} (entry ${index + 1})`, id));
+		return ids.map((id, index) => this.id(`${field} (entry ${index + 1})`, id, 'campaign'));
 	}
 
 	/** One of `allowed`, in any letter case (a model may write `active` for `ACTIVE`). */
@@ -326,6 +313,14 @@ export class InputValidator {
 		return text;
 	}
 }
+
+/** The prefix of each kind of id, and an example of one. */
+const IDS = {
+	report: ['rpt_', 'rpt_4k9x2m7q1z8w3h5j'],
+	campaign: ['camp_', 'camp_8h2k4m9x1z7q'],
+	diagnostic: ['diag_', 'diag_3m8k2x9q1z7w'],
+	account: ['act_', 'act_123456789012345'],
+} as const;
 
 /** `YYYY-MM-DD`, optionally with a time (`T` or a space) and a zone (`Z`, `+02:00`, `-0500`). */
 const ISO_TIME =

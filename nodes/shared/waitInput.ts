@@ -64,7 +64,7 @@ export function readItemInput(
 ): { reportId: string; binaryPropertyName?: string } {
 	const { check } = source;
 	return {
-		reportId: read(source, REPORT_ID, (name, value) => check.reportId(name, value)),
+		reportId: read(source, REPORT_ID, (name, value) => check.id(name, value, 'report')),
 		binaryPropertyName: settings.download
 			? read(source, BINARY_PROPERTY, (name, value) => check.text(name, value, { maxLength: 200 }))
 			: undefined,

@@ -44,7 +44,7 @@ function readSettings(ctx: IPollFunctions): TriggerSettings {
 	const accountId = readOptional(source, ACCOUNT, (name, value) =>
 		event === 'accountConnectionChanged'
 			? // The account list knows both ids: the service's (act_…) and the ad platform's (act_digits).
-				check.accountId(name, value)
+				check.id(name, value, 'account')
 			: // Reports carry the ad platform account id.
 				check.platformAccountId(name, value),
 	);

@@ -30,6 +30,15 @@ function clipText(scrub: Pick<Redactor, 'clip'>, value: unknown, max: number): I
 	return typeof value === 'string' ? scrub.clip(value, max) : (value as IDataObject[string]);
 }
 
+/** A failed record's error: its type and its message, cut. */
+function withError(out: IDataObject, record: IDataObject, scrub: Pick<Redactor, 'clip'>) {
+	const error = record.error as IDataObject | undefined;
+	if (error && typeof error === 'object') {
+		out.error = { type: error.type, message: clipText(scrub, error.message, 300) } as IDataObject;
+	}
+	return out;
+}
+
 export const simplifyAccount: Simplifier = (record) =>
 	pick(record, [
 		'id',
@@ -72,11 +81,7 @@ export const simplifyReport: Simplifier = (record, scrub) => {
 	};
 	const timesAndLink = pick(record, ['createdAt', 'completedAt', 'downloadUrl', 'expiresAt']);
 	Object.assign(out, pick(figures, Object.keys(figures)), timesAndLink);
-	const error = record.error as IDataObject | undefined;
-	if (error && typeof error === 'object') {
-		out.error = { type: error.type, message: clipText(scrub, error.message, 300) } as IDataObject;
-	}
-	return out;
+	return withError(out, record, scrub);
 };
 
 export const simplifyDiagnostic: Simplifier = (record, scrub) => {
@@ -96,11 +101,7 @@ export const simplifyDiagnostic: Simplifier = (record, scrub) => {
 			description: clipText(scrub, item?.description, 400),
 		}));
 	}
-	const error = record.error as IDataObject | undefined;
-	if (error && typeof error === 'object') {
-		out.error = { type: error.type, message: clipText(scrub, error.message, 300) } as IDataObject;
-	}
-	return out;
+	return withError(out, record, scrub);
 };
 
 /** One page of a list as a tool result; the hint says how to get what did not fit, and more. */

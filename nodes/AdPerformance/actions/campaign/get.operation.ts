@@ -14,7 +14,7 @@ import {
 const properties: INodeProperties[] = [campaignLocator];
 
 export function readInput(source: InputSource): string {
-	return read(source, CAMPAIGN_FIELD, (name, value) => source.check.campaignId(name, value));
+	return read(source, CAMPAIGN_FIELD, (name, value) => source.check.id(name, value, 'campaign'));
 }
 
 export const execute = getRecordById('campaign');

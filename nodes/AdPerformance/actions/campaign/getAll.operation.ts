@@ -46,7 +46,7 @@ export const description = withTool('campaign', 'getAll', properties, tool);
 export function readInput(source: InputSource): ListInput {
 	const { check } = source;
 	return readListInput(source, {
-		accountId: readOptional(source, ACCOUNT, (name, value) => check.accountId(name, value)),
+		accountId: readOptional(source, ACCOUNT, (name, value) => check.id(name, value, 'account')),
 		status: readOptional(source, STATUS, (name, value) =>
 			check.oneOf(name, value, CAMPAIGN_STATUSES),
 		),

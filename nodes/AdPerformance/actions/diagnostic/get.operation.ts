@@ -20,7 +20,7 @@ const properties: INodeProperties[] = [
 const DIAGNOSTIC_ID = inputField('diagnosticId', 'Diagnostic ID', 'diagnosticId');
 
 export function readInput(source: InputSource): string {
-	return read(source, DIAGNOSTIC_ID, (name, value) => source.check.diagnosticId(name, value));
+	return read(source, DIAGNOSTIC_ID, (name, value) => source.check.id(name, value, 'diagnostic'));
 }
 
 export const execute = getRecordById('diagnostic');

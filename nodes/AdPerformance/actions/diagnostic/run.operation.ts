@@ -85,7 +85,7 @@ export function readInput(source: InputSource): DiagnosticRun {
 	const seconds = (min: number, max: number) => (name: FieldName, value: unknown) =>
 		check.number(name, value, min, max, 'seconds');
 	return {
-		campaignId: read(source, CAMPAIGN_FIELD, (name, value) => check.campaignId(name, value)),
+		campaignId: read(source, CAMPAIGN_FIELD, (name, value) => check.id(name, value, 'campaign')),
 		waitForCompletion: readOr(
 			source,
 			WAIT_FOR_COMPLETION,

@@ -39,7 +39,7 @@ interface ReportDownload {
 export function readInput(source: InputSource): ReportDownload {
 	const { check } = source;
 	return {
-		reportId: read(source, REPORT_ID_FIELD, (name, value) => check.reportId(name, value)),
+		reportId: read(source, REPORT_ID_FIELD, (name, value) => check.id(name, value, 'report')),
 		binaryPropertyName: read(source, BINARY_PROPERTY, (name, value) =>
 			check.text(name, value, { maxLength: 200 }),
 		),

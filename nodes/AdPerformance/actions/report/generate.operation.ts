@@ -162,7 +162,7 @@ interface ReportRequest {
 /** Reads and checks a Generate; optional fields go into the body only when set. */
 export function readInput(source: InputSource): ReportRequest {
 	const { check } = source;
-	let account = read(source, ACCOUNT, (name, value) => check.accountId(name, value));
+	let account = read(source, ACCOUNT, (name, value) => check.id(name, value, 'account'));
 	// The tool also takes the service's account id, resolved with one read before the POST
 	// (platformAccountIdOf); the node's list and By ID mode give the ad platform ID.
 	if (!source.isTool) account = check.platformAccountId(source.name(ACCOUNT), account);
@@ -276,26 +276,23 @@ export const tool: OperationTool<ReportRequest> = {
 
 /** What a Generate tool call returns: the report's id and status, and what to do next. */
 function toolAnswer(report: ServiceReport, reused: boolean): IDataObject {
-	if (!reused) {
-		return {
-			id: report.id,
-			status: report.status,
-			estimatedCompletionSeconds: report.estimatedCompletionSeconds,
-			reused: false,
-			next: `Wait for report ${report.id} with the wait-for-report tool (about ${report.estimatedCompletionSeconds ?? 15} seconds), then read its results.`,
-		};
-	}
-	const done = report.status === 'completed';
+	const done = reused && report.status === 'completed';
 	const already = `An identical report (${report.id}) was requested within the last 10 minutes, so it is returned and no new one was created.`;
 	return {
 		id: report.id,
 		status: report.status,
-		// A listed report carries no estimate; a completed one needs none.
-		estimatedCompletionSeconds: done ? 0 : (report.estimatedCompletionSeconds ?? null),
-		reused: true,
-		next: done
-			? `${already} It is completed: read its results with the wait-for-report tool, which answers at once.`
-			: `${already} It is still being generated: wait for it with the wait-for-report tool (at most about 20 seconds), then read its results.`,
+		// A listed (reused) report carries no estimate; a completed one needs none.
+		estimatedCompletionSeconds: done
+			? 0
+			: reused
+				? (report.estimatedCompletionSeconds ?? null)
+				: report.estimatedCompletionSeconds,
+		reused,
+		next: !reused
+			? `Wait for report ${report.id} with the wait-for-report tool (about ${report.estimatedCompletionSeconds ?? 15} seconds), then read its results.`
+			: done
+				? `${already} It is completed: read its results with the wait-for-report tool, which answers at once.`
+				: `${already} It is still being generated: wait for it with the wait-for-report tool (at most about 20 seconds), then read its results.`,
 	};
 }
 

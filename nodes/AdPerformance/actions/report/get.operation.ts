@@ -53,9 +53,9 @@ export interface ReportLookup {
 export function readInput(source: InputSource): ReportLookup {
 	const { check } = source;
 	return {
-		reportId: read(source, REPORT_ID_FIELD, (name, value) => check.reportId(name, value)),
+		reportId: read(source, REPORT_ID_FIELD, (name, value) => check.id(name, value, 'report')),
 		narrow: {
-			accountId: readOptional(source, ACCOUNT, (name, value) => check.accountId(name, value)),
+			accountId: readOptional(source, ACCOUNT, (name, value) => check.id(name, value, 'account')),
 			createdAfter: readOptional(source, CREATED_AFTER, (name, value) =>
 				check.dateTime(name, value),
 			),

@@ -108,8 +108,8 @@ export function readInput(source: InputSource): ListInput {
 	// there a day alone is its last moment (in the workflow's time zone, as the node's days).
 	const toDayMeans = source.isTool ? 'end' : 'start';
 	const qs = {
-		accountId: readOptional(source, ACCOUNT, (name, value) => check.accountId(name, value)),
-		campaignId: readOptional(source, CAMPAIGN, (name, value) => check.campaignId(name, value)),
+		accountId: readOptional(source, ACCOUNT, (name, value) => check.id(name, value, 'account')),
+		campaignId: readOptional(source, CAMPAIGN, (name, value) => check.id(name, value, 'campaign')),
 		status: readOptional(source, STATUS, (name, value) =>
 			check.oneOf(name, value, REPORT_STATUSES),
 		),
