@@ -8,6 +8,7 @@ import { fieldError, type FieldName } from './errors';
  * trigger alike, so the same value gives the same request whichever way it came. A reader takes
  * every idiomatic form of a valid value (from expressions, Data Tables, Sheets, models) and returns
  * one canonical value, or refuses it before any request with an error naming the field and fix.
+ * A reader of the field and value alone is a bound property: a read passes it as it is.
  */
 export class InputValidator {
 	/** The workflow's time zone, in which days are counted (calendar.ts). */
@@ -95,10 +96,10 @@ export class InputValidator {
 	 * A calendar day, `YYYY-MM-DD`, from a Luxon DateTime, a JS Date or ISO text. A moment counts
 	 * as its day in the workflow's time zone, as `$today` does; text without a zone is as written.
 	 */
-	date(field: FieldName, value: unknown): string {
+	readonly date = (field: FieldName, value: unknown): string => {
 		const time = this.timeOf(field, value, 'date');
 		return 'instant' in time ? dayIn(time.instant, this.timeZone) : time.day;
-	}
+	};
 
 	/**
 	 * A moment for a list filter, as ISO 8601 UTC text, from what `date` takes. Text without a zone
@@ -195,7 +196,7 @@ export class InputValidator {
 	 * Campaign IDs: a list, comma-separated text, or a list as JSON text (as a Data Table cell
 	 * holds it); at most 20 (docs/service-notes.md, Report requests). Empty entries are dropped.
 	 */
-	campaignIds(field: FieldName, value: unknown): string[] {
+	readonly campaignIds = (field: FieldName, value: unknown): string[] => {
 		let list: unknown[] | undefined;
 		const fix =
 			'Give campaign IDs as a list, a comma-separated text like camp_abc,camp_def, or a JSON list like ["camp_abc","camp_def"].';
@@ -226,7 +227,7 @@ export class InputValidator {
 			);
 		}
 		return ids.map((id, index) => this.id(`${field} (entry ${index + 1})`, id, 'campaign'));
-	}
+	};
 
 	/** One of `allowed`, in any letter case (a model may write `active` for `ACTIVE`). */
 	oneOf<T extends string>(field: FieldName, value: unknown, allowed: readonly T[]): T {
@@ -274,7 +275,7 @@ export class InputValidator {
 	 * A switch: true or false, also as the texts "true"/"false" (any case) and 1/0, as n8n's own
 	 * type validation reads them. Anything else is an error, never a silent default.
 	 */
-	boolean(field: FieldName, value: unknown): boolean {
+	readonly boolean = (field: FieldName, value: unknown): boolean => {
 		if (typeof value === 'boolean') return value;
 		const text = typeof value === 'string' ? value.trim().toLowerCase() : value;
 		if (text === 'true' || text === '1' || text === 1) return true;
@@ -284,10 +285,10 @@ export class InputValidator {
 			`must be true or false, but the value is ${typeof value === 'string' ? `"${clip(value)}"` : describeType(value)}`,
 			`Switch ${field} on or off, or make its expression give true or false.`,
 		);
-	}
+	};
 
 	/** A colour `#rrggbb`, lower case; `#rgb` and the six digits without `#` are taken too. */
-	color(field: FieldName, value: unknown): string {
+	readonly color = (field: FieldName, value: unknown): string => {
 		const text = this.text(field, value, { maxLength: 7 });
 		const hex = /^#?([0-9a-fA-F]{6}|[0-9a-fA-F]{3})$/.exec(text)?.[1];
 		if (hex === undefined) {
@@ -299,9 +300,9 @@ export class InputValidator {
 		}
 		const six = hex.length === 3 ? [...hex].map((digit) => digit + digit).join('') : hex;
 		return `#${six.toLowerCase()}`;
-	}
+	};
 
-	url(field: FieldName, value: unknown): string {
+	readonly url = (field: FieldName, value: unknown): string => {
 		const text = this.text(field, value, { maxLength: 2000 });
 		if (!URL.canParse(text) || !/^https?:$/.test(new URL(text).protocol)) {
 			this.fail(
@@ -311,7 +312,7 @@ export class InputValidator {
 			);
 		}
 		return text;
-	}
+	};
 }
 
 /** The prefix of each kind of id, and an example of one. */

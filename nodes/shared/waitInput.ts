@@ -39,8 +39,7 @@ export function readWaitSettings(source: InputSource): WaitSettings {
 	const timeoutSeconds = read(source, TIMEOUT, (name, value) =>
 		check.number(name, value, 1, source.isTool ? 600 : 86_400, 'seconds'),
 	);
-	const download =
-		!source.isTool && readOr(source, DOWNLOAD, (name, value) => check.boolean(name, value), true);
+	const download = !source.isTool && readOr(source, DOWNLOAD, check.boolean, true);
 	return {
 		intervalSeconds,
 		timeoutSeconds,

@@ -58,7 +58,7 @@ export function readListInput(source: InputSource, qs: IDataObject): ListInput {
 			page: read(source, PAGE, integer(1, 100_000)),
 		};
 	}
-	const returnAll = readOr(source, RETURN_ALL, (name, value) => check.boolean(name, value), false);
+	const returnAll = readOr(source, RETURN_ALL, check.boolean, false);
 	const limit = returnAll ? 0 : readOr(source, LIMIT, integer(1, 1_000_000), 50);
 	return { qs: filters, returnAll, limit, page: 1 };
 }

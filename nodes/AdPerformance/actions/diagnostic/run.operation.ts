@@ -86,12 +86,7 @@ export function readInput(source: InputSource): DiagnosticRun {
 		check.number(name, value, min, max, 'seconds');
 	return {
 		campaignId: read(source, CAMPAIGN_FIELD, (name, value) => check.id(name, value, 'campaign')),
-		waitForCompletion: readOr(
-			source,
-			WAIT_FOR_COMPLETION,
-			(name, value) => check.boolean(name, value),
-			true,
-		),
+		waitForCompletion: readOr(source, WAIT_FOR_COMPLETION, check.boolean, true),
 		intervalSeconds: readOr(source, POLL_INTERVAL, seconds(0.1, 3600), 2.5),
 		timeoutSeconds: readOr(source, TIMEOUT, seconds(1, 86_400), 120),
 	};

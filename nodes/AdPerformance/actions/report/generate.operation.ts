@@ -167,18 +167,16 @@ export function readInput(source: InputSource): ReportRequest {
 	// (platformAccountIdOf); the node's list and By ID mode give the ad platform ID.
 	if (!source.isTool) account = check.platformAccountId(source.name(ACCOUNT), account);
 	const title = read(source, TITLE, (name, value) => check.text(name, value, { maxLength: 500 }));
-	const dateStart = read(source, DATE_START, (name, value) => check.date(name, value));
-	const dateEnd = read(source, DATE_END, (name, value) => check.date(name, value));
+	const dateStart = read(source, DATE_START, check.date);
+	const dateEnd = read(source, DATE_END, check.date);
 	check.dateRange(source.name(DATE_START), dateStart, source.name(DATE_END), dateEnd);
-	const campaignIds = readOptional(source, CAMPAIGN_IDS, (name, value) =>
-		check.campaignIds(name, value),
-	);
+	const campaignIds = readOptional(source, CAMPAIGN_IDS, check.campaignIds);
 	const whiteLabel = defined({
 		companyName: readOptional(source, COMPANY_NAME, (name, value) =>
 			check.text(name, value, { maxLength: 200 }),
 		),
-		logoUrl: readOptional(source, LOGO_URL, (name, value) => check.url(name, value)),
-		primaryColor: readOptional(source, PRIMARY_COLOR, (name, value) => check.color(name, value)),
+		logoUrl: readOptional(source, LOGO_URL, check.url),
+		primaryColor: readOptional(source, PRIMARY_COLOR, check.color),
 	});
 	const body = defined({
 		title,
@@ -188,7 +186,7 @@ export function readInput(source: InputSource): ReportRequest {
 		format: readOptional(source, FORMAT, (name, value) => check.oneOf(name, value, REPORT_FORMATS)),
 		whiteLabel: Object.keys(whiteLabel).length > 0 ? whiteLabel : undefined,
 	});
-	const reuse = readOr(source, REUSE, (name, value) => check.boolean(name, value), false);
+	const reuse = readOr(source, REUSE, check.boolean, false);
 	return { account, accountName: source.name(ACCOUNT), body, reuse };
 }
 
