@@ -13,7 +13,7 @@ import { requestOptionsProperty } from '../shared/descriptions';
 import * as diagnostic from './actions/diagnostic/Diagnostic.resource';
 import * as report from './actions/report/Report.resource';
 import { executeOperation } from './actions/executeOperation';
-import { listSearch } from './methods';
+import * as listSearch from './methods/listSearch';
 
 // Programmatic, not declarative: retries with backoff and jitter, pacing by the service's
 // remaining-request counts, and the duplicate-safe report creation (look for the report a lost
