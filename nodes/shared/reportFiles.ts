@@ -1,7 +1,7 @@
 import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
 
 import { fileTooLargeError } from './errors';
-import { collectionOption } from './inputSource';
+import { collectionOption, inputField, read, type InputSource } from './inputSource';
 import {
 	fallbackFileName,
 	fileNameFromContentDisposition,
@@ -11,7 +11,6 @@ import { ANSWER_LIMITS, BYTES_PER_MB } from './limits';
 import type { AdPerformanceClient } from './transport';
 import { decide, failedAttempt, isAnswerTimedOut, isAnswerTooLarge, pathId } from './transport';
 import type { ServiceReport } from './types';
-import type { InputValidator } from './validation';
 
 // A finished report's file, fetched into n8n's binary store and named (finding: reportLedger.ts).
 
@@ -28,10 +27,23 @@ function headerOf(headers: Record<string, unknown>, name: string): string | unde
 	return typeof first === 'string' ? first : undefined;
 }
 
+const OPTIONS = inputField('options', 'Options', undefined, { default: {} });
+const BINARY_PROPERTY = inputField('binaryPropertyName', 'Put Output File in Field', undefined, {
+	default: 'data',
+});
+
+/** Put Output File in Field of Report → Download and Wait for Ad Report. */
+export function readBinaryPropertyName(source: InputSource): string {
+	return read(source, BINARY_PROPERTY, (name, value) =>
+		source.check.text(name, value, { maxLength: 200 }),
+	);
+}
+
 /** Options → Max File Size (MB) of Report → Download and Wait for Ad Report, in bytes. */
-export function maxFileBytesOf(check: InputValidator, options: unknown): number {
+export function maxFileBytesOf(source: InputSource): number {
+	const { check } = source;
 	const name = 'Options → Max File Size (MB)';
-	const value = collectionOption(check, options, 'maxFileSizeMb', name);
+	const value = collectionOption(check, source.value(OPTIONS), 'maxFileSizeMb', name);
 	const megabytes =
 		value === undefined
 			? ANSWER_LIMITS.defaultFileMb

@@ -1,6 +1,6 @@
 import { inputField, read, readOr, type InputSource } from './inputSource';
 import { ANSWER_LIMITS, BYTES_PER_MB } from './limits';
-import { maxFileBytesOf } from './reportFiles';
+import { maxFileBytesOf, readBinaryPropertyName } from './reportFiles';
 
 /**
  * The input of Wait for Ad Report, from either source (inputSource.ts). The tool's Timeout is its
@@ -25,10 +25,6 @@ const TIMEOUT = inputField('timeoutSeconds', 'Timeout (Seconds)', undefined, {
 });
 const ON_TIMEOUT = inputField('onTimeout', 'On Timeout', undefined, { default: 'error' });
 const DOWNLOAD = inputField('download', 'Download File', undefined, { default: true });
-const OPTIONS = inputField('options', 'Options', undefined, { default: {} });
-const BINARY_PROPERTY = inputField('binaryPropertyName', 'Put Output File in Field', undefined, {
-	default: 'data',
-});
 
 /** The timing and output settings; one wait serves every item of the node, so item 0's. */
 export function readWaitSettings(source: InputSource): WaitSettings {
@@ -44,9 +40,7 @@ export function readWaitSettings(source: InputSource): WaitSettings {
 		intervalSeconds,
 		timeoutSeconds,
 		download,
-		maxFileBytes: download
-			? maxFileBytesOf(check, source.value(OPTIONS))
-			: ANSWER_LIMITS.defaultFileMb * BYTES_PER_MB,
+		maxFileBytes: download ? maxFileBytesOf(source) : ANSWER_LIMITS.defaultFileMb * BYTES_PER_MB,
 		// A tool call that times out answers "call again" (waitTool.ts), never an error.
 		onTimeout: source.isTool
 			? 'outputPending'
@@ -64,8 +58,6 @@ export function readItemInput(
 	const { check } = source;
 	return {
 		reportId: read(source, REPORT_ID, (name, value) => check.id(name, value, 'report')),
-		binaryPropertyName: settings.download
-			? read(source, BINARY_PROPERTY, (name, value) => check.text(name, value, { maxLength: 200 }))
-			: undefined,
+		binaryPropertyName: settings.download ? readBinaryPropertyName(source) : undefined,
 	};
 }

@@ -1,9 +1,13 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { binaryPropertyNameProperty, maxFileSizeOption } from '../../../shared/descriptions';
-import { downloadReportFile, maxFileBytesOf } from '../../../shared/reportFiles';
+import {
+	downloadReportFile,
+	maxFileBytesOf,
+	readBinaryPropertyName,
+} from '../../../shared/reportFiles';
 import type { AdPerformanceClient } from '../../../shared/transport';
-import { read, inputField, type InputSource } from '../../../shared/inputSource';
+import { read, type InputSource } from '../../../shared/inputSource';
 import {
 	REPORT_ID_ARGUMENT,
 	withTool,
@@ -25,11 +29,6 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-const BINARY_PROPERTY = inputField('binaryPropertyName', 'Put Output File in Field', undefined, {
-	default: 'data',
-});
-const OPTIONS = inputField('options', 'Options', undefined, { default: {} });
-
 interface ReportDownload {
 	reportId: string;
 	binaryPropertyName: string;
@@ -40,10 +39,8 @@ export function readInput(source: InputSource): ReportDownload {
 	const { check } = source;
 	return {
 		reportId: read(source, REPORT_ID_FIELD, (name, value) => check.id(name, value, 'report')),
-		binaryPropertyName: read(source, BINARY_PROPERTY, (name, value) =>
-			check.text(name, value, { maxLength: 200 }),
-		),
-		maxFileBytes: maxFileBytesOf(check, source.value(OPTIONS)),
+		binaryPropertyName: readBinaryPropertyName(source),
+		maxFileBytes: maxFileBytesOf(source),
 	};
 }
 
