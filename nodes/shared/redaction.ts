@@ -40,7 +40,7 @@ interface SecretForm {
 const ESCAPE_STARTS = /[%\\&]/;
 
 function escapeRegExp(text: string): string {
-	return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+	return text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
 }
 
 /** A hex number of at least `width` digits, any case, as a pattern (`5f` → `0*[5][fF]`). */
@@ -69,7 +69,6 @@ const NAMED_ENTITIES: Record<string, string[]> = {
  */
 function spellingsOf(character: string): string {
 	const code = character.codePointAt(0)!;
-	const literal = character.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
 	// Its UTF-8 bytes (a lone surrogate has none: it cannot be sent, so it cannot come back).
 	let bytes: number[] = [code];
 	if (code >= 0x80) {
@@ -83,7 +82,7 @@ function spellingsOf(character: string): string {
 		}
 	}
 	const spellings = [
-		literal,
+		escapeRegExp(character),
 		...(bytes.length > 0 ? [bytes.map((byte) => `%(?:25)?${hexPattern(byte, 2)}`).join('')] : []),
 		`\\\\{1,2}u\\{0*${hexPattern(code, 1)}\\}`,
 		`&#0*${code};?`,
