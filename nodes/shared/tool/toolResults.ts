@@ -30,7 +30,6 @@ function clipText(scrub: Pick<Redactor, 'clip'>, value: unknown, max: number): I
 	return typeof value === 'string' ? scrub.clip(value, max) : (value as IDataObject[string]);
 }
 
-/** A failed record's error: its type and its message, cut. */
 function withError(out: IDataObject, record: IDataObject, scrub: Pick<Redactor, 'clip'>) {
 	const error = record.error as IDataObject | undefined;
 	if (error && typeof error === 'object') {
