@@ -152,10 +152,16 @@ export function cut(text: string, max: number): string {
 	return max > 1 ? `${text.slice(0, max - 1).replace(/[\uD800-\uDBFF]$/, '')}…` : '';
 }
 
+/** Most property names remembered clean (a hostile answer may send endless distinct ones). */
+const MAX_CLEAN_KEYS = 1_000;
+
 export class Redactor {
 	private readonly secrets: SecretForm[];
 	/** An escape, an @ (a user name in an address) or a secret's start: what needs scrubbing. */
 	private readonly suspect: RegExp;
+
+	/** Property names found clean: records of a listing repeat theirs on every record. */
+	private readonly cleanKeys = new Set<string>();
 
 	/** A plain string's public head is a key's (`service_live_`), or none. */
 	constructor(secrets: Array<Secret | string | undefined>) {
@@ -237,7 +243,10 @@ export class Redactor {
 			const length = keys ? keys.length : (next as unknown[]).length;
 			for (let index = 0; index < length; index++) {
 				const key = keys ? keys[index] : index;
-				if (keys && this.text(key as string) !== key) return false;
+				if (keys && !this.cleanKeys.has(key as string)) {
+					if (this.text(key as string) !== key) return false;
+					if (this.cleanKeys.size < MAX_CLEAN_KEYS) this.cleanKeys.add(key as string);
+				}
 				const entry = record[key];
 				if (typeof entry === 'string') {
 					if (this.text(entry) !== entry) return false;

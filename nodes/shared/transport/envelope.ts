@@ -23,18 +23,23 @@ export class ProtocolError extends Error {
  */
 export const MAX_ANSWER_DEPTH = 64;
 
-/** Whether a parsed value nests deeper than MAX_ANSWER_DEPTH; walked without recursion. */
-function nestsTooDeep(value: unknown): boolean {
-	const pending: Array<[node: unknown, depth: number]> = [[value, 1]];
-	for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-		const [node, depth] = next;
-		if (depth > MAX_ANSWER_DEPTH) return true;
-		const children = Array.isArray(node) ? node : Object.values(node as object);
-		for (const child of children) {
-			if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
-		}
+/**
+ * Whether a parsed value nests deeper than MAX_ANSWER_DEPTH. Recursive, but never past that
+ * depth, and without allocating: it runs over every record of every page.
+ */
+function nestsTooDeep(value: object, depth = 1): boolean {
+	if (depth > MAX_ANSWER_DEPTH) return true;
+	if (Array.isArray(value)) {
+		for (const child of value as unknown[]) if (deeper(child, depth)) return true;
+	} else {
+		const record = value as Record<string, unknown>;
+		for (const key in record) if (deeper(record[key], depth)) return true;
 	}
 	return false;
+}
+
+function deeper(child: unknown, depth: number): boolean {
+	return child !== null && typeof child === 'object' && nestsTooDeep(child, depth + 1);
 }
 
 /** The JSON value of a body, or a ProtocolError naming what came instead. */

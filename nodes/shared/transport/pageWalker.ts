@@ -171,10 +171,10 @@ class SeenRecords {
 	}
 }
 
+/** Adds `key`; false when it was there (one hash lookup, not two: it runs for every record). */
 function addNew<T>(set: Set<T>, key: T): boolean {
-	if (set.has(key)) return false;
-	set.add(key);
-	return true;
+	const size = set.size;
+	return set.add(key).size !== size;
 }
 
 function contentOf(record: unknown): string {
