@@ -358,10 +358,11 @@ test(
 									...(fault.kind === 'lag' || fault.kind === 'listing' ? { method: 'GET' } : {}),
 									times: fault.kind === 'listing' && fault.lasting ? undefined : 1,
 									respond: (request, real) => {
-										// A file that never ends is the Max File Size's to stop, as an error.
+										scripted++;
+										// A file that never ends is the Max File Size's to stop, as an error: the
+										// fault meets the request and leaves its answer as it is.
 										if (fault.kind === 'endless' && request.path.endsWith('/download'))
 											return undefined;
-										scripted++;
 										// The log says which answers were lost after the fake did the work (the
 										// rows' checks allow one extra diagnostic for each: those cannot be found).
 										const entry = service.fake.log[service.fake.log.length - 1];
