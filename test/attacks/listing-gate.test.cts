@@ -15,7 +15,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { AdPerformance } from '../../nodes/AdPerformance/AdPerformance.node';
 import { AD_NODE, listSearchContext } from '../nodes/helpers.cjs';
-import { ActiveTrigger } from '../nodes/AdPerformanceTrigger/poll-harness.cjs';
+import { completionsAfterBaseline } from '../nodes/AdPerformanceTrigger/poll-harness.cjs';
 import { runAttack, useHostileService } from './helpers.cjs';
 
 const service = useHostileService();
@@ -136,18 +136,7 @@ fcTest.prop(
 	"the trigger's poll emits each completed report once from a list that disagrees with itself, or fails the poll and keeps its state",
 	async (how) => {
 		service.fake.clearIntercepts();
-		const account = service.fake.addAccount({ name: 'Watched Co' });
-		const trigger = new ActiveTrigger(
-			{ event: 'reportCompleted', filters: { accountId: account.platformAccountId } },
-			service.credentials().adPerformanceApi,
-		);
-		expect((await trigger.poll()).items).toBeNull();
-		const now = new Date().toISOString();
-		const completed = service.fake.addReports(150, {
-			accountId: account.platformAccountId,
-			createdAt: now,
-			completedAt: now,
-		});
+		const { trigger, completed } = await completionsAfterBaseline(service, 'Watched Co', 150);
 		const before = trigger.nodeStaticData;
 		disagree(how, completed[0].id);
 		let emitted: string[] = [];

@@ -11,7 +11,10 @@ import { AdPerformance } from '../../nodes/AdPerformance/AdPerformance.node';
 import type { FakeService } from '../../sandbox/index.cjs';
 import { type RunWorkflowResult } from '../harness/run-workflow.cjs';
 import { AD_TOOL_NODE, listSearchContext, WAIT_TOOL_NODE } from '../nodes/helpers.cjs';
-import { ActiveTrigger } from '../nodes/AdPerformanceTrigger/poll-harness.cjs';
+import {
+	ActiveTrigger,
+	completionsAfterBaseline,
+} from '../nodes/AdPerformanceTrigger/poll-harness.cjs';
 import { acmeOf, direct, type OperationRow } from './matrix.cjs';
 
 function toolNode(resource: string, operation: string) {
@@ -148,18 +151,11 @@ export const PATH_ROWS: OperationRow[] = [
 		name: 'trigger: a poll after the baseline emits each completed report once',
 		rereadsListings: true,
 		prepare: async (service) => {
-			const account = service.fake.addAccount({ name: 'Polled Co' });
-			const trigger = new ActiveTrigger(
-				{ event: 'reportCompleted', filters: { accountId: account.platformAccountId } },
-				service.credentials().adPerformanceApi,
+			const { trigger, completed: reports } = await completionsAfterBaseline(
+				service,
+				'Polled Co',
+				3,
 			);
-			expect((await trigger.poll()).items).toBeNull();
-			const now = new Date().toISOString();
-			const reports = service.fake.addReports(3, {
-				accountId: account.platformAccountId,
-				createdAt: now,
-				completedAt: now,
-			});
 			return {
 				nodes: [],
 				injectAt: { method: 'GET', pathPrefix: '/v1/reports' },

@@ -11,8 +11,10 @@ import { Workflow } from 'n8n-workflow';
 
 import { AdPerformanceApi } from '../../../credentials/AdPerformanceApi.credentials';
 import { AdPerformanceTrigger } from '../../../nodes/AdPerformanceTrigger/AdPerformanceTrigger.node';
+import type { Report } from '../../../sandbox/index.cjs';
 import { TestCredentialsHelper } from '../../harness/credentials-helper.cjs';
 import { initBinaryData, nodeTypes, registerNodeType } from '../../harness/run-workflow.cjs';
+import type { TestService } from '../helpers.cjs';
 
 export const TRIGGER_TYPE = 'n8n-nodes-ad-performance.adPerformanceTrigger';
 registerNodeType(TRIGGER_TYPE, () => new AdPerformanceTrigger());
@@ -154,4 +156,29 @@ export class ActiveTrigger {
 
 export function ids(items: INodeExecutionData[] | null): string[] {
 	return (items ?? []).map((item) => String(item.json.id));
+}
+
+/**
+ * A Report Completed trigger on a new account `accountName`, past its first poll (the baseline,
+ * which emits nothing), and `count` reports of that account completed after it: what the next
+ * poll must emit, each once.
+ */
+export async function completionsAfterBaseline(
+	service: TestService,
+	accountName: string,
+	count: number,
+): Promise<{ trigger: ActiveTrigger; completed: Report[] }> {
+	const account = service.fake.addAccount({ name: accountName });
+	const trigger = new ActiveTrigger(
+		{ event: 'reportCompleted', filters: { accountId: account.platformAccountId } },
+		service.credentials().adPerformanceApi,
+	);
+	expect((await trigger.poll()).items).toBeNull();
+	const now = new Date().toISOString();
+	const completed = service.fake.addReports(count, {
+		accountId: account.platformAccountId,
+		createdAt: now,
+		completedAt: now,
+	});
+	return { trigger, completed };
 }
