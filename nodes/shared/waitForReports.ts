@@ -4,7 +4,6 @@ import { reportNotFound, walkReports } from './reportLedger';
 import { CLOCK_SKEW_MARGIN_MS, type AdPerformanceClient } from './transport';
 import { isFinished, type ServiceReport } from './types';
 import {
-	unansweredError,
 	waitUntilFinished,
 	type WaitOutcome,
 	type WaitUntilFinishedResult,
@@ -33,14 +32,17 @@ export function unseenReportError(
 		return reportNotFound(client, report.id, report.itemIndex, notFoundDescription);
 	}
 	const status = outcome.lastSeen?.status;
-	return unansweredError(client, outcome, {
-		subject: `report ${report.id}`,
-		timeoutSeconds: report.timeoutSeconds,
-		lastSeen: outcome.lastSeen
-			? `as ${typeof status === 'string' ? status : 'unknown'}`
-			: undefined,
-		itemIndex: report.itemIndex,
-	});
+	return client.errors.unanswered(
+		{
+			subject: `report ${report.id}`,
+			timeoutSeconds: report.timeoutSeconds,
+			since: outcome.since,
+			lastSeen: outcome.lastSeen
+				? `as ${typeof status === 'string' ? status : 'unknown'}`
+				: undefined,
+		},
+		report.itemIndex,
+	);
 }
 
 export interface ReportHint {
