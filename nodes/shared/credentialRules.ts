@@ -82,16 +82,11 @@ export function baseUrlProblem(baseUrl: string): string | undefined {
 	return undefined;
 }
 
-/** The scheme, host and port of an address, or undefined for one that is not an address. */
-export function originOf(url: string): string | undefined {
-	return URL.canParse(url) ? new URL(url).origin : undefined;
-}
-
 /**
  * The rule for where the key goes: only to the Base URL's scheme, host and port. The credential
  * (for requests n8n authenticates) and the exchange (per redirect hop) both ask this function.
  */
 export function isServiceOrigin(baseUrl: string, url: string): boolean {
-	const service = originOf(baseUrl);
-	return service !== undefined && originOf(url) === service;
+	if (!URL.canParse(baseUrl) || !URL.canParse(url)) return false;
+	return new URL(url).origin === new URL(baseUrl).origin;
 }

@@ -50,10 +50,8 @@ export async function createDiagnostic(
 			if (outcome.kind === 'ambiguous')
 				waitForLostRunUntil = Date.now() + client.clock.realMs(LOST_DIAGNOSTIC_WAIT_MS);
 			if (outcome.kind !== 'done') return outcome;
-			return {
-				kind: 'done',
-				value: (outcome.value.body as SingleEnvelope<ServiceDiagnostic>).data,
-			};
+			const diagnostic = (outcome.value.body as SingleEnvelope<ServiceDiagnostic>).data;
+			return { kind: 'done', value: diagnostic };
 		},
 		{ deadline },
 	);

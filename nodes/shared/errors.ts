@@ -1,7 +1,7 @@
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { entryOf, ERROR_TYPE_KEY, errorTypeOf } from './errorTypes';
+import { ERROR_TYPE_KEY, ERROR_TYPES, errorTypeOf } from './errorTypes';
 import type { Redactor } from './redaction';
 
 export { errorTypeOf, retryAdviceOf } from './errorTypes';
@@ -47,7 +47,7 @@ export function serviceError(
 		serviceMessage:
 			scrubbed.serviceMessage === undefined ? undefined : scrub.clip(scrubbed.serviceMessage),
 	};
-	const guide = entryOf(details.type);
+	const guide = ERROR_TYPES.get(details.type ?? '');
 	const base =
 		details.message ??
 		guide?.message ??
@@ -413,7 +413,7 @@ export class TransportErrors {
 			what: `Report ${report.id}`,
 			error: report.error,
 			itemIndex,
-			description: entryOf('generation_failed')?.fix ?? '',
+			description: ERROR_TYPES.get('generation_failed')?.fix ?? '',
 		});
 	}
 }

@@ -4,10 +4,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 /** Makes sure an error names the item it belongs to, as n8n shows it in the editor. */
 function withItemIndex<E>(error: E, itemIndex: number): E {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
-		error.context = {
-			...(error.context ?? {}),
-			itemIndex: (error.context?.itemIndex as number | undefined) ?? itemIndex,
-		};
+		error.context = { ...error.context, itemIndex: error.context?.itemIndex ?? itemIndex };
 	}
 	return error;
 }

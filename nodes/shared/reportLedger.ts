@@ -195,39 +195,8 @@ async function createReport(
 		},
 		{
 			deadline,
-			onAmbiguous: async (sentAt) =>
-				await searchAfterLostAnswer(client, body, sentAt, itemIndex, deadline),
+			onAmbiguous: async (sentAt) => await findCreatedBy(client, body, sentAt, itemIndex, deadline),
 		},
-	);
-}
-
-/**
- * findCreatedBy; when the search itself fails, the item fails as ambiguous_outcome ("check before
- * calling again") with what the search met, never as the search's error alone, which would
- * invite a resend that makes a second report.
- */
-async function searchAfterLostAnswer(
-	client: AdPerformanceClient,
-	body: IDataObject,
-	sentAt: number,
-	itemIndex: number,
-	deadline: number,
-): Promise<ServiceReport | undefined> {
-	let failure: unknown;
-	try {
-		return await findCreatedBy(client, body, sentAt, itemIndex, deadline);
-	} catch (error) {
-		failure = error;
-	}
-	client.throwIfCancelled();
-	// Already named for what the search saw (a report that may be ours or another's).
-	if (errorTypeOf(failure) === 'ambiguous_outcome') throw failure as Error;
-	const seen = failure instanceof Error ? failure.message : String(failure);
-	throw client.apiError(
-		`The answer to this report request was lost, and the search for the report it may have created failed: ${seen}`,
-		'The report may or may not have been created: the service gave no usable answer to the search for it, so the request was not sent again (that could create a second report). Check the report list (Report → Get Many) before running the item again.',
-		itemIndex,
-		'ambiguous_outcome',
 	);
 }
 
@@ -249,7 +218,9 @@ export async function reportForRequest(
  * (matchesRequest), claimed by no other item, created after `sentAt` by every standing reading of
  * the service's clock. One that some reading places before and another after (the Date header
  * and the records disagree) could be another execution's: then nothing is taken or resent, and
- * the item fails saying so.
+ * the item fails saying so. When the search itself fails, the item fails as ambiguous_outcome
+ * ("check before calling again") with what the search met, never as the search's error alone,
+ * which would invite a resend that makes a second report.
  */
 async function findCreatedBy(
 	client: AdPerformanceClient,
@@ -259,35 +230,44 @@ async function findCreatedBy(
 	deadline: number,
 ): Promise<ServiceReport | undefined> {
 	const clock = client.clock;
-	const { reports: matching } = await reportsSince(
-		client,
-		{ accountId: body.account_id },
-		() => clock.lowerBound(sentAt),
-		{ marginMs: FROM_MARGIN_MS, toleranceMs: 0 },
-		(report) => !client.claimedReports.has(report.id) && matchesRequest(report, body),
-		'whether the lost request created a report',
-		{ itemIndex, deadline },
-	);
-	const placed = { after: [] as ServiceReport[], unsure: [] as ServiceReport[] };
-	for (const report of matching) {
-		const created = serviceTime(report.createdAt);
-		const place = created ? clock.placeCreation(created, sentAt) : 'unsure';
-		if (place !== 'before') placed[place].push(report);
+	let failure: unknown;
+	try {
+		const { reports: matching } = await reportsSince(
+			client,
+			{ accountId: body.account_id },
+			() => clock.lowerBound(sentAt),
+			{ marginMs: FROM_MARGIN_MS, toleranceMs: 0 },
+			(report) => !client.claimedReports.has(report.id) && matchesRequest(report, body),
+			'whether the lost request created a report',
+			{ itemIndex, deadline },
+		);
+		// Placed before the campaigns are read: that read's answer is a new clock reading.
+		const places = new Map<ServiceReport, 'before' | 'after' | 'unsure'>();
+		for (const report of matching) {
+			const created = serviceTime(report.createdAt);
+			places.set(report, created ? clock.placeCreation(created, sentAt) : 'unsure');
+		}
+		const notBefore = matching.filter((report) => places.get(report) !== 'before');
+		const candidates = await sameCampaigns(client, body, notBefore, itemIndex, deadline);
+		const unsure = candidates.filter((report) => places.get(report) === 'unsure');
+		if (unsure.length > 0) throw unsureError(client, unsure, itemIndex);
+		// The earliest one after our first attempt is the one that attempt created.
+		const ours = candidates.sort((a, b) => createdEarliest(a) - createdEarliest(b))[0];
+		if (ours) client.claimedReports.add(ours.id);
+		return ours;
+	} catch (error) {
+		failure = error;
 	}
-	[placed.after, placed.unsure] = await sameCampaigns(
-		client,
-		body,
-		[placed.after, placed.unsure],
+	client.throwIfCancelled();
+	// Already named for what the search saw (a report that may be ours or another's).
+	if (errorTypeOf(failure) === 'ambiguous_outcome') throw failure as Error;
+	const seen = failure instanceof Error ? failure.message : String(failure);
+	throw client.apiError(
+		`The answer to this report request was lost, and the search for the report it may have created failed: ${seen}`,
+		'The report may or may not have been created: the service gave no usable answer to the search for it, so the request was not sent again (that could create a second report). Check the report list (Report → Get Many) before running the item again.',
 		itemIndex,
-		deadline,
+		'ambiguous_outcome',
 	);
-	if (placed.unsure.length > 0) throw unsureError(client, placed.unsure, itemIndex);
-	// The earliest one after our first attempt is the one that attempt created.
-	const ours = placed.after.sort(
-		(a, b) => (serviceTime(a.createdAt)?.earliest ?? 0) - (serviceTime(b.createdAt)?.earliest ?? 0),
-	)[0];
-	if (ours) client.claimedReports.add(ours.id);
-	return ours;
 }
 
 /**
@@ -322,10 +302,13 @@ async function findRecent(
 		const created = serviceTime(report.createdAt);
 		return created !== undefined && clock.placeCreation(created, since) !== 'before';
 	});
-	const [identical] = await sameCampaigns(client, body, [recent], itemIndex, deadline);
-	return identical.sort(
-		(a, b) => (serviceTime(b.createdAt)?.earliest ?? 0) - (serviceTime(a.createdAt)?.earliest ?? 0),
-	)[0];
+	const identical = await sameCampaigns(client, body, recent, itemIndex, deadline);
+	return identical.sort((a, b) => createdEarliest(b) - createdEarliest(a))[0];
+}
+
+/** When a listed report was created, by the earliest reading (0 when it cannot be read). */
+function createdEarliest(report: ServiceReport): number {
+	return serviceTime(report.createdAt)?.earliest ?? 0;
 }
 
 /** The format the service generates when the request names none. */
@@ -336,19 +319,16 @@ const DEFAULT_FORMAT = 'pdf';
  * title, dates, format (pdf by default), set of campaigns, and white label where shown.
  */
 function matchesRequest(report: ServiceReport, body: IDataObject): boolean {
-	if (report.accountId !== undefined && report.accountId !== body.account_id) return false;
-	if (report.title !== body.title) return false;
-	if (report.dateRange?.from !== body.date_start || report.dateRange?.to !== body.date_end)
-		return false;
-	if (report.format !== undefined && report.format !== (body.format ?? DEFAULT_FORMAT))
-		return false;
-	if (
-		Array.isArray(body.campaign_ids) &&
-		!sameSet(report.campaignIds, body.campaign_ids as string[])
-	)
-		return false;
-	if ('whiteLabel' in report && !sameJson(report.whiteLabel, body.whiteLabel)) return false;
-	return true;
+	return (
+		(report.accountId === undefined || report.accountId === body.account_id) &&
+		report.title === body.title &&
+		report.dateRange?.from === body.date_start &&
+		report.dateRange?.to === body.date_end &&
+		(report.format === undefined || report.format === (body.format ?? DEFAULT_FORMAT)) &&
+		(!Array.isArray(body.campaign_ids) ||
+			sameSet(report.campaignIds, body.campaign_ids as string[])) &&
+		(!('whiteLabel' in report) || sameJson(report.whiteLabel, body.whiteLabel))
+	);
 }
 
 function sameSet(actual: unknown, expected: string[]): boolean {
@@ -370,24 +350,24 @@ function sameJson(a: unknown, b: unknown): boolean {
 }
 
 /**
- * Of each list, the reports for the request's campaigns. A request without campaign IDs covers
- * all the account's campaigns (one read of them, only when some report is left to check).
+ * The reports for the request's campaigns. A request without campaign IDs covers all the
+ * account's campaigns (one read of them, only when some report is left to check).
  */
 async function sameCampaigns(
 	client: AdPerformanceClient,
 	body: IDataObject,
-	lists: ServiceReport[][],
+	reports: ServiceReport[],
 	itemIndex: number,
 	deadline: number,
-): Promise<ServiceReport[][]> {
-	if (Array.isArray(body.campaign_ids) || lists.every((list) => list.length === 0)) return lists;
+): Promise<ServiceReport[]> {
+	if (Array.isArray(body.campaign_ids) || reports.length === 0) return reports;
 	const campaigns = await client.list<ServiceCampaign>(
 		'/campaigns',
 		{ accountId: body.account_id as string },
 		{ returnAll: true, itemIndex, deadline },
 	);
 	const all = campaigns.map((campaign) => campaign.id);
-	return lists.map((list) => list.filter((report) => sameSet(report.campaignIds, all)));
+	return reports.filter((report) => sameSet(report.campaignIds, all));
 }
 
 function unsureError(client: AdPerformanceClient, reports: ServiceReport[], itemIndex: number) {

@@ -4,29 +4,10 @@ import { reportNotFound, walkReports } from './reportLedger';
 import { CLOCK_SKEW_MARGIN_MS, type AdPerformanceClient } from './transport';
 import { isFinished, type ServiceReport } from './types';
 import {
-	unansweredError,
 	waitUntilFinished,
 	type WaitOutcome,
 	type WaitUntilFinishedResult,
 } from './waitUntilFinished';
-
-/** The wait of Wait for Ad Report and its tool: one sweep per interval for all its reports. */
-export async function waitForReports(
-	client: AdPerformanceClient,
-	timing: { intervalSeconds: number; timeoutSeconds: number },
-	reportIds: string[],
-	hints: Map<string, ReportHint> = new Map(),
-): Promise<WaitUntilFinishedResult<ServiceReport>> {
-	const sweep = new ReportSweep(client, hints);
-	return await waitUntilFinished<ServiceReport>(client, {
-		ids: [...new Set(reportIds)],
-		intervalMs: timing.intervalSeconds * 1000,
-		timeoutMs: timing.timeoutSeconds * 1000,
-		isFinal: isFinished,
-		sweep: async (pending, deadline) => await sweep.sweep(pending, deadline),
-		listedCompletely: () => sweep.listedCompletely,
-	});
-}
 
 /**
  * The error for a report the wait did not see: "not found" only when the last look was answered
@@ -51,14 +32,17 @@ export function unseenReportError(
 		return reportNotFound(client, report.id, report.itemIndex, notFoundDescription);
 	}
 	const status = outcome.lastSeen?.status;
-	return unansweredError(client, outcome, {
-		subject: `report ${report.id}`,
-		timeoutSeconds: report.timeoutSeconds,
-		lastSeen: outcome.lastSeen
-			? `as ${typeof status === 'string' ? status : 'unknown'}`
-			: undefined,
-		itemIndex: report.itemIndex,
-	});
+	return client.errors.unanswered(
+		{
+			subject: `report ${report.id}`,
+			timeoutSeconds: report.timeoutSeconds,
+			since: outcome.since,
+			lastSeen: outcome.lastSeen
+				? `as ${typeof status === 'string' ? status : 'unknown'}`
+				: undefined,
+		},
+		report.itemIndex,
+	);
 }
 
 export interface ReportHint {
@@ -67,55 +51,59 @@ export interface ReportHint {
 }
 
 /**
- * Wait for Ad Report's look at many reports in few requests (there is no GET of one report): each
- * sweep pages GET /v1/reports newest first, narrowed by account and creation time when all
- * pending reports share them, until every one was seen (25 reports: one request). A report
- * missing from a sweep is looked for again until the Timeout: the list can lag behind a new one.
+ * The wait of Wait for Ad Report and its tool: one sweep per interval for all its reports, in few
+ * requests (there is no GET of one report). Each sweep pages GET /v1/reports newest first,
+ * narrowed by account and creation time when all pending reports share them, until every one
+ * was seen (25 reports: one request). A report missing from a sweep is looked for again until the
+ * Timeout: the list can lag behind a new one.
  */
-export class ReportSweep {
-	private readonly hints = new Map<string, ReportHint>();
-
+export async function waitForReports(
+	client: AdPerformanceClient,
+	timing: { intervalSeconds: number; timeoutSeconds: number },
+	reportIds: string[],
+	givenHints: Map<string, ReportHint> = new Map(),
+): Promise<WaitUntilFinishedResult<ServiceReport>> {
+	const hints = new Map(givenHints);
 	/** Whether the last sweep's listing was whole, or held every report it looked for. */
-	listedCompletely = true;
-
-	constructor(
-		private readonly client: AdPerformanceClient,
-		hints: Map<string, ReportHint>,
-	) {
-		for (const [id, hint] of hints) this.hints.set(id, { ...hint });
-	}
-
-	/** One sweep; every request of it is cut at `deadline` (then DeadlineReached is thrown). */
-	async sweep(pending: string[], deadline: number): Promise<Map<string, ServiceReport>> {
-		const wanted = new Set(pending);
-		const seen = new Map<string, ServiceReport>();
-		const qs: IDataObject = {};
-		const accounts = new Set(pending.map((id) => this.hints.get(id)?.accountId));
-		if (accounts.size === 1 && !accounts.has(undefined)) qs.accountId = [...accounts][0];
-		// The hints are the service's own creation times: a filter on its clock, whatever n8n's says.
-		let earliest = Infinity;
-		for (const id of pending)
-			earliest = Math.min(earliest, Date.parse(this.hints.get(id)?.createdAt ?? ''));
-		if (Number.isFinite(earliest))
-			qs.from = new Date(earliest - CLOCK_SKEW_MARGIN_MS).toISOString();
-		const walked = await walkReports(
-			this.client,
-			qs,
-			(records) => {
-				for (const report of records) {
-					if (!wanted.has(report.id)) continue;
-					seen.set(report.id, report);
-					// Only texts narrow the next sweep: a field of another shape would narrow it to nothing.
-					this.hints.set(report.id, {
-						accountId: typeof report.accountId === 'string' ? report.accountId : undefined,
-						createdAt: typeof report.createdAt === 'string' ? report.createdAt : undefined,
-					});
-				}
-				return seen.size < wanted.size;
-			},
-			{ deadline, acceptIncomplete: true },
-		);
-		this.listedCompletely = walked.kind !== 'incomplete' || seen.size === wanted.size;
-		return seen;
-	}
+	let listedCompletely = true;
+	return await waitUntilFinished<ServiceReport>(client, {
+		ids: [...new Set(reportIds)],
+		intervalMs: timing.intervalSeconds * 1000,
+		timeoutMs: timing.timeoutSeconds * 1000,
+		isFinal: isFinished,
+		listedCompletely: () => listedCompletely,
+		sweep: async (pending, deadline) => {
+			const wanted = new Set(pending);
+			const seen = new Map<string, ServiceReport>();
+			const qs: IDataObject = {};
+			const accounts = new Set(pending.map((id) => hints.get(id)?.accountId));
+			if (accounts.size === 1 && !accounts.has(undefined)) qs.accountId = [...accounts][0];
+			// The hints are the service's own creation times: a filter on its clock, whatever n8n's says.
+			let earliest = Infinity;
+			for (const id of pending)
+				earliest = Math.min(earliest, Date.parse(hints.get(id)?.createdAt ?? ''));
+			if (Number.isFinite(earliest))
+				qs.from = new Date(earliest - CLOCK_SKEW_MARGIN_MS).toISOString();
+			const walked = await walkReports(
+				client,
+				qs,
+				(records) => {
+					for (const report of records) {
+						if (!wanted.has(report.id)) continue;
+						seen.set(report.id, report);
+						// Only texts narrow the next sweep: a field of another shape would
+						// narrow it to nothing.
+						hints.set(report.id, {
+							accountId: typeof report.accountId === 'string' ? report.accountId : undefined,
+							createdAt: typeof report.createdAt === 'string' ? report.createdAt : undefined,
+						});
+					}
+					return seen.size < wanted.size;
+				},
+				{ deadline, acceptIncomplete: true },
+			);
+			listedCompletely = walked.kind !== 'incomplete' || seen.size === wanted.size;
+			return seen;
+		},
+	});
 }

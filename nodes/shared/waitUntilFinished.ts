@@ -87,16 +87,6 @@ export function settle<V extends { status?: unknown }>(
 	return { kind: 'done', state: outcome.state };
 }
 
-/** The error of a wait whose last look got no answer (TransportErrors.unanswered). */
-export function unansweredError(
-	client: AdPerformanceClient,
-	outcome: { since: number },
-	what: { subject: string; timeoutSeconds: number; lastSeen?: string; itemIndex: number },
-) {
-	const { itemIndex, ...rest } = what;
-	return client.errors.unanswered({ ...rest, since: outcome.since }, itemIndex);
-}
-
 /**
  * Waits for many jobs with one sweep per interval for all: the first at once, the next on a
  * fixed beat from the start (a slow sweep does not stretch it), the last at the deadline, where a

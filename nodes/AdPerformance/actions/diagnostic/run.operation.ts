@@ -7,7 +7,7 @@ import type {
 
 import type { FieldName } from '../../../shared/errors';
 import { createDiagnostic } from '../../../shared/diagnostics';
-import { settle, unansweredError, waitUntilFinished } from '../../../shared/waitUntilFinished';
+import { settle, waitUntilFinished } from '../../../shared/waitUntilFinished';
 import { DeadlineReached, type AdPerformanceClient } from '../../../shared/transport';
 import { isFinished, type ServiceDiagnostic } from '../../../shared/types';
 import { getRecord } from '../listRecords';
@@ -149,12 +149,15 @@ export async function execute(
 			// Not "still running": no answer after the last one says so.
 			if (outcome.kind === 'unanswered') {
 				const lastSeen = outcome.lastSeen ?? diagnostic;
-				return unansweredError(client, outcome, {
-					subject: `diagnostic ${diagnostic.id}`,
-					timeoutSeconds,
-					lastSeen: `${lastSeen.status ?? 'running'}${outcome.lastSeen ? '' : ' when it was started'}`,
+				return client.errors.unanswered(
+					{
+						subject: `diagnostic ${diagnostic.id}`,
+						timeoutSeconds,
+						since: outcome.since,
+						lastSeen: `${lastSeen.status ?? 'running'}${outcome.lastSeen ? '' : ' when it was started'}`,
+					},
 					itemIndex,
-				});
+				);
 			}
 			// Still not found at the last look: the service's own 404; never read: as started.
 			return (notFound as NodeApiError | undefined) ?? diagnostic;
