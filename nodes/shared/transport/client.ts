@@ -19,7 +19,7 @@ import type { ListEnvelope } from '../types';
 import { CancellableWait } from './cancellableWait';
 import { CREDENTIAL_TYPE, type RawResponse, type RequestContext } from './exchange';
 import { collectPages, MAX_PAGE_SIZE, walkPages, type WalkResult } from './pageWalker';
-import type { Attempt, AttemptRules, Round } from './attempts';
+import { runAttempts, type Attempt, type AttemptRules, type Round } from './attempts';
 import { RequestPipeline, type RequestSpec } from './pipeline';
 import { pacerFor } from './rateLimiter';
 import { RETRY_DEFAULTS } from './retry';
@@ -184,7 +184,7 @@ export class AdPerformanceClient {
 		attempt: (round: Round) => Promise<Attempt<T>>,
 		rules: AttemptRules<T>,
 	): Promise<T> {
-		return await this.pipeline.attempts.run(attempt, rules);
+		return await runAttempts(this.pipeline.parts, attempt, rules);
 	}
 
 	/**

@@ -1,5 +1,6 @@
 import type { ICredentialDataDecryptedObject, IDataObject, NodeApiError } from 'n8n-workflow';
 
+import { apiKeyOf } from '../credentialRules';
 import { DeadlineReached, type TransportErrors } from '../errors';
 import { ANSWER_LIMITS } from '../limits';
 import type { HttpMethod, ServiceErrorBody } from '../types';
@@ -12,7 +13,7 @@ import {
 	type RawResponse,
 	type RequestContext,
 } from './exchange';
-import { AttemptRunner, failedAttempt, type Attempt, type Round } from './attempts';
+import { failedAttempt, runAttempts, type Attempt, type Round } from './attempts';
 import type { Bucket, KeyPacer } from './rateLimiter';
 import {
 	decide,
@@ -100,17 +101,10 @@ interface Exchanged {
 
 /** Every request of the nodes, one pass per attempt: turn and pacing, exchange, outcome. */
 export class RequestPipeline {
-	readonly attempts: AttemptRunner;
-
-	private readonly apiKey: string;
-
-	constructor(private readonly parts: PipelineParts) {
-		this.attempts = new AttemptRunner(parts);
-		this.apiKey = String(parts.credentials.apiKey ?? '').trim();
-	}
+	constructor(readonly parts: PipelineParts) {}
 
 	async send(spec: RequestSpec, transfer: Transfer): Promise<RawResponse> {
-		return await this.attempts.run((round) => this.exchangeOnce(spec, transfer, round), {
+		return await runAttempts(this.parts, (round) => this.exchangeOnce(spec, transfer, round), {
 			deadline: spec.deadline,
 		});
 	}
@@ -134,9 +128,10 @@ export class RequestPipeline {
 	): Promise<Exchanged> {
 		if (!spec.singleFlight) return await this.sendWhenDue(spec, transfer, round);
 		const { shared } = this.parts.pacer;
+		const apiKey = apiKeyOf(this.parts.credentials);
 		const key = JSON.stringify([spec.method, spec.path, spec.body ?? null]);
 		const inFlight = shared.get(key);
-		if (inFlight && inFlight.apiKey === this.apiKey) {
+		if (inFlight && inFlight.apiKey === apiKey) {
 			let answer: Exchanged | undefined;
 			const arrived = (inFlight.exchange as Promise<Exchanged | undefined>).then((value) => {
 				answer = value;
@@ -146,7 +141,7 @@ export class RequestPipeline {
 			if (answer) return { ...answer, shared: true };
 		}
 		const own = this.sendWhenDue(spec, transfer, round);
-		const entry = { apiKey: this.apiKey, exchange: own.catch(() => undefined) };
+		const entry = { apiKey, exchange: own.catch(() => undefined) };
 		shared.set(key, entry);
 		try {
 			return await own;
