@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { ListEnvelope, Pagination, SingleEnvelope } from '../types';
+import { headerOf, type RawResponse } from './exchange';
 
 /**
  * The service answers every success in an envelope: `{data: [...], pagination, meta}` for a
@@ -69,13 +70,14 @@ function parseJson(body: unknown, contentType?: string): unknown {
 	throw new ProtocolError(`the answer was ${html ? 'an HTML page' : 'text that is not JSON'}`);
 }
 
+/** The answer's JSON as `expect`ed, else the problem with it (one too large was never read). */
 export function readEnvelope(
-	body: unknown,
-	contentType: string | undefined,
+	response: RawResponse,
 	expect: Expectation,
-): { value: unknown; problem?: undefined } | { problem: string } {
+): { value?: unknown; problem?: string } {
+	if (response.tooLarge) return { problem: response.tooLarge.message };
 	try {
-		const value = parseJsonBody(body, contentType);
+		const value = parseJsonBody(response.body, headerOf(response.headers, 'content-type'));
 		if (expect === 'list') return { value: checkList(value) };
 		return { value: expect === 'record' ? checkRecord(value) : value };
 	} catch (error) {
