@@ -12,7 +12,7 @@ import {
 	normaliseBaseUrl,
 	secretsOf,
 } from '../credentialRules';
-import { credentialError, TransportErrors, type ServiceErrorDetails } from '../errors';
+import { credentialError, TransportErrors } from '../errors';
 import { ANSWER_LIMITS } from '../limits';
 import { Redactor } from '../redaction';
 import type { ListEnvelope } from '../types';
@@ -300,10 +300,6 @@ export class AdPerformanceClient {
 				totalMs: ANSWER_LIMITS.downloadMs,
 			},
 		);
-	}
-
-	serviceError(details: ServiceErrorDetails): NodeApiError {
-		return this.errors.service(details);
 	}
 
 	/** An error about the service's behaviour that is not one of its error answers. */
