@@ -15,7 +15,7 @@ import {
 	ExchangeDeadline,
 	readBounded,
 } from './boundedReader';
-import { hopProblem, isRedirect, isServiceOrigin, MAX_REDIRECTS } from './urlPolicy';
+import { hopProblem, isServiceOrigin, MAX_REDIRECTS, REDIRECT_STATUSES } from './urlPolicy';
 
 /**
  * One request and its redirect hops: the one place that sends a hop, with the API key only where
@@ -124,7 +124,7 @@ export async function sendFollowingRedirects(
 				throw deadline.reason ?? error;
 			}
 			const location = headerOf(response.headers, 'location');
-			if (!isRedirect(response.statusCode) || !location) {
+			if (!REDIRECT_STATUSES.has(response.statusCode) || !location) {
 				const streamed = streamAnswer(response, request, deadline);
 				if (streamed === undefined) return await readAnswer(response, request, deadline);
 				handedOver = true;
