@@ -201,12 +201,9 @@ function wireLimitOf(maxBytes: number): number {
 /** `promise`, unless the deadline or the cancel signal comes first: then its reason is thrown. */
 async function beforeStop<T>(promise: Promise<T>, deadline: ExchangeDeadline): Promise<T> {
 	const signal = deadline.signal;
-	if (signal.aborted) {
-		promise.catch(() => undefined);
-		throw deadline.reason ?? new AnswerCancelled();
-	}
 	return await new Promise<T>((resolve, reject) => {
 		const onStop = () => reject(deadline.reason ?? new AnswerCancelled());
+		if (signal.aborted) onStop();
 		signal.addEventListener('abort', onStop, { once: true });
 		void promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onStop));
 	});
