@@ -11,11 +11,7 @@ import { headerOf, type RawResponse } from './exchange';
  */
 export type Expectation = 'list' | 'record' | 'any';
 
-export class ProtocolError extends Error {
-	constructor(readonly problem: string) {
-		super(problem);
-	}
-}
+export class ProtocolError extends Error {}
 
 /**
  * How deeply an answer may nest, its envelope included (a record in a list sits at level 3).
@@ -81,7 +77,7 @@ export function readEnvelope(
 		if (expect === 'list') return { value: checkList(value) };
 		return { value: expect === 'record' ? checkRecord(value) : value };
 	} catch (error) {
-		return { problem: error instanceof ProtocolError ? error.problem : String(error) };
+		return { problem: error instanceof ProtocolError ? error.message : String(error) };
 	}
 }
 
