@@ -18,7 +18,7 @@ import { Redactor } from '../redaction';
 import type { ListEnvelope } from '../types';
 import { CancellableWait } from './cancellableWait';
 import { CREDENTIAL_TYPE, type RawResponse, type RequestContext } from './exchange';
-import { collectPages, MAX_PAGE_SIZE, walkPages, type WalkResult } from './pageWalker';
+import { collectPages, walkPages, type WalkResult } from './pageWalker';
 import { runAttempts, type Attempt, type AttemptRules, type Round } from './attempts';
 import { RequestPipeline, type RequestSpec } from './pipeline';
 import { pacerFor } from './rateLimiter';
@@ -255,7 +255,7 @@ export class AdPerformanceClient {
 			visit,
 			(problem) => this.errors.pagination(path, problem, itemIndex),
 			{
-				pageSize: options.pageSize ?? MAX_PAGE_SIZE,
+				pageSize: options.pageSize,
 				deadline,
 				contradiction: options.acceptIncomplete
 					? undefined
