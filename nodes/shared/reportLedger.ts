@@ -390,7 +390,7 @@ export function reportNotFound(
 	itemIndex: number,
 	description: string,
 ) {
-	return client.serviceError({
+	return client.errors.service({
 		status: 404,
 		type: 'not_found',
 		itemIndex,

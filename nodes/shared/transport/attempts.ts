@@ -59,43 +59,43 @@ export interface AttemptRules<T> {
  * (Generate, a diagnostic, a download): at most Max Attempts failed attempts, rate-limit waits
  * within Max Wait When Rate Limited, every wait cut at the deadline and on cancel.
  */
-export class AttemptRunner {
-	constructor(private readonly parts: PipelineParts) {}
-
-	async run<T>(attempt: (round: Round) => Promise<Attempt<T>>, rules: AttemptRules<T>): Promise<T> {
-		const { maxAttempts, waiting, clock } = this.parts;
-		const round: Round = {
-			failures: 0,
-			scheduled: 0,
-			rateLimitDeadline: Date.now() + this.parts.rateLimitWaitMs,
-		};
-		let firstSentAt: number | undefined;
-		for (;;) {
-			waiting.throwIfCancelled();
-			const outcome = await attempt(round);
-			if (outcome.kind === 'done') return outcome.value;
-			if (outcome.kind === 'final') throw outcome.error;
-			if (outcome.kind === 'scheduled') {
-				round.scheduled++;
-				if (outcome.countsAsFailure && ++round.failures >= maxAttempts) throw outcome.error;
-				await waiting.waitWithin(outcome.waitMs, rules.deadline);
-				continue;
-			}
-			if (outcome.kind === 'ambiguous') firstSentAt ??= outcome.sentAt;
-			const retryAfterMs = outcome.retryAfterMs ?? 0;
-			const backoff = clock.realMs(backoffMs(round.failures + 1, Math.random()));
-			// A Retry-After past Max Wait When Rate Limited cannot be honoured: this was the last try.
-			// Without one, time spent so far takes no retry away (Max Wait 0 means "never wait for
-			// the rate limit", not "never retry").
-			const lastTry =
-				++round.failures >= maxAttempts ||
-				(retryAfterMs > 0 && Date.now() + retryAfterMs > round.rateLimitDeadline);
-			if (!lastTry) await waiting.waitWithin(Math.max(backoff, retryAfterMs), rules.deadline);
-			if (firstSentAt !== undefined && rules.onAmbiguous) {
-				const found = await rules.onAmbiguous(firstSentAt);
-				if (found !== undefined) return found;
-			}
-			if (lastTry) throw outcome.error;
+export async function runAttempts<T>(
+	parts: PipelineParts,
+	attempt: (round: Round) => Promise<Attempt<T>>,
+	rules: AttemptRules<T>,
+): Promise<T> {
+	const { maxAttempts, waiting, clock, rateLimitWaitMs } = parts;
+	const round: Round = {
+		failures: 0,
+		scheduled: 0,
+		rateLimitDeadline: Date.now() + rateLimitWaitMs,
+	};
+	let firstSentAt: number | undefined;
+	for (;;) {
+		waiting.throwIfCancelled();
+		const outcome = await attempt(round);
+		if (outcome.kind === 'done') return outcome.value;
+		if (outcome.kind === 'final') throw outcome.error;
+		if (outcome.kind === 'scheduled') {
+			round.scheduled++;
+			if (outcome.countsAsFailure && ++round.failures >= maxAttempts) throw outcome.error;
+			await waiting.waitWithin(outcome.waitMs, rules.deadline);
+			continue;
 		}
+		if (outcome.kind === 'ambiguous') firstSentAt ??= outcome.sentAt;
+		const retryAfterMs = outcome.retryAfterMs ?? 0;
+		const backoff = clock.realMs(backoffMs(round.failures + 1, Math.random()));
+		// A Retry-After past Max Wait When Rate Limited cannot be honoured: this was the last try.
+		// Without one, time spent so far takes no retry away (Max Wait 0 means "never wait for
+		// the rate limit", not "never retry").
+		const lastTry =
+			++round.failures >= maxAttempts ||
+			(retryAfterMs > 0 && Date.now() + retryAfterMs > round.rateLimitDeadline);
+		if (!lastTry) await waiting.waitWithin(Math.max(backoff, retryAfterMs), rules.deadline);
+		if (firstSentAt !== undefined && rules.onAmbiguous) {
+			const found = await rules.onAmbiguous(firstSentAt);
+			if (found !== undefined) return found;
+		}
+		if (lastTry) throw outcome.error;
 	}
 }

@@ -59,8 +59,6 @@ function formatDuration(ms: number): string {
 	return `${Math.round(ms / 100) / 10} s`;
 }
 
-/** The longest single wait Node.js keeps (a longer one would end at once). */
-const MAX_TIMER_MS = 2_147_483_647;
 /**
  * The deadline is watched in slices of n8n's sleep, each ending by itself at most this long after
  * its exchange: ending a sleepWithAbort early costs n8n an error with a stack trace per request.
@@ -84,8 +82,7 @@ export class ExchangeDeadline {
 		readonly totalMs: number,
 		cancelSignal?: AbortSignal,
 	) {
-		const ms = Math.min(MAX_TIMER_MS, Math.max(1, Math.ceil(totalMs)));
-		this.endsAt = Date.now() + ms;
+		this.endsAt = Date.now() + Math.max(1, Math.ceil(totalMs));
 		void this.watchDeadline();
 		this.follow(cancelSignal);
 	}
@@ -204,12 +201,9 @@ function wireLimitOf(maxBytes: number): number {
 /** `promise`, unless the deadline or the cancel signal comes first: then its reason is thrown. */
 async function beforeStop<T>(promise: Promise<T>, deadline: ExchangeDeadline): Promise<T> {
 	const signal = deadline.signal;
-	if (signal.aborted) {
-		promise.catch(() => undefined);
-		throw deadline.reason ?? new AnswerCancelled();
-	}
 	return await new Promise<T>((resolve, reject) => {
 		const onStop = () => reject(deadline.reason ?? new AnswerCancelled());
+		if (signal.aborted) onStop();
 		signal.addEventListener('abort', onStop, { once: true });
 		void promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onStop));
 	});

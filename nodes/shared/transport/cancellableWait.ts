@@ -13,10 +13,7 @@ export class CancellableWait {
 
 	/** The execution's cancel signal where the context has one (executions; not list search). */
 	get signal(): AbortSignal | undefined {
-		const ctx = this.ctx as Partial<IExecuteFunctions>;
-		return typeof ctx.getExecutionCancelSignal === 'function'
-			? ctx.getExecutionCancelSignal()
-			: undefined;
+		return (this.ctx as Partial<IExecuteFunctions>).getExecutionCancelSignal?.();
 	}
 
 	throwIfCancelled() {

@@ -12,14 +12,14 @@ import {
 	normaliseBaseUrl,
 	secretsOf,
 } from '../credentialRules';
-import { credentialError, TransportErrors, type ServiceErrorDetails } from '../errors';
+import { credentialError, TransportErrors } from '../errors';
 import { ANSWER_LIMITS } from '../limits';
 import { Redactor } from '../redaction';
 import type { ListEnvelope } from '../types';
 import { CancellableWait } from './cancellableWait';
 import { CREDENTIAL_TYPE, type RawResponse, type RequestContext } from './exchange';
-import { collectPages, MAX_PAGE_SIZE, walkPages, type WalkResult } from './pageWalker';
-import type { Attempt, AttemptRules, Round } from './attempts';
+import { collectPages, walkPages, type WalkResult } from './pageWalker';
+import { runAttempts, type Attempt, type AttemptRules, type Round } from './attempts';
 import { RequestPipeline, type RequestSpec } from './pipeline';
 import { pacerFor } from './rateLimiter';
 import { RETRY_DEFAULTS } from './retry';
@@ -184,7 +184,7 @@ export class AdPerformanceClient {
 		attempt: (round: Round) => Promise<Attempt<T>>,
 		rules: AttemptRules<T>,
 	): Promise<T> {
-		return await this.pipeline.attempts.run(attempt, rules);
+		return await runAttempts(this.pipeline.parts, attempt, rules);
 	}
 
 	/**
@@ -255,7 +255,7 @@ export class AdPerformanceClient {
 			visit,
 			(problem) => this.errors.pagination(path, problem, itemIndex),
 			{
-				pageSize: options.pageSize ?? MAX_PAGE_SIZE,
+				pageSize: options.pageSize,
 				deadline,
 				contradiction: options.acceptIncomplete
 					? undefined
@@ -300,10 +300,6 @@ export class AdPerformanceClient {
 				totalMs: ANSWER_LIMITS.downloadMs,
 			},
 		);
-	}
-
-	serviceError(details: ServiceErrorDetails): NodeApiError {
-		return this.errors.service(details);
 	}
 
 	/** An error about the service's behaviour that is not one of its error answers. */

@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { ListEnvelope, Pagination, SingleEnvelope } from '../types';
+import { headerOf, type RawResponse } from './exchange';
 
 /**
  * The service answers every success in an envelope: `{data: [...], pagination, meta}` for a
@@ -10,11 +11,7 @@ import type { ListEnvelope, Pagination, SingleEnvelope } from '../types';
  */
 export type Expectation = 'list' | 'record' | 'any';
 
-export class ProtocolError extends Error {
-	constructor(readonly problem: string) {
-		super(problem);
-	}
-}
+export class ProtocolError extends Error {}
 
 /**
  * How deeply an answer may nest, its envelope included (a record in a list sits at level 3).
@@ -69,17 +66,18 @@ function parseJson(body: unknown, contentType?: string): unknown {
 	throw new ProtocolError(`the answer was ${html ? 'an HTML page' : 'text that is not JSON'}`);
 }
 
+/** The answer's JSON as `expect`ed, else the problem with it (one too large was never read). */
 export function readEnvelope(
-	body: unknown,
-	contentType: string | undefined,
+	response: RawResponse,
 	expect: Expectation,
-): { value: unknown; problem?: undefined } | { problem: string } {
+): { value?: unknown; problem?: string } {
+	if (response.tooLarge) return { problem: response.tooLarge.message };
 	try {
-		const value = parseJsonBody(body, contentType);
+		const value = parseJsonBody(response.body, headerOf(response.headers, 'content-type'));
 		if (expect === 'list') return { value: checkList(value) };
 		return { value: expect === 'record' ? checkRecord(value) : value };
 	} catch (error) {
-		return { problem: error instanceof ProtocolError ? error.problem : String(error) };
+		return { problem: error instanceof ProtocolError ? error.message : String(error) };
 	}
 }
 

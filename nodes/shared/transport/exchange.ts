@@ -15,7 +15,7 @@ import {
 	ExchangeDeadline,
 	readBounded,
 } from './boundedReader';
-import { hopProblem, isRedirect, isServiceOrigin, MAX_REDIRECTS } from './urlPolicy';
+import { hopProblem, isServiceOrigin, MAX_REDIRECTS, REDIRECT_STATUSES } from './urlPolicy';
 
 /**
  * One request and its redirect hops: the one place that sends a hop, with the API key only where
@@ -124,10 +124,8 @@ export async function sendFollowingRedirects(
 				throw deadline.reason ?? error;
 			}
 			const location = headerOf(response.headers, 'location');
-			if (!isRedirect(response.statusCode) || !location) {
-				const success = response.statusCode >= 200 && response.statusCode < 300;
-				const streamed =
-					request.stream && success ? streamAnswer(response, request, deadline) : undefined;
+			if (!REDIRECT_STATUSES.has(response.statusCode) || !location) {
+				const streamed = streamAnswer(response, request, deadline);
 				if (streamed === undefined) return await readAnswer(response, request, deadline);
 				handedOver = true;
 				return streamed;
@@ -216,13 +214,14 @@ async function readAnswer(
 
 /**
  * A successful download, its body a bounded stream that keeps the rest of the deadline while
- * n8n's binary store reads it; undefined for a body that is no stream.
+ * n8n's binary store reads it; undefined for any other answer, or a body that is no stream.
  */
 function streamAnswer(
 	response: RawResponse,
 	request: OutgoingRequest,
 	deadline: ExchangeDeadline,
 ): RawResponse | undefined {
+	if (!request.stream || response.statusCode < 200 || response.statusCode >= 300) return undefined;
 	const stream = boundedStream(response.body, {
 		...boundsOf(response, request.maxBytes ?? ANSWER_LIMITS.jsonBytes, deadline),
 		onSettled: () => deadline.dispose(),

@@ -10,10 +10,9 @@ export {
 	type ClientOptions,
 } from './client';
 export { DeadlineReached } from '../errors';
-export { LISTING_READS, MAX_PAGE_SIZE, onePage, type OnePage, type WalkResult } from './pageWalker';
-export { type RequestSpec } from './pipeline';
-export { failedAttempt, type Attempt, type Round } from './attempts';
+export { LISTING_READS, MAX_PAGE_SIZE, onePage, type WalkResult } from './pageWalker';
+export { failedAttempt } from './attempts';
 export { decide } from './retry';
-export { CREDENTIAL_TYPE, type RawResponse, type RequestContext } from './exchange';
+export { type RequestContext } from './exchange';
 export { isAnswerTimedOut, isAnswerTooLarge } from './boundedReader';
 export { CLOCK_SKEW_MARGIN_MS } from './serviceClock';

@@ -1,10 +1,11 @@
 import type { ICredentialDataDecryptedObject, IDataObject, NodeApiError } from 'n8n-workflow';
 
+import { apiKeyOf } from '../credentialRules';
 import { DeadlineReached, type TransportErrors } from '../errors';
 import { ANSWER_LIMITS } from '../limits';
 import type { HttpMethod, ServiceErrorBody } from '../types';
 import type { CancellableWait } from './cancellableWait';
-import { parseJsonBody, readEnvelope, remainingOf, type Expectation } from './envelope';
+import { readEnvelope, remainingOf, type Expectation } from './envelope';
 import {
 	headerOf,
 	sendFollowingRedirects,
@@ -12,7 +13,7 @@ import {
 	type RawResponse,
 	type RequestContext,
 } from './exchange';
-import { AttemptRunner, failedAttempt, type Attempt, type Round } from './attempts';
+import { failedAttempt, runAttempts, type Attempt, type Round } from './attempts';
 import type { Bucket, KeyPacer } from './rateLimiter';
 import {
 	decide,
@@ -100,17 +101,10 @@ interface Exchanged {
 
 /** Every request of the nodes, one pass per attempt: turn and pacing, exchange, outcome. */
 export class RequestPipeline {
-	readonly attempts: AttemptRunner;
-
-	private readonly apiKey: string;
-
-	constructor(private readonly parts: PipelineParts) {
-		this.attempts = new AttemptRunner(parts);
-		this.apiKey = String(parts.credentials.apiKey ?? '').trim();
-	}
+	constructor(readonly parts: PipelineParts) {}
 
 	async send(spec: RequestSpec, transfer: Transfer): Promise<RawResponse> {
-		return await this.attempts.run((round) => this.exchangeOnce(spec, transfer, round), {
+		return await runAttempts(this.parts, (round) => this.exchangeOnce(spec, transfer, round), {
 			deadline: spec.deadline,
 		});
 	}
@@ -134,9 +128,10 @@ export class RequestPipeline {
 	): Promise<Exchanged> {
 		if (!spec.singleFlight) return await this.sendWhenDue(spec, transfer, round);
 		const { shared } = this.parts.pacer;
+		const apiKey = apiKeyOf(this.parts.credentials);
 		const key = JSON.stringify([spec.method, spec.path, spec.body ?? null]);
 		const inFlight = shared.get(key);
-		if (inFlight && inFlight.apiKey === this.apiKey) {
+		if (inFlight && inFlight.apiKey === apiKey) {
 			let answer: Exchanged | undefined;
 			const arrived = (inFlight.exchange as Promise<Exchanged | undefined>).then((value) => {
 				answer = value;
@@ -146,7 +141,7 @@ export class RequestPipeline {
 			if (answer) return { ...answer, shared: true };
 		}
 		const own = this.sendWhenDue(spec, transfer, round);
-		const entry = { apiKey: this.apiKey, exchange: own.catch(() => undefined) };
+		const entry = { apiKey, exchange: own.catch(() => undefined) };
 		shared.set(key, entry);
 		try {
 			return await own;
@@ -235,7 +230,7 @@ export class RequestPipeline {
 		exchanged: Exchanged,
 		round: Round,
 	): Attempt<RawResponse> {
-		const { waiting, errors, pacer } = this.parts;
+		const { waiting, errors, pacer, clock } = this.parts;
 		const limiter = exchanged.shared ? undefined : pacer.limiter;
 		const { response, sentAt } = exchanged;
 		const after = (kind: Exclude<Seen['kind'], 'answer'>, error: NodeApiError) =>
@@ -266,30 +261,23 @@ export class RequestPipeline {
 			return after(!known ? 'unexplained' : known.unsent ? 'unsent' : 'lost', error);
 		}
 		const date = headerOf(response.headers, 'date');
-		this.parts.clock.observeExchange(date, sentAt, Math.max(Date.now(), sentAt));
+		clock.observeExchange(date, sentAt, Math.max(Date.now(), sentAt));
 		const busy = spec.busy?.statuses.includes(response.statusCode) === true;
 		const decision = decide({ kind: 'answer', status: response.statusCode, busy }, spec);
 		if (decision === 'done') {
-			if (!transfer.json) {
-				limiter?.onAccepted(buckets, undefined);
-				return { kind: 'done', value: response, sentAt };
-			}
-			const contentType = headerOf(response.headers, 'content-type');
-			const envelope = response.tooLarge
-				? { problem: response.tooLarge.message }
-				: readEnvelope(response.body, contentType, spec.expect ?? 'any');
-			if (envelope.problem !== undefined) {
-				limiter?.onAccepted(buckets, undefined);
-				// The service did the work and garbled the answer: a write is not resent blindly.
+			const envelope = transfer.json ? readEnvelope(response, spec.expect ?? 'any') : undefined;
+			limiter?.onAccepted(buckets, remainingOf(envelope?.value), exchanged.sendNumber);
+			// The service did the work and garbled the answer: a write is not resent blindly.
+			if (envelope?.problem !== undefined)
 				return after('garbled', errors.protocol(envelope.problem, spec));
-			}
-			limiter?.onAccepted(buckets, remainingOf(envelope.value), exchanged.sendNumber);
 			// Records are not scrubbed here: whatever leaves a node (items, errors) is scrubbed
 			// once at the boundary (boundary.ts), and list search scrubs what it shows.
-			return { kind: 'done', value: { ...response, body: envelope.value }, sentAt };
+			const value = envelope ? { ...response, body: envelope.value } : response;
+			return { kind: 'done', value, sentAt };
 		}
 
-		const said = (this.readErrorBody(response) as ServiceErrorBody | undefined)?.error;
+		// An error answer's JSON, if it has any: its status alone is enough to go by.
+		const said = (readEnvelope(response, 'any').value as ServiceErrorBody | undefined)?.error;
 		const type = typeof said?.type === 'string' ? said.type : undefined;
 		const serviceMessage = typeof said?.message === 'string' ? said.message : undefined;
 		const error = errors.service({
@@ -300,15 +288,11 @@ export class RequestPipeline {
 			subject: spec.subject,
 			...spec.explain?.(response.statusCode, type),
 		});
-		const retryAfter = retryAfterMs(
-			headerOf(response.headers, 'retry-after'),
-			headerOf(response.headers, 'date'),
-			Date.now(),
-		);
+		const retryAfter = retryAfterMs(headerOf(response.headers, 'retry-after'), date, Date.now());
 		if (busy && spec.busy) {
 			limiter?.onAccepted(buckets, undefined);
 			// Work a lost attempt started goes on: ask again as the service suggests, not a failure.
-			const waitMs = this.parts.clock.realMs(spec.busy.pollMs);
+			const waitMs = clock.realMs(spec.busy.pollMs);
 			return { kind: 'scheduled', error, waitMs, countsAsFailure: false };
 		}
 		if (decision === 'schedule') {
@@ -317,8 +301,7 @@ export class RequestPipeline {
 			const hintSeconds = retryHintSeconds(serviceMessage);
 			const hintServiceMs =
 				retryAfter ?? (hintSeconds === undefined ? undefined : hintSeconds * 1000);
-			const hintMs =
-				hintServiceMs === undefined ? undefined : this.parts.clock.realMs(hintServiceMs);
+			const hintMs = hintServiceMs === undefined ? undefined : clock.realMs(hintServiceMs);
 			if (hintMs === undefined && round.failures + 1 >= this.parts.maxAttempts)
 				return { kind: 'final', error };
 			const waitMs = pacer.limiter.onRejected(buckets, hintMs, round.scheduled + 1);
@@ -332,7 +315,7 @@ export class RequestPipeline {
 		// A 503 may say when the service is back (a proxy's maintenance page).
 		const backMs =
 			response.statusCode === 503 && retryAfter !== undefined
-				? this.parts.clock.realMs(retryAfter)
+				? clock.realMs(retryAfter)
 				: undefined;
 		return failedAttempt(decision, error, sentAt, backMs);
 	}
@@ -341,16 +324,6 @@ export class RequestPipeline {
 	private waitExceeded(wait: Omit<WaitExceeded, 'maxWaitMinutes'>, spec: RequestSpec) {
 		const maxWaitMinutes = this.parts.clock.serviceMs(this.parts.rateLimitWaitMs) / 60_000;
 		return this.parts.errors.rateLimitWaitExceeded({ ...wait, maxWaitMinutes }, spec);
-	}
-
-	/** The error answer's JSON, or undefined; the exchange read its bytes within their limit. */
-	private readErrorBody(response: RawResponse): unknown {
-		if (response.tooLarge) return undefined;
-		try {
-			return parseJsonBody(response.body, headerOf(response.headers, 'content-type'));
-		} catch {
-			return undefined;
-		}
 	}
 
 	private describe(spec: RequestSpec, { absoluteUrl }: Transfer): string {

@@ -82,8 +82,7 @@ export class RateLimiter {
 	onSent(buckets: Bucket[]): number {
 		const sendNumber = ++this.sends;
 		for (const bucket of buckets) {
-			const state = this.openWindow(bucket, sendNumber);
-			state.sent = (state.sent ?? 0) + 1;
+			const state = this.countInWindow(bucket, sendNumber);
 			state.inFlight = (state.inFlight ?? 0) + 1;
 		}
 		return sendNumber;
@@ -105,10 +104,7 @@ export class RateLimiter {
 		const windowEnd = this.windowEnd();
 		for (const bucket of buckets) {
 			// A request not announced with onSent is counted now.
-			if (!this.land(bucket)) {
-				const state = this.openWindow(bucket);
-				state.sent = (state.sent ?? 0) + 1;
-			}
+			if (!this.land(bucket)) this.countInWindow(bucket);
 			// The first answer of a window dates it: the service opened it when the request
 			// arrived, which may be well after it was sent (a new connection).
 			const state = this.buckets[bucket];
@@ -129,8 +125,8 @@ export class RateLimiter {
 		state.remaining = Math.min(state.remaining ?? remaining, remaining);
 	}
 
-	/** The window a request counts in, opened now if none is known (provisionally at a send). */
-	private openWindow(bucket: Bucket, sendNumber?: number): BucketState {
+	/** Counts a request in its window, opened now if none is known (provisionally at a send). */
+	private countInWindow(bucket: Bucket, sendNumber?: number): BucketState {
 		const state = this.current(bucket, this.options.clock.now());
 		if (state.resetAt === undefined) {
 			state.resetAt = this.windowEnd();
@@ -138,6 +134,7 @@ export class RateLimiter {
 			state.provisional = sendNumber !== undefined ? this.options.clock.now() : undefined;
 			state.firstSend = sendNumber;
 		}
+		state.sent = (state.sent ?? 0) + 1;
 		return state;
 	}
 
@@ -186,12 +183,10 @@ export class RateLimiter {
 		const ceiling = Math.min(MAX_429_BACKOFF_MS, MIN_429_WAIT_MS * 2 ** Math.max(0, attempt - 1));
 		// Equal jitter: half the ceiling for sure, the other half at random.
 		const floor = (ceiling / 2 + (clock.random() * ceiling) / 2) * scale;
-		if (hintMs === undefined || hintMs <= floor) {
-			for (const bucket of buckets) this.hold(bucket, now + floor);
-			return floor;
-		}
-		for (const bucket of buckets) this.hold(bucket, now + hintMs);
-		return hintMs + clock.random() * Math.min(2000 * scale, hintMs * 0.1 + 100 * scale);
+		const longerHint = hintMs === undefined || hintMs <= floor ? undefined : hintMs;
+		for (const bucket of buckets) this.hold(bucket, now + (longerHint ?? floor));
+		if (longerHint === undefined) return floor;
+		return longerHint + clock.random() * Math.min(2000 * scale, longerHint * 0.1 + 100 * scale);
 	}
 
 	/** The service refused: nothing more of the bucket is sent until `until`. */

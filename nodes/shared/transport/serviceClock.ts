@@ -92,12 +92,9 @@ export class ServiceClock {
 	 * a second): a report created in the same second by another execution is the limit of it.
 	 */
 	placeCreation(created: ServiceTimeRange, hostMs: number): 'before' | 'after' | 'unsure' {
-		const places = new Set(
-			this.readings().map((reading) =>
-				created.latest < hostMs + reading.lo ? ('before' as const) : ('after' as const),
-			),
-		);
-		return places.size === 1 ? [...places][0] : 'unsure';
+		const before = this.readings().map((reading) => created.latest < hostMs + reading.lo);
+		if (before.every(Boolean)) return 'before';
+		return before.some(Boolean) ? 'unsure' : 'after';
 	}
 
 	/** How the standing readings disagree, in words, or undefined when they agree. */

@@ -11,11 +11,7 @@ export { isServiceOrigin };
 /** Redirects followed for one request at most (the service itself needs none or one). */
 export const MAX_REDIRECTS = 5;
 
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-
-export function isRedirect(statusCode: number): boolean {
-	return REDIRECT_STATUSES.has(statusCode);
-}
+export const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /**
  * Host names and literal addresses that lead into the machine or network n8n runs in:
