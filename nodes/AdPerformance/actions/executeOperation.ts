@@ -27,15 +27,10 @@ interface Operation<Input = unknown> {
 }
 
 const operations: Record<string, Record<string, Operation>> = {
-	account: { getAll: account.getAll },
-	campaign: { get: campaign.get, getAll: campaign.getAll },
-	report: {
-		download: report.download,
-		generate: report.generate,
-		get: report.get,
-		getAll: report.getAll,
-	},
-	diagnostic: { get: diagnostic.get, run: diagnostic.run },
+	account: account.operations,
+	campaign: campaign.operations,
+	report: report.operations,
+	diagnostic: diagnostic.operations,
 };
 
 export async function executeOperation(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
@@ -71,9 +66,7 @@ export async function executeOperation(this: IExecuteFunctions): Promise<INodeEx
 		}
 	}
 
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		if (results.has(itemIndex)) continue;
-		const input = inputs.get(itemIndex);
+	for (const [itemIndex, input] of inputs) {
 		await results.settle(itemIndex, async () => {
 			try {
 				if (!tool) return await handler.execute.call(this, client, itemIndex, input);
