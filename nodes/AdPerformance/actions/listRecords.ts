@@ -1,8 +1,8 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import type { FieldName } from '../../shared/errors';
 import { defined, read, readOr, inputField, type InputSource } from '../../shared/inputSource';
-import type { OperationTool } from '../../shared/tool/operationTool';
+import type { ExecuteItem, OperationTool } from '../../shared/tool/operationTool';
 import type { ToolArgument } from '../../shared/tool/toolArguments';
 import {
 	listResult,
@@ -63,45 +63,40 @@ export function readListInput(source: InputSource, qs: IDataObject): ListInput {
 	return { qs: filters, returnAll, limit, page: 1 };
 }
 
-/** A Get Many of `path`: the records matching the filters, all or up to Limit, one item each. */
-export function listRecords(path: string) {
-	return async function (
-		this: IExecuteFunctions,
-		client: AdPerformanceClient,
-		itemIndex: number,
-		{ qs, returnAll, limit }: ListInput,
-	): Promise<INodeExecutionData[]> {
-		const records = await client.list<IDataObject>(path, qs, {
-			returnAll,
-			limit,
-			itemIndex,
-			deadline: client.deadline(),
-		});
-		return records.map((record) => ({ json: record }));
-	};
-}
-
-/** The tool of a Get Many: its filter arguments, `limit` and `page`; one simplified page a call. */
-export function listOperationTool(
-	description: string,
+/**
+ * A Get Many of `path`: the records matching the filters, all or up to Limit, one item each. Its
+ * tool takes the filter arguments, `limit` and `page`, and returns one simplified page a call.
+ */
+export function listOperation(
+	toolDescription: string,
 	filters: readonly ToolArgument[],
-	request: { path: string; what: string; simplify: Simplifier },
-): OperationTool<ListInput> {
-	const { path, what, simplify } = request;
+	{ path, what, simplify }: { path: string; what: string; simplify: Simplifier },
+): { execute: ExecuteItem<ListInput, INodeExecutionData[]>; tool: OperationTool<ListInput> } {
 	return {
-		description,
-		args: [...filters, LIMIT_ARGUMENT, PAGE_ARGUMENT],
-		async execute(client, itemIndex, { qs, limit, page }) {
-			const envelope = await client.listPage<IDataObject>(path, qs, page, limit, {
+		async execute(client, itemIndex, { qs, returnAll, limit }) {
+			const records = await client.list<IDataObject>(path, qs, {
+				returnAll,
+				limit,
 				itemIndex,
 				deadline: client.deadline(),
 			});
-			// A contradictory page is never "these are all": more may follow, and the hint says why.
-			const read = onePage(envelope, { page, pageSize: limit });
-			const simplified = read.records.map((record) => simplify(record, client.redactor));
-			return read.kind === 'consistent'
-				? listResult(simplified, { what, page, limit, hasMore: read.hasMore })
-				: listResult(simplified, { what, page, limit, hasMore: true, incomplete: read.reason });
+			return records.map((record) => ({ json: record }));
+		},
+		tool: {
+			description: toolDescription,
+			args: [...filters, LIMIT_ARGUMENT, PAGE_ARGUMENT],
+			async execute(client, itemIndex, { qs, limit, page }) {
+				const envelope = await client.listPage<IDataObject>(path, qs, page, limit, {
+					itemIndex,
+					deadline: client.deadline(),
+				});
+				// A contradictory page is never "these are all": more may follow, and the hint says why.
+				const read = onePage(envelope, { page, pageSize: limit });
+				const simplified = read.records.map((record) => simplify(record, client.redactor));
+				return read.kind === 'consistent'
+					? listResult(simplified, { what, page, limit, hasMore: read.hasMore })
+					: listResult(simplified, { what, page, limit, hasMore: true, incomplete: read.reason });
+			},
 		},
 	};
 }
@@ -126,13 +121,10 @@ export async function getRecord<T>(
 }
 
 /** The execute of a Get by id: the record as the one output item. */
-export function getRecordById(kind: 'campaign' | 'diagnostic') {
-	return async function (
-		this: IExecuteFunctions,
-		client: AdPerformanceClient,
-		itemIndex: number,
-		id: string,
-	): Promise<INodeExecutionData[]> {
+export function getRecordById(
+	kind: 'campaign' | 'diagnostic',
+): ExecuteItem<string, INodeExecutionData[]> {
+	return async function (client, itemIndex, id) {
 		return [{ json: await getRecord<IDataObject>(client, kind, id, itemIndex, client.deadline()) }];
 	};
 }

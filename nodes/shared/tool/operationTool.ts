@@ -8,6 +8,14 @@ import type { ServiceAccount } from '../types';
 import type { FieldName } from '../errors';
 import { InputValidator } from '../validation';
 
+/** How an operation runs one item's checked input: to its output items, or a tool's answer. */
+export type ExecuteItem<Input, Output> = (
+	this: IExecuteFunctions,
+	client: AdPerformanceClient,
+	itemIndex: number,
+	input: Input,
+) => Promise<Output>;
+
 /**
  * An operation's tool variant (docs/agent-tools.md): what the model reads, the arguments it
  * passes, and what it gets back. Its input is read by the operation's own `readInput` (from
@@ -87,12 +95,7 @@ export const REPORT_ID_ARGUMENT: ToolArgument = {
 
 /** The tool of a single-record operation: the regular operation's record, simplified. */
 export function singleRecordTool<Input>(
-	regular: (
-		this: IExecuteFunctions,
-		client: AdPerformanceClient,
-		itemIndex: number,
-		input: Input,
-	) => Promise<Array<{ json: IDataObject }>>,
+	regular: ExecuteItem<Input, Array<{ json: IDataObject }>>,
 	simplify: Simplifier,
 ): OperationTool<Input>['execute'] {
 	return async function (client, itemIndex, input) {

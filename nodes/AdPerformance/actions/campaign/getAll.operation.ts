@@ -1,7 +1,7 @@
 import { readOptional, inputField, type InputSource } from '../../../shared/inputSource';
 import { CAMPAIGN_STATUSES } from '../../../shared/types';
 import { listProperties } from '../common.descriptions';
-import { listRecords, listOperationTool, readListInput, type ListInput } from '../listRecords';
+import { listOperation, readListInput, type ListInput } from '../listRecords';
 import { simplifyCampaign } from '../../../shared/tool/toolResults';
 import {
 	ACCOUNT_FILTER_ARGUMENT,
@@ -35,7 +35,7 @@ const properties = listProperties([
 const ACCOUNT = inputField('filters.accountId', 'Filters → Account ID', 'account');
 const STATUS = inputField('filters.status', 'Filters → Status', 'status');
 
-export const tool = listOperationTool(
+export const { execute, tool } = listOperation(
 	'Lists campaigns of the connected ad accounts, 10 per call by default (at most 50). Returns { results, returned, hasMore, page, hint }; each result has id (camp_...), name, status, objective, dailyBudget and currency. Narrow with account (an account id or platformAccountId from the accounts tool) and status (ACTIVE, PAUSED, ARCHIVED or DELETED). Pass a result id as campaignId to get a campaign or run a diagnostic. When hasMore is true, call again with the next page.',
 	[ACCOUNT_FILTER_ARGUMENT, statusArgument('campaigns', CAMPAIGN_STATUSES)],
 	{ path: '/campaigns', what: 'campaigns', simplify: simplifyCampaign },
@@ -52,5 +52,3 @@ export function readInput(source: InputSource): ListInput {
 		),
 	});
 }
-
-export const execute = listRecords('/campaigns');
