@@ -151,23 +151,17 @@ export class AdPerformanceWaitForReport implements INodeType {
 			}
 		}
 
-		let found: WaitUntilFinishedResult<ServiceReport>;
-		try {
-			found = await waitForReports(
-				client,
-				settings,
-				waits.map((wait) => wait.reportId),
-				hints,
-			);
-		} catch (error) {
-			// A sweep that failed for good (the key was revoked, the service is down) fails
-			// every item still waiting; with Continue On Fail each of them gets the error.
-			for (const wait of waits) results.fail(wait.itemIndex, error);
-			return [results.list()];
-		}
+		const found = waitForReports(
+			client,
+			settings,
+			waits.map((wait) => wait.reportId),
+			hints,
+		);
+		// Each item settles on the one wait: a sweep that failed for good (the key was revoked, the
+		// service is down) fails every item still waiting; with Continue On Fail each gets the error.
 		for (const wait of waits) {
 			await results.settle(wait.itemIndex, async () => [
-				await settleReport(this, client, settings, wait, found),
+				await settleReport(this, client, settings, wait, await found),
 			]);
 		}
 		return [results.list()];
