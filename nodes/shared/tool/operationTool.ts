@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { hiddenInTool, toolProperties, type ToolArgument } from './toolArguments';
+import { hiddenInTool, optionalArgument, toolProperties, type ToolArgument } from './toolArguments';
 import type { Simplifier } from './toolResults';
 import type { AdPerformanceClient } from '../transport';
 import type { ServiceAccount } from '../types';
@@ -53,26 +53,19 @@ export function withTool(
 }
 
 /** The account argument of list filters: optional, either ID. */
-export const ACCOUNT_FILTER_ARGUMENT: ToolArgument = {
-	key: 'account',
-	parameter: 'toolAccount',
-	displayName: 'Account',
-	type: 'string',
-	description:
-		'Only records of this ad account: its id or its platformAccountId (act_ followed by digits) from the accounts tool. Leave empty for all accounts',
-	default: '',
-};
+export const ACCOUNT_FILTER_ARGUMENT = optionalArgument(
+	'account',
+	'Account',
+	'Only records of this ad account: its id or its platformAccountId (act_ followed by digits) from the accounts tool. Leave empty for all accounts',
+);
 
 /** The status filter of a list, one of `allowed` (the operation's readInput checks it). */
 export function statusArgument(what: string, allowed: readonly string[]): ToolArgument {
-	return {
-		key: 'status',
-		parameter: 'toolStatus',
-		displayName: 'Status',
-		type: 'string',
-		description: `Only ${what} in this state: ${allowed.slice(0, -1).join(', ')} or ${allowed[allowed.length - 1]}. Leave empty for all`,
-		default: '',
-	};
+	return optionalArgument(
+		'status',
+		'Status',
+		`Only ${what} in this state: ${allowed.slice(0, -1).join(', ')} or ${allowed[allowed.length - 1]}. Leave empty for all`,
+	);
 }
 
 export const CAMPAIGN_ID_ARGUMENT: ToolArgument = {
