@@ -3,7 +3,7 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import type { FieldName } from '../../shared/errors';
 import { defined, read, readOr, inputField, type InputSource } from '../../shared/inputSource';
 import type { ExecuteItem, OperationTool } from '../../shared/tool/operationTool';
-import type { ToolArgument } from '../../shared/tool/toolArguments';
+import { optionalArgument, type ToolArgument } from '../../shared/tool/toolArguments';
 import {
 	listResult,
 	TOOL_DEFAULT_LIMIT,
@@ -22,23 +22,19 @@ export interface ListInput {
 	page: number;
 }
 
-const LIMIT_ARGUMENT: ToolArgument = {
-	key: 'limit',
-	parameter: 'limit',
-	displayName: 'Limit',
-	type: 'number',
-	description: `How many records to return, 1 to ${TOOL_MAX_LIMIT}`,
-	default: TOOL_DEFAULT_LIMIT,
-};
+const LIMIT_ARGUMENT = optionalArgument(
+	'limit',
+	'Limit',
+	`How many records to return, 1 to ${TOOL_MAX_LIMIT}`,
+	{ parameter: 'limit', type: 'number', default: TOOL_DEFAULT_LIMIT },
+);
 
-const PAGE_ARGUMENT: ToolArgument = {
-	key: 'page',
-	parameter: 'toolPage',
-	displayName: 'Page',
-	type: 'number',
-	description: 'Which page of results, starting at 1; use the next page when hasMore is true',
-	default: 1,
-};
+const PAGE_ARGUMENT = optionalArgument(
+	'page',
+	'Page',
+	'Which page of results, starting at 1; use the next page when hasMore is true',
+	{ type: 'number', default: 1 },
+);
 
 const RETURN_ALL = inputField('returnAll', 'Return All', undefined, { default: false });
 const LIMIT = inputField('limit', 'Limit', 'limit', { default: 50 });
