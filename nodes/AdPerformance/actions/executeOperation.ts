@@ -7,7 +7,7 @@ import { asToolError } from '../../shared/tool/toolErrors';
 import { NodeParameters, type InputSource } from '../../shared/inputSource';
 import { isToolVariant, ToolArguments } from '../../shared/tool/toolArguments';
 import type { AdPerformanceClient } from '../../shared/transport';
-import type { OperationTool } from '../../shared/tool/operationTool';
+import type { ExecuteArgs, OperationTool } from '../../shared/tool/operationTool';
 import * as account from './account/Account.resource';
 import * as campaign from './campaign/Campaign.resource';
 import * as diagnostic from './diagnostic/Diagnostic.resource';
@@ -16,12 +16,7 @@ import * as report from './report/Report.resource';
 /** One `*.operation.ts`: readInput reads an item's input from either source; execute runs it. */
 interface Operation<Input = unknown> {
 	readInput(source: InputSource): Input;
-	execute(
-		this: IExecuteFunctions,
-		client: AdPerformanceClient,
-		itemIndex: number,
-		input: Input,
-	): Promise<INodeExecutionData[]>;
+	execute(this: IExecuteFunctions, ...args: ExecuteArgs<Input>): Promise<INodeExecutionData[]>;
 	/** Runs it when the node runs as `adPerformanceTool`, shaping what a model receives. */
 	tool?: OperationTool<Input>;
 }

@@ -8,12 +8,13 @@ import type { ServiceAccount } from '../types';
 import type { FieldName } from '../errors';
 import { InputValidator } from '../validation';
 
+/** What an operation's execute gets for one item: the client, the item and its checked input. */
+export type ExecuteArgs<Input> = [client: AdPerformanceClient, itemIndex: number, input: Input];
+
 /** How an operation runs one item's checked input: to its output items, or a tool's answer. */
 export type ExecuteItem<Input, Output> = (
 	this: IExecuteFunctions,
-	client: AdPerformanceClient,
-	itemIndex: number,
-	input: Input,
+	...args: ExecuteArgs<Input>
 ) => Promise<Output>;
 
 /**
@@ -27,12 +28,7 @@ export interface OperationTool<Input = unknown> {
 	args: readonly ToolArgument[];
 	/** Tool-only parameters the user sets and the model never sees (no `$fromAI`). */
 	settings?: readonly INodeProperties[];
-	execute(
-		this: IExecuteFunctions,
-		client: AdPerformanceClient,
-		itemIndex: number,
-		input: Input,
-	): Promise<IDataObject>;
+	execute(this: IExecuteFunctions, ...args: ExecuteArgs<Input>): Promise<IDataObject>;
 }
 
 /** An operation's regular properties, shown for its resource and operation, and its tool's. */
