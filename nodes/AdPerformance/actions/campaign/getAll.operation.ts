@@ -1,3 +1,4 @@
+import { accountIdOption } from '../../../shared/descriptions';
 import { readOptional, inputField, type InputSource } from '../../../shared/inputSource';
 import { CAMPAIGN_STATUSES } from '../../../shared/types';
 import { listProperties } from '../common.descriptions';
@@ -10,15 +11,10 @@ import {
 } from '../../../shared/tool/operationTool';
 
 const properties = listProperties([
-	{
-		displayName: 'Account ID',
-		name: 'accountId',
-		type: 'string',
-		default: '',
-		placeholder: 'act_…',
-		description:
-			'Only campaigns of this account (its service account ID or its ad platform account ID)',
-	},
+	accountIdOption(
+		'Only campaigns of this account (its service account ID or its ad platform account ID)',
+		'act_…',
+	),
 	{
 		displayName: 'Status',
 		name: 'status',

@@ -1,3 +1,4 @@
+import { accountIdOption } from '../../../shared/descriptions';
 import { readOptional, inputField, type InputSource } from '../../../shared/inputSource';
 import {
 	REPORT_FORMAT_OPTIONS,
@@ -16,14 +17,7 @@ import {
 } from '../../../shared/tool/operationTool';
 
 const properties = listProperties([
-	{
-		displayName: 'Account ID',
-		name: 'accountId',
-		type: 'string',
-		default: '',
-		placeholder: 'act_123456789012345',
-		description: 'Only reports of this ad account',
-	},
+	accountIdOption('Only reports of this ad account'),
 	{
 		displayName: 'Campaign ID',
 		name: 'campaignId',
