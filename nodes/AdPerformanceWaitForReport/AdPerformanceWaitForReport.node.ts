@@ -15,14 +15,13 @@ import {
 import { everyItemFailed, ItemResults } from '../shared/items';
 import { settle, type WaitUntilFinishedResult } from '../shared/waitUntilFinished';
 import { downloadReportFile } from '../shared/reportFiles';
-import type { ReportHint } from '../shared/waitForReports';
 import { createClient } from '../shared/createClient';
 import type { AdPerformanceClient } from '../shared/transport';
 import type { ServiceReport } from '../shared/types';
 import { isToolVariant } from '../shared/tool/toolArguments';
 import { NodeParameters } from '../shared/inputSource';
 import { readItemInput, readWaitSettings, type WaitSettings } from '../shared/waitInput';
-import { unseenReportError, waitForReports } from '../shared/waitForReports';
+import { unseenReportError, waitForReports, type ReportHint } from '../shared/waitForReports';
 import { waitAsTool, withWaitTool } from '../shared/tool/waitTool';
 
 export class AdPerformanceWaitForReport implements INodeType {
