@@ -7,7 +7,7 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { throughTheBoundary } from '../shared/boundary';
-import { requestOptionsProperty } from '../shared/descriptions';
+import { accountIdOption, requestOptionsProperty } from '../shared/descriptions';
 import { pollEvents } from './events/pollRound';
 
 // A polling trigger: the service has no webhooks or events (docs/service-notes.md, Events), so
@@ -77,15 +77,9 @@ export class AdPerformanceTrigger implements INodeType {
 				placeholder: 'Add Filter',
 				default: {},
 				options: [
-					{
-						displayName: 'Account ID',
-						name: 'accountId',
-						type: 'string',
-						default: '',
-						placeholder: 'act_123456789012345',
-						description:
-							'Only events of this ad account. For report events use the ad platform account ID (act_ followed by digits); for account events the ad platform or the service account ID.',
-					},
+					accountIdOption(
+						'Only events of this ad account. For report events use the ad platform account ID (act_ followed by digits); for account events the ad platform or the service account ID.',
+					),
 				],
 			},
 			requestOptionsProperty,

@@ -15,14 +15,13 @@ import {
 import { everyItemFailed, ItemResults } from '../shared/items';
 import { settle, type WaitUntilFinishedResult } from '../shared/waitUntilFinished';
 import { downloadReportFile } from '../shared/reportFiles';
-import type { ReportHint } from '../shared/waitForReports';
 import { createClient } from '../shared/createClient';
 import type { AdPerformanceClient } from '../shared/transport';
 import type { ServiceReport } from '../shared/types';
 import { isToolVariant } from '../shared/tool/toolArguments';
 import { NodeParameters } from '../shared/inputSource';
 import { readItemInput, readWaitSettings, type WaitSettings } from '../shared/waitInput';
-import { unseenReportError, waitForReports } from '../shared/waitForReports';
+import { unseenReportError, waitForReports, type ReportHint } from '../shared/waitForReports';
 import { waitAsTool, withWaitTool } from '../shared/tool/waitTool';
 
 export class AdPerformanceWaitForReport implements INodeType {
@@ -151,23 +150,17 @@ export class AdPerformanceWaitForReport implements INodeType {
 			}
 		}
 
-		let found: WaitUntilFinishedResult<ServiceReport>;
-		try {
-			found = await waitForReports(
-				client,
-				settings,
-				waits.map((wait) => wait.reportId),
-				hints,
-			);
-		} catch (error) {
-			// A sweep that failed for good (the key was revoked, the service is down) fails
-			// every item still waiting; with Continue On Fail each of them gets the error.
-			for (const wait of waits) results.fail(wait.itemIndex, error);
-			return [results.list()];
-		}
+		const found = waitForReports(
+			client,
+			settings,
+			waits.map((wait) => wait.reportId),
+			hints,
+		);
+		// Each item settles on the one wait: a sweep that failed for good (the key was revoked, the
+		// service is down) fails every item still waiting; with Continue On Fail each gets the error.
 		for (const wait of waits) {
 			await results.settle(wait.itemIndex, async () => [
-				await settleReport(this, client, settings, wait, found),
+				await settleReport(this, client, settings, wait, await found),
 			]);
 		}
 		return [results.list()];

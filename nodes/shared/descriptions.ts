@@ -53,3 +53,18 @@ export const maxFileSizeOption: INodeProperties = {
 	description:
 		'Largest report file to download (1 MB = 1,048,576 bytes). A larger file is not output: the item gets an error instead, so a broken or hostile service cannot fill the disk or memory.',
 };
+
+/** The Account ID option of a collection: a filter of Get Many and the trigger, a hint of Get. */
+export function accountIdOption(
+	description: string,
+	placeholder = 'act_123456789012345',
+): INodeProperties {
+	return {
+		displayName: 'Account ID',
+		name: 'accountId',
+		type: 'string',
+		default: '',
+		placeholder,
+		description,
+	};
+}

@@ -41,10 +41,6 @@ export class ItemResults {
 	// Errors and items are scrubbed where they leave the node (boundary.ts), not here.
 	constructor(private readonly ctx: IExecuteFunctions) {}
 
-	has(itemIndex: number): boolean {
-		return this.byItem.has(itemIndex);
-	}
-
 	/** Records the item's error, or throws it when the node must stop. */
 	fail(itemIndex: number, error: unknown): void {
 		if (this.ctx.getExecutionCancelSignal?.()?.aborted || !this.ctx.continueOnFail()) {

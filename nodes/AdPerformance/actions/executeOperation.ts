@@ -7,7 +7,7 @@ import { asToolError } from '../../shared/tool/toolErrors';
 import { NodeParameters, type InputSource } from '../../shared/inputSource';
 import { isToolVariant, ToolArguments } from '../../shared/tool/toolArguments';
 import type { AdPerformanceClient } from '../../shared/transport';
-import type { OperationTool } from '../../shared/tool/operationTool';
+import type { ExecuteArgs, OperationTool } from '../../shared/tool/operationTool';
 import * as account from './account/Account.resource';
 import * as campaign from './campaign/Campaign.resource';
 import * as diagnostic from './diagnostic/Diagnostic.resource';
@@ -16,26 +16,16 @@ import * as report from './report/Report.resource';
 /** One `*.operation.ts`: readInput reads an item's input from either source; execute runs it. */
 interface Operation<Input = unknown> {
 	readInput(source: InputSource): Input;
-	execute(
-		this: IExecuteFunctions,
-		client: AdPerformanceClient,
-		itemIndex: number,
-		input: Input,
-	): Promise<INodeExecutionData[]>;
+	execute(this: IExecuteFunctions, ...args: ExecuteArgs<Input>): Promise<INodeExecutionData[]>;
 	/** Runs it when the node runs as `adPerformanceTool`, shaping what a model receives. */
 	tool?: OperationTool<Input>;
 }
 
 const operations: Record<string, Record<string, Operation>> = {
-	account: { getAll: account.getAll },
-	campaign: { get: campaign.get, getAll: campaign.getAll },
-	report: {
-		download: report.download,
-		generate: report.generate,
-		get: report.get,
-		getAll: report.getAll,
-	},
-	diagnostic: { get: diagnostic.get, run: diagnostic.run },
+	account: account.operations,
+	campaign: campaign.operations,
+	report: report.operations,
+	diagnostic: diagnostic.operations,
 };
 
 export async function executeOperation(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
@@ -71,9 +61,7 @@ export async function executeOperation(this: IExecuteFunctions): Promise<INodeEx
 		}
 	}
 
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		if (results.has(itemIndex)) continue;
-		const input = inputs.get(itemIndex);
+	for (const [itemIndex, input] of inputs) {
 		await results.settle(itemIndex, async () => {
 			try {
 				if (!tool) return await handler.execute.call(this, client, itemIndex, input);

@@ -1,9 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import type { FieldName } from '../../shared/errors';
 import { defined, read, readOr, inputField, type InputSource } from '../../shared/inputSource';
-import type { OperationTool } from '../../shared/tool/operationTool';
-import type { ToolArgument } from '../../shared/tool/toolArguments';
+import type { ExecuteItem, OperationTool } from '../../shared/tool/operationTool';
+import { optionalArgument, type ToolArgument } from '../../shared/tool/toolArguments';
 import {
 	listResult,
 	TOOL_DEFAULT_LIMIT,
@@ -22,23 +22,19 @@ export interface ListInput {
 	page: number;
 }
 
-const LIMIT_ARGUMENT: ToolArgument = {
-	key: 'limit',
-	parameter: 'limit',
-	displayName: 'Limit',
-	type: 'number',
-	description: `How many records to return, 1 to ${TOOL_MAX_LIMIT}`,
-	default: TOOL_DEFAULT_LIMIT,
-};
+const LIMIT_ARGUMENT = optionalArgument(
+	'limit',
+	'Limit',
+	`How many records to return, 1 to ${TOOL_MAX_LIMIT}`,
+	{ parameter: 'limit', type: 'number', default: TOOL_DEFAULT_LIMIT },
+);
 
-const PAGE_ARGUMENT: ToolArgument = {
-	key: 'page',
-	parameter: 'toolPage',
-	displayName: 'Page',
-	type: 'number',
-	description: 'Which page of results, starting at 1; use the next page when hasMore is true',
-	default: 1,
-};
+const PAGE_ARGUMENT = optionalArgument(
+	'page',
+	'Page',
+	'Which page of results, starting at 1; use the next page when hasMore is true',
+	{ type: 'number', default: 1 },
+);
 
 const RETURN_ALL = inputField('returnAll', 'Return All', undefined, { default: false });
 const LIMIT = inputField('limit', 'Limit', 'limit', { default: 50 });
@@ -63,45 +59,40 @@ export function readListInput(source: InputSource, qs: IDataObject): ListInput {
 	return { qs: filters, returnAll, limit, page: 1 };
 }
 
-/** A Get Many of `path`: the records matching the filters, all or up to Limit, one item each. */
-export function listRecords(path: string) {
-	return async function (
-		this: IExecuteFunctions,
-		client: AdPerformanceClient,
-		itemIndex: number,
-		{ qs, returnAll, limit }: ListInput,
-	): Promise<INodeExecutionData[]> {
-		const records = await client.list<IDataObject>(path, qs, {
-			returnAll,
-			limit,
-			itemIndex,
-			deadline: client.deadline(),
-		});
-		return records.map((record) => ({ json: record }));
-	};
-}
-
-/** The tool of a Get Many: its filter arguments, `limit` and `page`; one simplified page a call. */
-export function listOperationTool(
-	description: string,
+/**
+ * A Get Many of `path`: the records matching the filters, all or up to Limit, one item each. Its
+ * tool takes the filter arguments, `limit` and `page`, and returns one simplified page a call.
+ */
+export function listOperation(
+	toolDescription: string,
 	filters: readonly ToolArgument[],
-	request: { path: string; what: string; simplify: Simplifier },
-): OperationTool<ListInput> {
-	const { path, what, simplify } = request;
+	{ path, what, simplify }: { path: string; what: string; simplify: Simplifier },
+): { execute: ExecuteItem<ListInput, INodeExecutionData[]>; tool: OperationTool<ListInput> } {
 	return {
-		description,
-		args: [...filters, LIMIT_ARGUMENT, PAGE_ARGUMENT],
-		async execute(client, itemIndex, { qs, limit, page }) {
-			const envelope = await client.listPage<IDataObject>(path, qs, page, limit, {
+		async execute(client, itemIndex, { qs, returnAll, limit }) {
+			const records = await client.list<IDataObject>(path, qs, {
+				returnAll,
+				limit,
 				itemIndex,
 				deadline: client.deadline(),
 			});
-			// A contradictory page is never "these are all": more may follow, and the hint says why.
-			const read = onePage(envelope, { page, pageSize: limit });
-			const simplified = read.records.map((record) => simplify(record, client.redactor));
-			return read.kind === 'consistent'
-				? listResult(simplified, { what, page, limit, hasMore: read.hasMore })
-				: listResult(simplified, { what, page, limit, hasMore: true, incomplete: read.reason });
+			return records.map((record) => ({ json: record }));
+		},
+		tool: {
+			description: toolDescription,
+			args: [...filters, LIMIT_ARGUMENT, PAGE_ARGUMENT],
+			async execute(client, itemIndex, { qs, limit, page }) {
+				const envelope = await client.listPage<IDataObject>(path, qs, page, limit, {
+					itemIndex,
+					deadline: client.deadline(),
+				});
+				// A contradictory page is never "these are all": more may follow, and the hint says why.
+				const read = onePage(envelope, { page, pageSize: limit });
+				const simplified = read.records.map((record) => simplify(record, client.redactor));
+				return read.kind === 'consistent'
+					? listResult(simplified, { what, page, limit, hasMore: read.hasMore })
+					: listResult(simplified, { what, page, limit, hasMore: true, incomplete: read.reason });
+			},
 		},
 	};
 }
@@ -126,13 +117,10 @@ export async function getRecord<T>(
 }
 
 /** The execute of a Get by id: the record as the one output item. */
-export function getRecordById(kind: 'campaign' | 'diagnostic') {
-	return async function (
-		this: IExecuteFunctions,
-		client: AdPerformanceClient,
-		itemIndex: number,
-		id: string,
-	): Promise<INodeExecutionData[]> {
+export function getRecordById(
+	kind: 'campaign' | 'diagnostic',
+): ExecuteItem<string, INodeExecutionData[]> {
+	return async function (client, itemIndex, id) {
 		return [{ json: await getRecord<IDataObject>(client, kind, id, itemIndex, client.deadline()) }];
 	};
 }

@@ -2,7 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { AdPerformanceClient } from '../../shared/transport';
 import type { ServiceAccount } from '../../shared/types';
-import { eventKind, isEntryList } from './eventKind';
+import { isEntryList, type EventKind } from './eventKind';
 
 /*
  * Account Connection Changed. Each poll lists every connected account and compares each one's
@@ -64,7 +64,7 @@ async function listAccounts(
 	return { accounts: accounts.slice(0, wanted), complete: walked.kind === 'complete' };
 }
 
-export const accountConnections = eventKind<AccountSnapshot>({
+export const accountConnections: EventKind<AccountSnapshot> = {
 	readState(stored) {
 		const statuses = (stored as IDataObject | undefined)?.statuses;
 		if (!isEntryList(statuses, isStatus)) return undefined;
@@ -111,4 +111,4 @@ export const accountConnections = eventKind<AccountSnapshot>({
 		// A sample of the output shape: the status as it is now on both sides.
 		return [{ json: { account, previousStatus: currentStatus, currentStatus } }];
 	},
-});
+};

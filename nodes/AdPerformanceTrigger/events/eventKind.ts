@@ -42,7 +42,7 @@ export interface PollOutcome<State> {
  * into events. The poll routine (pollRound.ts) owns what the kinds share: the lease against
  * overlapping polls, the time budget, committing the state with the events.
  */
-interface EventKindParts<State> {
+export interface EventKind<State> {
 	/** The stored state as this kind wrote it, checked field by field; anything else: undefined. */
 	readState(stored: unknown): State | undefined;
 	/** The state as plain JSON for the static data: lists of entries, never objects keyed by ids. */
@@ -54,30 +54,6 @@ interface EventKindParts<State> {
 		this: IPollFunctions,
 		input: Pick<PollInput<State>, 'client' | 'settings' | 'deadline'>,
 	): Promise<INodeExecutionData[]>;
-}
-
-/** An event kind as the poll routine runs it: stored JSON in, events and JSON out. */
-export interface EventKind {
-	poll(
-		this: IPollFunctions,
-		input: Omit<PollInput<never>, 'previous'> & { stored: unknown },
-	): Promise<{ events: IDataObject[]; state: IDataObject }>;
-	sample: EventKindParts<unknown>['sample'];
-}
-
-/** Wraps a kind's parts: a poll without readable state is a baseline and emits nothing. */
-export function eventKind<State>(parts: EventKindParts<State>): EventKind {
-	return {
-		async poll(this: IPollFunctions, { stored, ...input }) {
-			const previous = parts.readState(stored);
-			const outcome = await parts.poll.call(this, { ...input, previous });
-			return {
-				events: previous === undefined ? [] : outcome.events,
-				state: parts.writeState(outcome.state),
-			};
-		},
-		sample: parts.sample as EventKind['sample'],
-	};
 }
 
 /** Whether a value is a list of [string, T] entries, each checked by `isValue`. */

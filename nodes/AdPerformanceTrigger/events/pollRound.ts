@@ -2,7 +2,7 @@ import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workfl
 import { NodeApiError } from 'n8n-workflow';
 
 import { createClient } from '../../shared/createClient';
-import { DeadlineReached, type AdPerformanceClient } from '../../shared/transport';
+import { DeadlineReached } from '../../shared/transport';
 import { inputField, NodeParameters, read, readOptional } from '../../shared/inputSource';
 import { accountConnections } from './accountConnections';
 import type { EventKind, TriggerEvent, TriggerSettings } from './eventKind';
@@ -10,7 +10,7 @@ import { TRIGGER_EVENTS } from './eventKind';
 import { reportCompletions } from './reportCompletions';
 import { TriggerStore } from './storedState';
 
-const EVENT_KINDS: Record<TriggerEvent, EventKind> = {
+const EVENT_KINDS: Record<TriggerEvent, EventKind<unknown>> = {
 	reportCompleted: reportCompletions,
 	reportFailed: reportCompletions,
 	accountConnectionChanged: accountConnections,
@@ -24,14 +24,6 @@ const EVENT_KINDS: Record<TriggerEvent, EventKind> = {
  */
 const POLL_BUDGET_MS = 30_000;
 const MIN_POLL_BUDGET_MS = 3_000;
-
-function pollBudgetMs(client: AdPerformanceClient): number {
-	return Math.max(MIN_POLL_BUDGET_MS, client.clock.realMs(POLL_BUDGET_MS));
-}
-
-function isRateLimited(error: unknown): boolean {
-	return error instanceof NodeApiError && error.httpCode === '429';
-}
 
 const EVENT = inputField('event', 'Event');
 const ACCOUNT = inputField('filters.accountId', 'Account ID');
@@ -65,20 +57,17 @@ export async function pollEvents(this: IPollFunctions): Promise<INodeExecutionDa
 	const settings = readSettings(this);
 	const kind = EVENT_KINDS[settings.event];
 	const client = await createClient(this, this.getNodeParameter('requestOptions', {}));
+	const budgetMs = Math.max(MIN_POLL_BUDGET_MS, client.clock.realMs(POLL_BUDGET_MS));
 	if (this.getMode() === 'manual') {
 		// "Fetch Test Event": a real recent record to map fields from. The static data is not
 		// even read, so the cursor and snapshot stay exactly as they were.
 		let sample: INodeExecutionData[];
 		try {
-			sample = await kind.sample.call(this, {
-				client,
-				settings,
-				deadline: Date.now() + pollBudgetMs(client),
-			});
+			sample = await kind.sample.call(this, { client, settings, deadline: Date.now() + budgetMs });
 		} catch (error) {
 			if (error instanceof DeadlineReached) {
 				throw client.errors.timedOut(
-					`The service did not answer within ${Math.round(pollBudgetMs(client) / 1000)} seconds`,
+					`The service did not answer within ${Math.round(budgetMs / 1000)} seconds`,
 					'No test event was fetched. Check that the service is up (the credential’s Test button), then fetch again.',
 					0,
 				);
@@ -96,25 +85,27 @@ export async function pollEvents(this: IPollFunctions): Promise<INodeExecutionDa
 	);
 	const startedAt = Date.now();
 	// The lease outlasts the budget, so a poll still finishing its last request keeps it.
-	const lease = store.takeLease(startedAt, 2 * pollBudgetMs(client));
+	const lease = store.takeLease(startedAt, 2 * budgetMs);
 	if (!lease) return null;
 
 	let events: IDataObject[];
 	try {
+		const previous = kind.readState(store.state);
 		const outcome = await kind.poll.call(this, {
 			client,
 			settings,
-			stored: store.state,
+			previous,
 			startedAt,
-			deadline: startedAt + pollBudgetMs(client),
+			deadline: startedAt + budgetMs,
 		});
-		if (!lease.commit(outcome.state)) return null;
-		events = outcome.events;
+		if (!lease.commit(kind.writeState(outcome.state))) return null;
+		events = previous === undefined ? [] : outcome.events;
 	} catch (error) {
 		lease.release();
 		// Cut at the budget, or the service asks to wait longer than a poll may: the stored state
 		// is kept, and the next poll continues from it.
-		if (error instanceof DeadlineReached || isRateLimited(error)) return null;
+		const rateLimited = error instanceof NodeApiError && error.httpCode === '429';
+		if (error instanceof DeadlineReached || rateLimited) return null;
 		throw client.redactor.error(error);
 	}
 	return events.length > 0 ? [this.helpers.returnJsonArray(events)] : null;

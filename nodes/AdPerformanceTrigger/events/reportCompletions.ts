@@ -5,7 +5,7 @@ import { reportsSince, walkReports } from '../../shared/reportLedger';
 import { CLOCK_SKEW_MARGIN_MS } from '../../shared/transport';
 import { serviceTime } from '../../shared/transport/serviceClock';
 import { isFinished, type ServiceReport } from '../../shared/types';
-import { eventKind, isEntryList } from './eventKind';
+import { isEntryList, type EventKind } from './eventKind';
 
 /*
  * Report Completed / Report Failed: each final report emitted exactly once.
@@ -76,7 +76,7 @@ function completedAtMs(report: ServiceReport): number {
 	return serviceTime(report.completedAt)?.earliest ?? Infinity;
 }
 
-export const reportCompletions = eventKind<CompletionState>({
+export const reportCompletions: EventKind<CompletionState> = {
 	readState(stored) {
 		const state = stored as IDataObject | undefined;
 		if (!isTime(state?.cursor) || !isEntryList(state.emitted, isTime)) return undefined;
@@ -178,4 +178,4 @@ export const reportCompletions = eventKind<CompletionState>({
 		);
 		return latest ? [{ json: latest }] : [];
 	},
-});
+};

@@ -1,12 +1,21 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { hiddenInTool, toolProperties, type ToolArgument } from './toolArguments';
+import { hiddenInTool, optionalArgument, toolProperties, type ToolArgument } from './toolArguments';
 import type { Simplifier } from './toolResults';
 import type { AdPerformanceClient } from '../transport';
 import type { ServiceAccount } from '../types';
 import type { FieldName } from '../errors';
 import { InputValidator } from '../validation';
+
+/** What an operation's execute gets for one item: the client, the item and its checked input. */
+export type ExecuteArgs<Input> = [client: AdPerformanceClient, itemIndex: number, input: Input];
+
+/** How an operation runs one item's checked input: to its output items, or a tool's answer. */
+export type ExecuteItem<Input, Output> = (
+	this: IExecuteFunctions,
+	...args: ExecuteArgs<Input>
+) => Promise<Output>;
 
 /**
  * An operation's tool variant (docs/agent-tools.md): what the model reads, the arguments it
@@ -19,12 +28,7 @@ export interface OperationTool<Input = unknown> {
 	args: readonly ToolArgument[];
 	/** Tool-only parameters the user sets and the model never sees (no `$fromAI`). */
 	settings?: readonly INodeProperties[];
-	execute(
-		this: IExecuteFunctions,
-		client: AdPerformanceClient,
-		itemIndex: number,
-		input: Input,
-	): Promise<IDataObject>;
+	execute(this: IExecuteFunctions, ...args: ExecuteArgs<Input>): Promise<IDataObject>;
 }
 
 /** An operation's regular properties, shown for its resource and operation, and its tool's. */
@@ -45,26 +49,19 @@ export function withTool(
 }
 
 /** The account argument of list filters: optional, either ID. */
-export const ACCOUNT_FILTER_ARGUMENT: ToolArgument = {
-	key: 'account',
-	parameter: 'toolAccount',
-	displayName: 'Account',
-	type: 'string',
-	description:
-		'Only records of this ad account: its id or its platformAccountId (act_ followed by digits) from the accounts tool. Leave empty for all accounts',
-	default: '',
-};
+export const ACCOUNT_FILTER_ARGUMENT = optionalArgument(
+	'account',
+	'Account',
+	'Only records of this ad account: its id or its platformAccountId (act_ followed by digits) from the accounts tool. Leave empty for all accounts',
+);
 
 /** The status filter of a list, one of `allowed` (the operation's readInput checks it). */
 export function statusArgument(what: string, allowed: readonly string[]): ToolArgument {
-	return {
-		key: 'status',
-		parameter: 'toolStatus',
-		displayName: 'Status',
-		type: 'string',
-		description: `Only ${what} in this state: ${allowed.slice(0, -1).join(', ')} or ${allowed[allowed.length - 1]}. Leave empty for all`,
-		default: '',
-	};
+	return optionalArgument(
+		'status',
+		'Status',
+		`Only ${what} in this state: ${allowed.slice(0, -1).join(', ')} or ${allowed[allowed.length - 1]}. Leave empty for all`,
+	);
 }
 
 export const CAMPAIGN_ID_ARGUMENT: ToolArgument = {
@@ -87,12 +84,7 @@ export const REPORT_ID_ARGUMENT: ToolArgument = {
 
 /** The tool of a single-record operation: the regular operation's record, simplified. */
 export function singleRecordTool<Input>(
-	regular: (
-		this: IExecuteFunctions,
-		client: AdPerformanceClient,
-		itemIndex: number,
-		input: Input,
-	) => Promise<Array<{ json: IDataObject }>>,
+	regular: ExecuteItem<Input, Array<{ json: IDataObject }>>,
 	simplify: Simplifier,
 ): OperationTool<Input>['execute'] {
 	return async function (client, itemIndex, input) {

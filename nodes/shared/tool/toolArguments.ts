@@ -33,8 +33,8 @@ export interface ToolArgument {
 }
 
 /**
- * An optional text argument (empty: not given). Its parameter is the tool-only `tool<Key>`,
- * unless `more.parameter` names the regular parameter it stands in for.
+ * An optional argument (empty: not given), text unless `more.type` says otherwise. Its parameter
+ * is the tool-only `tool<Key>`, unless `more.parameter` names the regular one it stands in for.
  */
 export function optionalArgument(
 	key: string,

@@ -27,16 +27,14 @@ const REPORT_ID: ToolArgument = {
 		'The report id, rpt_ followed by letters and digits, as the generate tool returned it',
 };
 
-/** The tool's own timeout: short enough for a conversation, long enough for most reports. */
-const TOOL_TIMEOUT_SECONDS = 45;
-
 /** The tool's own Timeout (a setting of the tool node, not an argument), read by waitInput.ts. */
 const TOOL_TIMEOUT_SETTING: INodeProperties = {
 	displayName: 'Tool Timeout (Seconds)',
 	name: 'toolTimeoutSeconds',
 	type: 'number',
 	typeOptions: { minValue: 1 },
-	default: TOOL_TIMEOUT_SECONDS,
+	// Short enough for a conversation, long enough for most reports.
+	default: 45,
 	description:
 		'How long one tool call waits before it returns status generating, so the agent can call again',
 };
@@ -74,19 +72,15 @@ export async function waitAsTool(this: IExecuteFunctions): Promise<INodeExecutio
 		throw asToolError(error);
 	}
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		let json: IDataObject;
 		try {
-			output.push({
-				json: await waitForOneReport(this, client, itemIndex),
-				pairedItem: { item: itemIndex },
-			});
+			json = await waitForOneReport(this, client, itemIndex);
 		} catch (error) {
 			const shaped = asToolError(error);
 			if (this.getExecutionCancelSignal?.()?.aborted || !this.continueOnFail()) throw shaped;
-			output.push({
-				json: { error: (shaped as Error).message },
-				pairedItem: { item: itemIndex },
-			});
+			json = { error: (shaped as Error).message };
 		}
+		output.push({ json, pairedItem: { item: itemIndex } });
 	}
 	return [output];
 }

@@ -3,7 +3,7 @@ import type { INodeProperties } from 'n8n-workflow';
 import { operationSelector } from '../common.descriptions';
 import * as getAll from './getAll.operation';
 
-export { getAll };
+export const operations = { getAll };
 
 export const description: INodeProperties[] = [
 	operationSelector(

@@ -1,6 +1,6 @@
 import { readOptional, inputField, type InputSource } from '../../../shared/inputSource';
 import { CONNECTION_STATUSES } from '../../../shared/types';
-import { listRecords, listOperationTool, readListInput, type ListInput } from '../listRecords';
+import { listOperation, readListInput, type ListInput } from '../listRecords';
 import { listProperties } from '../common.descriptions';
 import { simplifyAccount } from '../../../shared/tool/toolResults';
 import { statusArgument, withTool } from '../../../shared/tool/operationTool';
@@ -30,7 +30,7 @@ const properties = listProperties([
 
 const STATUS = inputField('filters.connectionStatus', 'Connection Status', 'status');
 
-export const tool = listOperationTool(
+export const { execute, tool } = listOperation(
 	'Lists the ad accounts connected to the agency workspace, 10 per call by default (at most 50). Returns { results, returned, hasMore, page, hint }; each result has id, platformAccountId (act_ followed by digits), name, connectionStatus, currency, campaignCount and totalSpendLast30d. Pass either id or platformAccountId as the account to the other tools. Filter with status: active, disconnected or token_expired. When hasMore is true, call again with the next page.',
 	[statusArgument('accounts whose connection is', CONNECTION_STATUSES)],
 	{ path: '/accounts', what: 'accounts', simplify: simplifyAccount },
@@ -44,5 +44,3 @@ export function readInput(source: InputSource): ListInput {
 	);
 	return readListInput(source, { status });
 }
-
-export const execute = listRecords('/accounts');

@@ -4,7 +4,7 @@ import { operationSelector } from '../common.descriptions';
 import * as get from './get.operation';
 import * as getAll from './getAll.operation';
 
-export { get, getAll };
+export const operations = { get, getAll };
 
 export const description: INodeProperties[] = [
 	operationSelector(

@@ -1,7 +1,8 @@
+import { accountIdOption } from '../../../shared/descriptions';
 import { readOptional, inputField, type InputSource } from '../../../shared/inputSource';
 import { CAMPAIGN_STATUSES } from '../../../shared/types';
 import { listProperties } from '../common.descriptions';
-import { listRecords, listOperationTool, readListInput, type ListInput } from '../listRecords';
+import { listOperation, readListInput, type ListInput } from '../listRecords';
 import { simplifyCampaign } from '../../../shared/tool/toolResults';
 import {
 	ACCOUNT_FILTER_ARGUMENT,
@@ -10,15 +11,10 @@ import {
 } from '../../../shared/tool/operationTool';
 
 const properties = listProperties([
-	{
-		displayName: 'Account ID',
-		name: 'accountId',
-		type: 'string',
-		default: '',
-		placeholder: 'act_…',
-		description:
-			'Only campaigns of this account (its service account ID or its ad platform account ID)',
-	},
+	accountIdOption(
+		'Only campaigns of this account (its service account ID or its ad platform account ID)',
+		'act_…',
+	),
 	{
 		displayName: 'Status',
 		name: 'status',
@@ -35,7 +31,7 @@ const properties = listProperties([
 const ACCOUNT = inputField('filters.accountId', 'Filters → Account ID', 'account');
 const STATUS = inputField('filters.status', 'Filters → Status', 'status');
 
-export const tool = listOperationTool(
+export const { execute, tool } = listOperation(
 	'Lists campaigns of the connected ad accounts, 10 per call by default (at most 50). Returns { results, returned, hasMore, page, hint }; each result has id (camp_...), name, status, objective, dailyBudget and currency. Narrow with account (an account id or platformAccountId from the accounts tool) and status (ACTIVE, PAUSED, ARCHIVED or DELETED). Pass a result id as campaignId to get a campaign or run a diagnostic. When hasMore is true, call again with the next page.',
 	[ACCOUNT_FILTER_ARGUMENT, statusArgument('campaigns', CAMPAIGN_STATUSES)],
 	{ path: '/campaigns', what: 'campaigns', simplify: simplifyCampaign },
@@ -52,5 +48,3 @@ export function readInput(source: InputSource): ListInput {
 		),
 	});
 }
-
-export const execute = listRecords('/campaigns');

@@ -4,7 +4,7 @@ import { operationSelector } from '../common.descriptions';
 import * as get from './get.operation';
 import * as run from './run.operation';
 
-export { get, run };
+export const operations = { get, run };
 
 export const description: INodeProperties[] = [
 	operationSelector(

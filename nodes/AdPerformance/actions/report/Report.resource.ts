@@ -6,7 +6,7 @@ import * as generate from './generate.operation';
 import * as get from './get.operation';
 import * as getAll from './getAll.operation';
 
-export { download, generate, get, getAll };
+export const operations = { download, generate, get, getAll };
 
 export const description: INodeProperties[] = [
 	operationSelector(

@@ -1,5 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
+import { accountIdOption } from '../../../shared/descriptions';
 import { inputField, read, readOptional, type InputSource } from '../../../shared/inputSource';
 import { findReport } from '../../../shared/reportLedger';
 import type { AdPerformanceClient } from '../../../shared/transport';
@@ -22,14 +23,7 @@ const properties: INodeProperties[] = [
 		default: {},
 		description: 'The service finds one report by listing; narrowing the search makes it faster',
 		options: [
-			{
-				displayName: 'Account ID',
-				name: 'accountId',
-				type: 'string',
-				default: '',
-				placeholder: 'act_123456789012345',
-				description: 'Ad account of the report',
-			},
+			accountIdOption('Ad account of the report'),
 			{
 				displayName: 'Created After',
 				name: 'createdAfter',

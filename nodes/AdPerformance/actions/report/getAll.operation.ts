@@ -1,3 +1,4 @@
+import { accountIdOption } from '../../../shared/descriptions';
 import { readOptional, inputField, type InputSource } from '../../../shared/inputSource';
 import {
 	REPORT_FORMAT_OPTIONS,
@@ -6,7 +7,7 @@ import {
 	REPORT_STATUSES,
 } from '../../../shared/types';
 import { listProperties } from '../common.descriptions';
-import { listRecords, listOperationTool, readListInput, type ListInput } from '../listRecords';
+import { listOperation, readListInput, type ListInput } from '../listRecords';
 import { simplifyReport } from '../../../shared/tool/toolResults';
 import { optionalArgument } from '../../../shared/tool/toolArguments';
 import {
@@ -16,14 +17,7 @@ import {
 } from '../../../shared/tool/operationTool';
 
 const properties = listProperties([
-	{
-		displayName: 'Account ID',
-		name: 'accountId',
-		type: 'string',
-		default: '',
-		placeholder: 'act_123456789012345',
-		description: 'Only reports of this ad account',
-	},
+	accountIdOption('Only reports of this ad account'),
 	{
 		displayName: 'Campaign ID',
 		name: 'campaignId',
@@ -71,7 +65,7 @@ const FORMAT = inputField('filters.format', 'Filters → Format', 'format');
 const FROM = inputField('filters.from', 'Filters → Created After', 'from');
 const TO = inputField('filters.to', 'Filters → Created Before', 'to');
 
-export const tool = listOperationTool(
+export const { execute, tool } = listOperation(
 	'Lists performance reports, newest first, 10 per call by default (at most 50). Returns { results, returned, hasMore, page, hint }; each result has id (rpt_...), title, status (pending, generating, completed, failed), format, accountId, dateRange, riskLevel, totalSpend, avgRoas, createdAt and, once completed, downloadUrl and expiresAt. Narrow with account, campaignId, status, format, and from/to (creation dates, YYYY-MM-DD). When hasMore is true, call again with the next page.',
 	[
 		ACCOUNT_FILTER_ARGUMENT,
@@ -122,5 +116,3 @@ export function readInput(source: InputSource): ListInput {
 	}
 	return readListInput(source, qs);
 }
-
-export const execute = listRecords('/reports');
