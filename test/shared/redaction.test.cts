@@ -326,4 +326,101 @@ describe('Redactor: the key in any spelling', () => {
 			{ numRuns: 200 },
 		);
 	});
+
+	/** A list answer whose record `at` holds `text` in `place`, among records of decoy texts. */
+	const answerWith = (text: string, place: string, at: number, decoys: string[]) => ({
+		data: decoys.map((decoy, index) =>
+			index !== at
+				? { id: `rec_${index}`, name: decoy }
+				: place === 'value'
+					? { id: `rec_${index}`, name: text }
+					: place === 'key'
+						? { id: `rec_${index}`, [text]: decoy }
+						: { id: `rec_${index}`, nested: [{ deeper: { name: text } }] },
+		),
+		pagination: { page: 1, page_size: 100, total: decoys.length, hasMore: false },
+	});
+
+	test('an answer vouched for (Redactor.vouch) leaves a node as the full scrub would leave it', () => {
+		const decoy = fc.stringMatching(/^[a-zA-Z0-9 %&@#;:=/?._-]{0,16}$/);
+		fc.assert(
+			fc.property(
+				keyArbitrary.chain((key) =>
+					fc.tuple(
+						fc.constant(key),
+						fc.integer({ min: HEAD.length + MIN_SECRET_CHARS, max: key.length }),
+						fc.array(fc.tuple(fc.integer({ min: -7, max: 8 }), fc.boolean()), {
+							minLength: key.length,
+							maxLength: key.length,
+						}),
+					),
+				),
+				fc.record({
+					// Whether the answer holds the key at all, and written as it is or spelled.
+					holdsKey: fc.boolean(),
+					// Every character as it is, in any escape, or as it is or in one family of escapes.
+					spelling: fc.constantFrom('literal', 'mixed', 'percent', 'entity', 'named'),
+					// The answer's `_` written as JSON's \u005f: JSON.parse gives back the key itself.
+					jsonEscaped: fc.boolean(),
+					place: fc.constantFrom('value', 'key', 'nested'),
+					before: around,
+					after: around,
+					decoys: fc.array(decoy, { minLength: 1, maxLength: 6 }),
+				}),
+				fc.nat(),
+				([key, length, forms], how, pick) => {
+					const formOf = (character: string, [form]: [number, boolean]): number => {
+						if (how.spelling === 'named') return character === '_' ? 8 : 0;
+						if (how.spelling === 'literal' || form <= 0) return 0;
+						if (how.spelling === 'percent') return 1 + (form % 2);
+						return how.spelling === 'entity' ? 6 + (form % 3) : form;
+					};
+					const spelled = [...key.slice(0, length)]
+						.map((character, index) =>
+							spell(character, formOf(character, forms[index]), forms[index][1]),
+						)
+						.join('');
+					const text = how.holdsKey ? `${how.before}${spelled}${how.after}` : how.before;
+					const answer = answerWith(text, how.place, pick % how.decoys.length, how.decoys);
+					let json = JSON.stringify(answer);
+					if (how.jsonEscaped) json = json.replace(/_/g, '\\u005f');
+					const items = (value: unknown) =>
+						(value as { data: IDataObject[] }).data.map((record) => ({ json: record }));
+					const vouching = new Redactor([key]);
+					const parsed = JSON.parse(json) as unknown;
+					vouching.vouch(json, parsed);
+					const output = vouching.items(items(parsed)).map((item) => item.json);
+					const scrubbed = new Redactor([key])
+						.items(items(JSON.parse(json)))
+						.map((item) => item.json);
+					expect(output).toEqual(scrubbed);
+					const start = key.slice(0, HEAD.length + MIN_SECRET_CHARS);
+					expect(decoded(JSON.stringify(output)).includes(start)).toBe(false);
+				},
+			),
+			{ numRuns: 300 },
+		);
+	});
+
+	test("vouching spares an answer's texts only when it holds nothing to scrub", () => {
+		const key = `${HEAD}${'k'.repeat(32)}`;
+		const searched = (json: string) => {
+			const redactor = new Redactor([key]);
+			const parsed = JSON.parse(json) as { data: IDataObject[] };
+			redactor.vouch(json, parsed);
+			const text = jest.spyOn(redactor, 'text');
+			redactor.items(parsed.data.map((record) => ({ json: record })));
+			return text.mock.calls.length;
+		};
+		// A `%` before no hex digit and an `&` before a space begin no escape.
+		const clean = answerWith('', 'value', -1, ['Lookalike 1% ', 'Tom & Jerry', 'Spring sale']);
+		expect(searched(JSON.stringify(clean))).toBe(0);
+		for (const suspect of ['50%25 off', 'a&#95;b', 'me@example.com', 'C:\\dir', key.slice(0, 21)]) {
+			const answer = answerWith('', 'value', -1, ['Spring sale', suspect]);
+			expect({ suspect, searched: searched(JSON.stringify(answer)) > 0 }).toEqual({
+				suspect,
+				searched: true,
+			});
+		}
+	});
 });

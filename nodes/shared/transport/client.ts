@@ -108,6 +108,7 @@ export class AdPerformanceClient {
 				random: () => Math.random(),
 			}),
 			errors: this.errors,
+			redactor: this.redactor,
 			waiting: this.waiting,
 		});
 	}

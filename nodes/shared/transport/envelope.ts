@@ -1,5 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import type { Redactor } from '../redaction';
 import type { ListEnvelope, Pagination, SingleEnvelope } from '../types';
 import { headerOf, type RawResponse } from './exchange';
 
@@ -39,16 +40,27 @@ function deeper(child: unknown, depth: number): boolean {
 	return child !== null && typeof child === 'object' && nestsTooDeep(child, depth + 1);
 }
 
-/** The JSON value of a body, or a ProtocolError naming what came instead. */
-export function parseJsonBody(body: unknown, contentType?: string): unknown {
-	const value = parseJson(body, contentType);
+/**
+ * The JSON value of a body, or a ProtocolError naming what came instead; `redactor` may vouch for
+ * what was parsed from a text (Redactor.vouch).
+ */
+export function parseJsonBody(
+	body: unknown,
+	contentType?: string,
+	redactor?: Pick<Redactor, 'vouch'>,
+): unknown {
+	const value = parseJson(body, contentType, redactor);
 	if (value !== null && typeof value === 'object' && nestsTooDeep(value)) {
 		throw new ProtocolError(`the answer was nested deeper than ${MAX_ANSWER_DEPTH} levels`);
 	}
 	return value;
 }
 
-function parseJson(body: unknown, contentType?: string): unknown {
+function parseJson(
+	body: unknown,
+	contentType?: string,
+	redactor?: Pick<Redactor, 'vouch'>,
+): unknown {
 	if (body === undefined || body === null || body === '') {
 		throw new ProtocolError('the answer was empty');
 	}
@@ -58,7 +70,9 @@ function parseJson(body: unknown, contentType?: string): unknown {
 	const text = typeof body === 'string' ? body : Buffer.from(body as ArrayBuffer).toString('utf8');
 	if (text.trim() === '') throw new ProtocolError('the answer was empty');
 	try {
-		return JSON.parse(text) as unknown;
+		const value = JSON.parse(text) as unknown;
+		redactor?.vouch(text, value);
+		return value;
 	} catch {
 		// Not JSON: named below (the lint allows only n8n's errors to be thrown in a catch).
 	}
@@ -70,10 +84,12 @@ function parseJson(body: unknown, contentType?: string): unknown {
 export function readEnvelope(
 	response: RawResponse,
 	expect: Expectation,
+	redactor?: Pick<Redactor, 'vouch'>,
 ): { value?: unknown; problem?: string } {
 	if (response.tooLarge) return { problem: response.tooLarge.message };
 	try {
-		const value = parseJsonBody(response.body, headerOf(response.headers, 'content-type'));
+		const contentType = headerOf(response.headers, 'content-type');
+		const value = parseJsonBody(response.body, contentType, redactor);
 		if (expect === 'list') return { value: checkList(value) };
 		return { value: expect === 'record' ? checkRecord(value) : value };
 	} catch (error) {

@@ -3,6 +3,7 @@ import type { ICredentialDataDecryptedObject, IDataObject, NodeApiError } from '
 import { apiKeyOf } from '../credentialRules';
 import { DeadlineReached, type TransportErrors } from '../errors';
 import { ANSWER_LIMITS } from '../limits';
+import type { Redactor } from '../redaction';
 import type { HttpMethod, ServiceErrorBody } from '../types';
 import type { CancellableWait } from './cancellableWait';
 import { readEnvelope, remainingOf, type Expectation } from './envelope';
@@ -79,6 +80,8 @@ export interface PipelineParts {
 	rateLimitWaitMs: number;
 	pacer: KeyPacer;
 	errors: TransportErrors;
+	/** The execution's scrubber: it vouches for answers with nothing to scrub (readEnvelope). */
+	redactor: Redactor;
 	waiting: CancellableWait;
 }
 
@@ -230,7 +233,7 @@ export class RequestPipeline {
 		exchanged: Exchanged,
 		round: Round,
 	): Attempt<RawResponse> {
-		const { waiting, errors, pacer, clock } = this.parts;
+		const { waiting, errors, pacer, clock, redactor } = this.parts;
 		const limiter = exchanged.shared ? undefined : pacer.limiter;
 		const { response, sentAt } = exchanged;
 		const after = (kind: Exclude<Seen['kind'], 'answer'>, error: NodeApiError) =>
@@ -265,7 +268,9 @@ export class RequestPipeline {
 		const busy = spec.busy?.statuses.includes(response.statusCode) === true;
 		const decision = decide({ kind: 'answer', status: response.statusCode, busy }, spec);
 		if (decision === 'done') {
-			const envelope = transfer.json ? readEnvelope(response, spec.expect ?? 'any') : undefined;
+			const envelope = transfer.json
+				? readEnvelope(response, spec.expect ?? 'any', redactor)
+				: undefined;
 			limiter?.onAccepted(buckets, remainingOf(envelope?.value), exchanged.sendNumber);
 			// The service did the work and garbled the answer: a write is not resent blindly.
 			if (envelope?.problem !== undefined)
