@@ -282,22 +282,24 @@ describe('Redactor: the key in any spelling', () => {
 		return current;
 	};
 	const around = fc.stringMatching(/^[a-z %&\\#;:=/?.]{0,12}$/);
+	/** A key, where to cut it, and each character's spelling (`spell`'s form and case). */
+	const keyCutAndForms = keyArbitrary.chain((key) =>
+		fc.tuple(
+			fc.constant(key),
+			// Cut anywhere from the recognisable start (head + MIN_SECRET_CHARS) to the whole.
+			fc.integer({ min: HEAD.length + MIN_SECRET_CHARS, max: key.length }),
+			// Half the characters as they are, the rest in one of eight escapes.
+			fc.array(fc.tuple(fc.integer({ min: -7, max: 8 }), fc.boolean()), {
+				minLength: key.length,
+				maxLength: key.length,
+			}),
+		),
+	);
 
 	test('no spelling, start or place of the key survives', () => {
 		fc.assert(
 			fc.property(
-				keyArbitrary.chain((key) =>
-					fc.tuple(
-						fc.constant(key),
-						// Cut anywhere from the recognisable start (head + MIN_SECRET_CHARS) to the whole.
-						fc.integer({ min: HEAD.length + MIN_SECRET_CHARS, max: key.length }),
-						// Half the characters as they are, the rest in one of eight escapes.
-						fc.array(fc.tuple(fc.integer({ min: -7, max: 8 }), fc.boolean()), {
-							minLength: key.length,
-							maxLength: key.length,
-						}),
-					),
-				),
+				keyCutAndForms,
 				around,
 				around,
 				fc.constantFrom('value', 'key', 'nested'),
@@ -345,16 +347,7 @@ describe('Redactor: the key in any spelling', () => {
 		const decoy = fc.stringMatching(/^[a-zA-Z0-9 %&@#;:=/?._-]{0,16}$/);
 		fc.assert(
 			fc.property(
-				keyArbitrary.chain((key) =>
-					fc.tuple(
-						fc.constant(key),
-						fc.integer({ min: HEAD.length + MIN_SECRET_CHARS, max: key.length }),
-						fc.array(fc.tuple(fc.integer({ min: -7, max: 8 }), fc.boolean()), {
-							minLength: key.length,
-							maxLength: key.length,
-						}),
-					),
-				),
+				keyCutAndForms,
 				fc.record({
 					// Whether the answer holds the key at all, and written as it is or spelled.
 					holdsKey: fc.boolean(),
