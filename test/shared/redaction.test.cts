@@ -391,7 +391,7 @@ describe('Redactor: the key in any spelling', () => {
 					expect(decoded(JSON.stringify(output)).includes(start)).toBe(false);
 				},
 			),
-			{ numRuns: 300 },
+			{ numRuns: 120 },
 		);
 	});
 
