@@ -377,7 +377,7 @@ function unsureError(client: AdPerformanceClient, reports: ServiceReport[], item
 		'its records do not say when they were created (no readable createdAt)';
 	return client.apiError(
 		`The answer to this report request was lost, and report ${ids} may be the one it created, or another execution's`,
-		`The report matches every field of this request, but it cannot be told whether it was created before or after this item's first attempt: the service's clock readings disagree (${why}). So no report was taken (it could be another execution's) and the request was not sent again (that could create a second report). Check the report list: if ${ids} is this item's, use it with Report → Get; otherwise run the item again.`,
+		`The report matches every field of this request, but it cannot be told whether it was created before or after this item's first attempt: the service's clock cannot be read closely enough (${why}). So no report was taken (it could be another execution's) and the request was not sent again (that could create a second report). Check the report list: if ${ids} is this item's, use it with Report → Get; otherwise run the item again.`,
 		itemIndex,
 		'ambiguous_outcome',
 	);

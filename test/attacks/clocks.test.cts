@@ -390,6 +390,22 @@ describe('Generate’s search for its own lost report, under clocks that disagre
 		expect(apiRequests(service, { method: 'POST' })).toHaveLength(1);
 	});
 
+	test('no Date header and a service clock 90 s behind: the lost request’s report is not made twice', async () => {
+		setServiceClock(-90_000, 'omit');
+		losePost(true);
+		const { ours } = await generateSafely();
+		expect(ours).toHaveLength(1);
+		expect(apiRequests(service, { method: 'POST' })).toHaveLength(1);
+	});
+
+	test('no Date header, a service clock 90 s ahead, and another execution’s identical report from seconds before: not handed over', async () => {
+		setServiceClock(90_000, 'omit');
+		const other = await otherExecutionCreates();
+		await sleep(1_800);
+		losePost(false);
+		await generateSafely(other);
+	});
+
 	test('Wait for Ad Report narrows its sweep on the service’s clock: a service 30 minutes behind still has its report found', async () => {
 		setServiceClock(-30 * MINUTE);
 		const result = await runAttack(service, [

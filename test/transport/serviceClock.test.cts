@@ -86,7 +86,8 @@ describe('a 429 asking to wait 2 seconds, with a credential that says timeScale 
 
 describe('ServiceClock readings of the service’s time', () => {
 	const S = Date.parse('2026-11-20T12:00:00.000Z');
-	const HOUR = 3_600_000;
+	const MINUTE = 60_000;
+	const HOUR = 60 * MINUTE;
 	const httpDate = (ms: number) => new Date(ms).toUTCString();
 	const at = (ms: number) => ({ earliest: ms, latest: ms });
 
@@ -150,12 +151,46 @@ describe('ServiceClock readings of the service’s time', () => {
 		expect(clock.notYetReached(S - 60_000, S)).toBe(false);
 	});
 
-	test('Date headers that contradict each other are not a clock: n8n’s alone is the reading', () => {
+	test('Date headers that contradict each other are not a clock: n8n’s is the guess, within the margin', () => {
 		const clock = clockWithDate(S + HOUR);
 		clock.observeExchange(httpDate(S - HOUR), S + 100, S + 150);
-		expect(clock.disagreement()).toBeUndefined();
 		expect(clock.placeCreation(at(S + 10), S)).toBe('after');
+		expect(clock.placeCreation(at(S - 90_000), S)).toBe('unsure');
+		expect(clock.disagreement()).toMatch(/no answer has carried a usable Date header/);
 		expect(clock.lastAnsweredSendAt).toBe(S + 100);
+	});
+
+	test('no Date header yet: searches reach back the whole margin, and a creation inside it is unsure', () => {
+		const clock = clockWithDate(undefined);
+		expect(clock.lowerBound(S)).toBe(S - 5 * MINUTE);
+		expect(clock.placeCreation(at(S + 10), S)).toBe('after');
+		// A service 90 s behind: what this send created carries a time n8n's guess puts before it.
+		expect(clock.placeCreation(at(S - 90_000), S)).toBe('unsure');
+		expect(clock.placeCreation(at(S - 6 * MINUTE), S)).toBe('before');
+		// n8n's guess still decides whether a cursor is ahead of the service (the trigger).
+		expect(clock.notYetReached(S + 60_000, S)).toBe(true);
+		expect(clock.disagreement()).toMatch(/known only to within 5 min/);
+	});
+
+	test('no Date header, and records that show the service 90 s behind: they narrow the margin', () => {
+		const clock = clockWithDate(undefined);
+		clock.observeRecordTime(new Date(S - 90_000).toISOString(), S + 50);
+		clock.observeCreation(new Date(S - 90_000 + 20).toISOString(), S);
+		expect(clock.lowerBound(S)).toBeGreaterThan(S - 92_000);
+		expect(clock.placeCreation(at(S - 90_000 + 30), S)).toBe('after');
+		expect(clock.placeCreation(at(S - 95_000), S)).toBe('before');
+		expect(clock.disagreement()).toBeUndefined();
+	});
+
+	test('no Date header, and records that show the service at least 88 s ahead: between that and the margin, unsure', () => {
+		const clock = clockWithDate(undefined);
+		clock.observeRecordTime(new Date(S + 88_000).toISOString(), S + 50);
+		// Stamped 88 s after n8n's send: this send's report on a service 88 s ahead, or another
+		// execution's from before it on one 90 s ahead. The records cannot say which.
+		expect(clock.placeCreation(at(S + 88_000), S)).toBe('unsure');
+		expect(clock.placeCreation(at(S + 80_000), S)).toBe('before');
+		expect(clock.placeCreation(at(S + 5 * MINUTE), S)).toBe('after');
+		expect(clock.lowerBound(S)).toBeGreaterThan(S + 87_000);
 	});
 
 	test('a report our own request created bounds the service from above: n8n’s reading falls', () => {

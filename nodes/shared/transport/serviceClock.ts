@@ -14,6 +14,8 @@
  * same) is still read right. Readings left standing that disagree (a `Date` header an hour ahead
  * of records that match n8n's clock looks exactly like a service an hour ahead whose records are
  * old) answer every question together; where they differ the answer is "unsure", never a guess.
+ * Until a `Date` header is read (none yet, or only ones that contradict each other), n8n's clock
+ * is the one reading, and only a guess: see guessReading().
  */
 export class ServiceClock {
 	/** Real milliseconds per service millisecond: 1, or less for a sped-up local sandbox. */
@@ -92,14 +94,23 @@ export class ServiceClock {
 	 * a second): a report created in the same second by another execution is the limit of it.
 	 */
 	placeCreation(created: ServiceTimeRange, hostMs: number): 'before' | 'after' | 'unsure' {
-		const before = this.readings().map((reading) => created.latest < hostMs + reading.lo);
-		if (before.every(Boolean)) return 'before';
-		return before.some(Boolean) ? 'unsure' : 'after';
+		const places = this.readings().map((reading) => {
+			if (created.latest < hostMs + reading.lo) return 'before';
+			// A guess's range is not one reading's precision: inside it, either could be true.
+			const afterFrom = reading.hi - (reading.source === 'guess' ? HOST_WIDTH_MS : Infinity);
+			return created.latest < hostMs + afterFrom ? 'unsure' : 'after';
+		});
+		return places.every((place) => place === places[0]) ? places[0] : 'unsure';
 	}
 
 	/** How the standing readings disagree, in words, or undefined when they agree. */
 	disagreement(): string | undefined {
 		const readings = this.readings();
+		const width = readings[0].hi - readings[0].lo;
+		if (readings[0].source === 'guess')
+			return width > HOST_WIDTH_MS + AGREEMENT_MS
+				? `no answer has carried a usable Date header, so the service's time is known only to within ${describeDuration(width)} of n8n's`
+				: undefined;
 		const spread = Math.max(...readings.map((r) => r.lo)) - Math.min(...readings.map((r) => r.lo));
 		if (spread < AGREEMENT_MS) return undefined;
 		return `its Date header and n8n's clock differ by about ${describeDuration(spread)}, and its records do not say which is right`;
@@ -112,19 +123,48 @@ export class ServiceClock {
 	 * reading, or themselves: then the records are what lies, and the readings stand as they are.
 	 */
 	private readings(): Reading[] {
-		if (this.dateOffset && this.recordsConfirmDate(this.dateOffset))
-			return [{ source: 'date', ...this.dateOffset }];
-		const candidates: Reading[] = [{ source: 'n8n', ...HOST_READING }];
-		if (this.dateOffset) candidates.push({ source: 'date', ...this.dateOffset });
+		if (!this.dateOffset) return [this.guessReading()];
+		if (this.recordsConfirmDate(this.dateOffset)) return [{ source: 'date', ...this.dateOffset }];
+		const candidates: Reading[] = [
+			{ source: 'n8n', ...HOST_READING },
+			{ source: 'date', ...this.dateOffset },
+		];
 		const { lo, hi } = this.recordOffset;
-		const meets = (reading: Reading) =>
-			lo <= reading.hi + AGREEMENT_MS && hi >= reading.lo - AGREEMENT_MS;
-		if (lo > hi + AGREEMENT_MS || !candidates.some(meets)) return candidates;
+		if (this.recordsLie() || !candidates.some((c) => this.recordsMeet(c))) return candidates;
 		return candidates.map((reading) => {
-			if (meets(reading)) return reading;
+			if (this.recordsMeet(reading)) return reading;
 			const nearest = reading.hi < lo ? lo : hi;
 			return { source: reading.source, lo: nearest, hi: nearest };
 		});
+	}
+
+	/**
+	 * n8n's clock while no Date header is read: near the service's (HOST_READING) as far as
+	 * anything shows, but it may be as far off as CLOCK_SKEW_MARGIN_MS, so "before" is decided
+	 * only beyond that (as far as the records allow), "after" by the guess (a service minutes off
+	 * whose lost request's report was created in between is "unsure", never sent again). Records
+	 * that rule the guess out leave the range they allow, in which nothing is placed.
+	 */
+	private guessReading(): Reading {
+		const margin = { lo: -CLOCK_SKEW_MARGIN_MS, hi: CLOCK_SKEW_MARGIN_MS };
+		const { lo, hi } = this.recordOffset;
+		if (this.recordsLie() || !this.recordsMeet(margin))
+			return { source: 'guess', lo: margin.lo, hi: HOST_READING.hi };
+		const least = Math.min(Math.max(margin.lo, lo), margin.hi);
+		if (this.recordsMeet(HOST_READING))
+			return { source: 'guess', lo: Math.min(HOST_READING.lo, least), hi: HOST_READING.hi };
+		return { source: 'guess', lo: least, hi: Math.max(Math.min(margin.hi, hi), least) };
+	}
+
+	/** The record times allow an offset in `reading` (within the agreement slack). */
+	private recordsMeet(reading: OffsetRange): boolean {
+		const { lo, hi } = this.recordOffset;
+		return lo <= reading.hi + AGREEMENT_MS && hi >= reading.lo - AGREEMENT_MS;
+	}
+
+	/** The record times contradict themselves: none of them is a clock to go by. */
+	private recordsLie(): boolean {
+		return this.recordOffset.lo > this.recordOffset.hi + AGREEMENT_MS;
 	}
 
 	/**
@@ -145,10 +185,11 @@ interface OffsetRange {
 	hi: number;
 }
 
-type Reading = OffsetRange & { source: 'n8n' | 'date' };
+type Reading = OffsetRange & { source: 'n8n' | 'date' | 'guess' };
 
 /** n8n's own clock as a reading: within a second of the service's. */
 const HOST_READING: OffsetRange = { lo: -1_000, hi: 1_000 };
+const HOST_WIDTH_MS = HOST_READING.hi - HOST_READING.lo;
 /** Slack when comparing readings: whole-second stamps and the moment a record is written. */
 const AGREEMENT_MS = 2_000;
 
