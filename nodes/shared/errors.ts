@@ -369,19 +369,16 @@ export class TransportErrors {
 			what.lastSeen === undefined
 				? `Nothing was listed because nothing usable was answered, so ${what.subject} may well exist. ${recheck}`
 				: `The service last showed ${what.subject} ${what.lastSeen}; nothing it answered after that says how it stands now. ${recheck}`;
-		let message: string;
-		let type: string;
 		if (last?.kind === 'answered') {
-			message = `The service did not ${what.lastSeen === undefined ? 'list' : 'show'} ${what.subject} ${within}: ${last.prose} (${last.code})`;
-			type = last.code;
-		} else if (last && !TIMEOUT_CODES.has(last.code)) {
-			message = `The service could not be reached ${within} to look for ${what.subject}: ${last.prose}`;
-			type = 'service_unreachable';
-		} else {
-			message = `The service did not answer ${within}, so ${what.subject} could not be looked for`;
-			type = 'timeout';
+			const message = `The service did not ${what.lastSeen === undefined ? 'list' : 'show'} ${what.subject} ${within}: ${last.prose} (${last.code})`;
+			return this.operation(message, check, itemIndex, last.code);
 		}
-		return this.operation(message, check, itemIndex, type);
+		if (last && !TIMEOUT_CODES.has(last.code)) {
+			const message = `The service could not be reached ${within} to look for ${what.subject}: ${last.prose}`;
+			return this.operation(message, check, itemIndex, 'service_unreachable');
+		}
+		const message = `The service did not answer ${within}, so ${what.subject} could not be looked for`;
+		return this.operation(message, check, itemIndex, 'timeout');
 	}
 
 	/** A report or diagnostic the service accepted and could not finish, with its reason. */
