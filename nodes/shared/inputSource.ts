@@ -123,21 +123,17 @@ export class NodeParameters implements InputSource {
 	readonly check: InputValidator;
 	readonly isTool: boolean = false;
 	private readonly node: INode;
-	private readonly get: ParameterGetter;
 
 	constructor(ctx: IExecuteFunctions, itemIndex: number);
 	constructor(ctx: IPollFunctions, itemIndex: 0, get: ParameterGetter);
 	constructor(
 		ctx: IExecuteFunctions | IPollFunctions,
 		readonly itemIndex: number,
-		get?: ParameterGetter,
+		private readonly get: ParameterGetter = (parameter, fallback, options) =>
+			(ctx as IExecuteFunctions).getNodeParameter(parameter, itemIndex, fallback, options),
 	) {
 		this.node = ctx.getNode();
 		this.check = new InputValidator(this.node, itemIndex, ctx.getTimezone());
-		this.get =
-			get ??
-			((parameter, fallback, options) =>
-				(ctx as IExecuteFunctions).getNodeParameter(parameter, itemIndex, fallback, options));
 	}
 
 	/** The trigger's parameters: a poll has no items. */
