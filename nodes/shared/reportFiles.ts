@@ -80,7 +80,6 @@ async function requestFile(
 		`The download of report ${report.id} came packed (Content-Encoding), though it was asked for as it is`,
 		'A packed file cannot be checked to be whole, so nothing was stored. Run the workflow again later; if it persists, the service (or a proxy in front of it) ignores Accept-Encoding: identity.',
 		itemIndex,
-		'protocol_error',
 	);
 }
 
@@ -123,7 +122,6 @@ export async function downloadReportFile(
 						`The download of report ${report.id} answered with a web page instead of the file`,
 						'The service (or a proxy in front of it) sent an HTML page where the report file belongs; nothing was stored. Run the workflow again later.',
 						itemIndex,
-						'protocol_error',
 					),
 				);
 			}

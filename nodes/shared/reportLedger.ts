@@ -155,7 +155,6 @@ function listingIncomplete(
 		`The report list did not agree with itself (${reason}), so it cannot tell ${question}`,
 		`It was read ${LISTING_READS} times, and nothing was created, sent or emitted on its strength. Run again in a minute; if it persists, contact the service.`,
 		itemIndex,
-		'protocol_error',
 	);
 }
 

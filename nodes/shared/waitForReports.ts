@@ -25,7 +25,6 @@ export function unseenReportError(
 			`Report ${report.id} was not in the report list, but the list did not agree with itself`,
 			`The service's pages of GET /v1/reports contradicted one another until the Timeout (${report.timeoutSeconds} seconds), so their not holding the report does not mean it does not exist. Run the wait again; if it persists, the service is having trouble.`,
 			report.itemIndex,
-			'protocol_error',
 		);
 	}
 	if (outcome.kind === 'unlisted') {
