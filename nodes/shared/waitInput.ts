@@ -55,9 +55,8 @@ export function readItemInput(
 	source: InputSource,
 	settings: WaitSettings,
 ): { reportId: string; binaryPropertyName?: string } {
-	const { check } = source;
 	return {
-		reportId: read(source, REPORT_ID, (name, value) => check.id(name, value, 'report')),
+		reportId: read(source, REPORT_ID, (name, value) => source.check.id(name, value, 'report')),
 		binaryPropertyName: settings.download ? readBinaryPropertyName(source) : undefined,
 	};
 }
