@@ -17,20 +17,19 @@ export function knownZone(timeZone: string | undefined): string {
 }
 
 function formatIn(timeZone: string): Intl.DateTimeFormat {
-	let format = formats.get(timeZone);
-	if (!format) {
-		format = new Intl.DateTimeFormat('en-US', {
-			timeZone,
-			hourCycle: 'h23',
-			year: 'numeric',
-			month: '2-digit',
-			day: '2-digit',
-			hour: '2-digit',
-			minute: '2-digit',
-			second: '2-digit',
-		});
-		formats.set(timeZone, format);
-	}
+	const known = formats.get(timeZone);
+	if (known) return known;
+	const format = new Intl.DateTimeFormat('en-US', {
+		timeZone,
+		hourCycle: 'h23',
+		year: 'numeric',
+		month: '2-digit',
+		day: '2-digit',
+		hour: '2-digit',
+		minute: '2-digit',
+		second: '2-digit',
+	});
+	formats.set(timeZone, format);
 	return format;
 }
 
