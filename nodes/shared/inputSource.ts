@@ -43,9 +43,8 @@ export interface InputSource {
 
 /** Nothing, an empty text or only spaces: not given. */
 export function given(value: unknown): unknown {
-	if (value === undefined || value === null) return undefined;
-	if (typeof value === 'string' && value.trim() === '') return undefined;
-	return value;
+	const blank = typeof value === 'string' && value.trim() === '';
+	return value === null || blank ? undefined : value;
 }
 
 /** A parameter as saved in the workflow (`collection.option` paths), before expressions run. */
