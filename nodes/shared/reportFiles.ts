@@ -41,13 +41,12 @@ export function readBinaryPropertyName(source: InputSource): string {
 
 /** Options → Max File Size (MB) of Report → Download and Wait for Ad Report, in bytes. */
 export function maxFileBytesOf(source: InputSource): number {
-	const { check } = source;
 	const name = 'Options → Max File Size (MB)';
-	const value = collectionOption(check, source.value(OPTIONS), 'maxFileSizeMb', name);
+	const value = collectionOption(source.check, source.value(OPTIONS), 'maxFileSizeMb', name);
 	const megabytes =
 		value === undefined
 			? ANSWER_LIMITS.defaultFileMb
-			: check.number(name, value, 0.1, ANSWER_LIMITS.maxFileMb, 'MB');
+			: source.check.number(name, value, 0.1, ANSWER_LIMITS.maxFileMb, 'MB');
 	return Math.floor(megabytes * BYTES_PER_MB);
 }
 
