@@ -389,10 +389,9 @@ export class TransportErrors {
 		itemIndex: number;
 		description: string;
 	}): NodeOperationError {
-		const reason =
-			typeof details.error?.message === 'string' ? this.redact.clip(details.error.message) : '';
-		const type =
-			typeof details.error?.type === 'string' ? this.redact.clip(details.error.type) : '';
+		const clipped = (text: unknown) => (typeof text === 'string' ? this.redact.clip(text) : '');
+		const reason = clipped(details.error?.message);
+		const type = clipped(details.error?.type);
 		return this.operation(
 			`${details.what} failed${reason ? `: ${reason}` : ''}`,
 			type ? `${details.description} (The service's error type: ${type}.)` : details.description,
