@@ -2,21 +2,23 @@ import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import { inputField } from '../../shared/inputSource';
 
-/** The Operation selector of a resource, shown for that resource. */
-export function operationSelector(
+/** A resource's Operation selector (shown for it) of `choices`, then its operations' properties. */
+export function resourceProperties(
 	resource: string,
-	operations: INodePropertyOptions[],
+	operations: Record<string, { description: INodeProperties[] }>,
+	choices: INodePropertyOptions[],
 	defaultOperation: string,
-): INodeProperties {
-	return {
+): INodeProperties[] {
+	const selector: INodeProperties = {
 		displayName: 'Operation',
 		name: 'operation',
 		type: 'options',
 		noDataExpression: true,
 		displayOptions: { show: { resource: [resource] } },
-		options: operations,
+		options: choices,
 		default: defaultOperation,
 	};
+	return [selector, ...Object.values(operations).flatMap((operation) => operation.description)];
 }
 
 /** The properties of a Get Many: Return All, Limit and a Filters collection of `filters`. */

@@ -1,31 +1,26 @@
-import type { INodeProperties } from 'n8n-workflow';
-
-import { operationSelector } from '../common.descriptions';
+import { resourceProperties } from '../common.descriptions';
 import * as get from './get.operation';
 import * as run from './run.operation';
 
 export const operations = { get, run };
 
-export const description: INodeProperties[] = [
-	operationSelector(
-		'diagnostic',
-		[
-			{
-				name: 'Get',
-				value: 'get',
-				description: 'Get a diagnostic with its summary, issues and recommendations',
-				action: 'Get a diagnostic',
-			},
-			{
-				name: 'Run',
-				value: 'run',
-				description:
-					'Run an AI diagnostic of one campaign: summary, risk-scored issues and up to 3 recommendations',
-				action: 'Run a diagnostic',
-			},
-		],
-		'run',
-	),
-	...get.description,
-	...run.description,
-];
+export const description = resourceProperties(
+	'diagnostic',
+	operations,
+	[
+		{
+			name: 'Get',
+			value: 'get',
+			description: 'Get a diagnostic with its summary, issues and recommendations',
+			action: 'Get a diagnostic',
+		},
+		{
+			name: 'Run',
+			value: 'run',
+			description:
+				'Run an AI diagnostic of one campaign: summary, risk-scored issues and up to 3 recommendations',
+			action: 'Run a diagnostic',
+		},
+	],
+	'run',
+);

@@ -1,6 +1,4 @@
-import type { INodeProperties } from 'n8n-workflow';
-
-import { operationSelector } from '../common.descriptions';
+import { resourceProperties } from '../common.descriptions';
 import * as download from './download.operation';
 import * as generate from './generate.operation';
 import * as get from './get.operation';
@@ -8,40 +6,35 @@ import * as getAll from './getAll.operation';
 
 export const operations = { download, generate, get, getAll };
 
-export const description: INodeProperties[] = [
-	operationSelector(
-		'report',
-		[
-			{
-				name: 'Download',
-				value: 'download',
-				description: 'Download the file of a completed report',
-				action: 'Download a report',
-			},
-			{
-				name: 'Generate',
-				value: 'generate',
-				description:
-					'Start generating an AI performance report (takes 10–20 seconds; follow with Wait for Ad Report)',
-				action: 'Generate a report',
-			},
-			{
-				name: 'Get',
-				value: 'get',
-				description: 'Get one report with its status and summary',
-				action: 'Get a report',
-			},
-			{
-				name: 'Get Many',
-				value: 'getAll',
-				description: 'List reports',
-				action: 'Get many reports',
-			},
-		],
-		'generate',
-	),
-	...download.description,
-	...generate.description,
-	...get.description,
-	...getAll.description,
-];
+export const description = resourceProperties(
+	'report',
+	operations,
+	[
+		{
+			name: 'Download',
+			value: 'download',
+			description: 'Download the file of a completed report',
+			action: 'Download a report',
+		},
+		{
+			name: 'Generate',
+			value: 'generate',
+			description:
+				'Start generating an AI performance report (takes 10–20 seconds; follow with Wait for Ad Report)',
+			action: 'Generate a report',
+		},
+		{
+			name: 'Get',
+			value: 'get',
+			description: 'Get one report with its status and summary',
+			action: 'Get a report',
+		},
+		{
+			name: 'Get Many',
+			value: 'getAll',
+			description: 'List reports',
+			action: 'Get many reports',
+		},
+	],
+	'generate',
+);
