@@ -96,10 +96,8 @@ export const reportCompletions: EventKind<CompletionState> = {
 
 		// Where to look from, by the service's clock; only known once it has answered.
 		const lookBack = () => clock.lowerBound(startedAt) - MAX_HOLD_MS;
-		const start = () => {
-			if (!previous) return lookBack();
-			return clock.notYetReached(previous.cursor, Date.now()) ? lookBack() : previous.cursor;
-		};
+		const start = () =>
+			previous && !clock.notYetReached(previous.cursor, Date.now()) ? previous.cursor : lookBack();
 		const listed = await reportsSince(
 			client,
 			accountQuery(settings.accountId),
