@@ -17,13 +17,10 @@ export type Simplifier = (record: IDataObject, scrub: Pick<Redactor, 'clip'>) =>
 
 /** Copies the fields that are present, in this order. */
 function pick(record: IDataObject, fields: readonly string[]): IDataObject {
-	const out: IDataObject = {};
-	for (const field of fields) {
-		if (Object.prototype.hasOwnProperty.call(record, field) && record[field] !== undefined) {
-			out[field] = record[field];
-		}
-	}
-	return out;
+	const present = fields.filter(
+		(field) => Object.prototype.hasOwnProperty.call(record, field) && record[field] !== undefined,
+	);
+	return Object.fromEntries(present.map((field) => [field, record[field]]));
 }
 
 function clipText(scrub: Pick<Redactor, 'clip'>, value: unknown, max: number): IDataObject[string] {
