@@ -169,8 +169,7 @@ export class ToolArguments implements InputSource {
 		// A model's null or empty argument means it left the argument out ($fromAI gives the
 		// default for null); a value the user fixed by hand is read as the node reads it.
 		if (value !== undefined || !argument) return value;
-		if (argument.whenEmpty) return argument.whenEmpty(this.check.timeZone);
-		return given(argument.default);
+		return argument.whenEmpty?.(this.check.timeZone) ?? given(argument.default);
 	}
 
 	name(field: InputField): FieldName {
