@@ -173,10 +173,7 @@ export class ServiceClock {
 	 * header names confirms it; old or new records alone confirm nothing.
 	 */
 	private recordsConfirmDate(date: OffsetRange): boolean {
-		const { lo, hi } = this.recordOffset;
-		return (
-			lo >= date.lo - AGREEMENT_MS && lo <= date.hi + AGREEMENT_MS && hi >= date.lo - AGREEMENT_MS
-		);
+		return this.recordOffset.lo >= date.lo - AGREEMENT_MS && this.recordsMeet(date);
 	}
 }
 
