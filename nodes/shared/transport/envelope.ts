@@ -61,9 +61,7 @@ function parseJson(
 	contentType?: string,
 	redactor?: Pick<Redactor, 'vouch'>,
 ): unknown {
-	if (body === undefined || body === null || body === '') {
-		throw new ProtocolError('the answer was empty');
-	}
+	if (body === undefined || body === null) throw new ProtocolError('the answer was empty');
 	if (typeof body === 'object' && !(body instanceof Uint8Array) && !(body instanceof ArrayBuffer)) {
 		return body;
 	}
