@@ -184,18 +184,13 @@ export class RateLimiter {
 		// Equal jitter: half the ceiling for sure, the other half at random.
 		const floor = (ceiling / 2 + (clock.random() * ceiling) / 2) * scale;
 		const longerHint = hintMs === undefined || hintMs <= floor ? undefined : hintMs;
-		for (const bucket of buckets) this.hold(bucket, now + (longerHint ?? floor));
+		// The service refused: nothing more of the buckets is sent until the longer hint, or floor.
+		for (const bucket of buckets) {
+			const { inFlight } = this.buckets[bucket];
+			this.buckets[bucket] = { remaining: 0, resetAt: now + (longerHint ?? floor), inFlight };
+		}
 		if (longerHint === undefined) return floor;
 		return longerHint + clock.random() * Math.min(2000 * scale, longerHint * 0.1 + 100 * scale);
-	}
-
-	/** The service refused: nothing more of the bucket is sent until `until`. */
-	private hold(bucket: Bucket, until: number): void {
-		this.buckets[bucket] = {
-			remaining: 0,
-			resetAt: until,
-			inFlight: this.buckets[bucket].inFlight,
-		};
 	}
 }
 
