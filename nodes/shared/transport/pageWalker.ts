@@ -52,9 +52,7 @@ export async function walkPages<T extends IDataObject>(
 		if (page > pageLimit) {
 			throw noProgress(`it announced more records after page ${page - 1}, past the total it gave`);
 		}
-		if (options.deadline !== undefined && Date.now() >= options.deadline) {
-			throw new DeadlineReached();
-		}
+		if (Date.now() >= (options.deadline ?? Infinity)) throw new DeadlineReached();
 		const envelope = await readPage(page, pageSize);
 		const records = envelope.data;
 		const problem = pageContradiction(records.length, envelope.pagination, { page, pageSize });
