@@ -23,14 +23,9 @@ export function failedAttempt<T>(
 	sentAt: number,
 	retryAfterMs?: number,
 ): Attempt<T> {
-	switch (decision) {
-		case 'retry':
-			return { kind: 'retry', error, retryAfterMs };
-		case 'search':
-			return { kind: 'ambiguous', error, sentAt, retryAfterMs };
-		default:
-			return { kind: 'final', error };
-	}
+	if (decision === 'retry') return { kind: 'retry', error, retryAfterMs };
+	if (decision === 'search') return { kind: 'ambiguous', error, sentAt, retryAfterMs };
+	return { kind: 'final', error };
 }
 
 /** Where a run of attempts stands, for the attempt that comes next. */
