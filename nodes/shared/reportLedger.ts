@@ -234,7 +234,7 @@ async function findCreatedBy(
 		const { reports: matching } = await reportsSince(
 			client,
 			{ accountId: body.account_id },
-			() => clock.lowerBound(sentAt),
+			() => clock.lowerBound(sentAt, true),
 			{ marginMs: FROM_MARGIN_MS, toleranceMs: 0 },
 			(report) => !client.claimedReports.has(report.id) && matchesRequest(report, body),
 			'whether the lost request created a report',
@@ -244,7 +244,7 @@ async function findCreatedBy(
 		const places = new Map<ServiceReport, 'before' | 'after' | 'unsure'>();
 		for (const report of matching) {
 			const created = serviceTime(report.createdAt);
-			places.set(report, created ? clock.placeCreation(created, sentAt) : 'unsure');
+			places.set(report, created ? clock.placeCreation(created, sentAt, true) : 'unsure');
 		}
 		const notBefore = matching.filter((report) => places.get(report) !== 'before');
 		const candidates = await sameCampaigns(client, body, notBefore, itemIndex, deadline);
@@ -372,7 +372,7 @@ async function sameCampaigns(
 function unsureError(client: AdPerformanceClient, reports: ServiceReport[], itemIndex: number) {
 	const ids = reports.map((report) => report.id).join(', ');
 	const why =
-		client.clock.disagreement() ??
+		client.clock.disagreement(true) ??
 		'its records do not say when they were created (no readable createdAt)';
 	return client.apiError(
 		`The answer to this report request was lost, and report ${ids} may be the one it created, or another execution's`,

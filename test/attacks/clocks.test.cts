@@ -390,6 +390,29 @@ describe('Generate’s search for its own lost report, under clocks that disagre
 		expect(apiRequests(service, { method: 'POST' })).toHaveLength(1);
 	});
 
+	test.each<[string, number]>([
+		['90 s behind', -90_000],
+		['90 s ahead of', 90_000],
+		['4 minutes behind', -4 * MINUTE],
+	])(
+		'records stamped %s a Date header that agrees with n8n (a proxy writes the header): the lost request’s report is not made twice',
+		async (_name, offset) => {
+			setServiceClock(offset, { skewMs: -offset });
+			losePost(true);
+			const { ours } = await generateSafely();
+			expect(ours).toHaveLength(1);
+			expect(apiRequests(service, { method: 'POST' })).toHaveLength(1);
+		},
+	);
+
+	test('records stamped 90 s ahead of a Date header that agrees with n8n: another execution’s identical report from seconds before is not handed over', async () => {
+		setServiceClock(90_000, { skewMs: -90_000 });
+		const other = await otherExecutionCreates();
+		await sleep(1_800);
+		losePost(false);
+		await generateSafely(other);
+	});
+
 	test('no Date header and a service clock 90 s behind: the lost request’s report is not made twice', async () => {
 		setServiceClock(-90_000, 'omit');
 		losePost(true);

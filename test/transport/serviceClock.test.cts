@@ -193,6 +193,23 @@ describe('ServiceClock readings of the service’s time', () => {
 		expect(clock.lowerBound(S)).toBeGreaterThan(S + 87_000);
 	});
 
+	test('records 90 s behind a Date header that agrees with n8n: our own request’s search reaches them, and is unsure', () => {
+		const clock = clockWithDate(S);
+		// Nothing listed yet: the search for what our lost request created looks back the margin.
+		expect(clock.lowerBound(S, true)).toBe(S - 5 * MINUTE);
+		expect(clock.lowerBound(S)).toBeGreaterThanOrEqual(S - 1_100);
+		clock.observeRecordTime(new Date(S - 90_000).toISOString(), S + 50);
+		expect(clock.placeCreation(at(S - 90_000), S, true)).toBe('unsure');
+		expect(clock.disagreement(true)).toMatch(/records do not confirm its Date header/);
+		// Other questions (Reuse's window, the trigger) go by the Date header.
+		expect(clock.placeCreation(at(S - 90_000), S)).toBe('before');
+		expect(clock.disagreement()).toBeUndefined();
+		// A fresh record confirms the header: then it alone is the clock, for every question.
+		clock.observeRecordTime(new Date(S + 20).toISOString(), S + 50);
+		expect(clock.placeCreation(at(S - 90_000), S, true)).toBe('before');
+		expect(clock.lowerBound(S, true)).toBeGreaterThanOrEqual(S - 1_100);
+	});
+
 	test('a report our own request created bounds the service from above: n8n’s reading falls', () => {
 		const clock = clockWithDate(S - HOUR / 2);
 		clock.observeCreation(new Date(S - HOUR / 2 + 20).toISOString(), S);

@@ -14,8 +14,8 @@
  * same) is still read right. Readings left standing that disagree (a `Date` header an hour ahead
  * of records that match n8n's clock looks exactly like a service an hour ahead whose records are
  * old) answer every question together; where they differ the answer is "unsure", never a guess.
- * Until a `Date` header is read (none yet, or only ones that contradict each other), n8n's clock
- * is the one reading, and only a guess: see guessReading().
+ * Until the records confirm a reading, they may be stamped by a clock off by the skew margin: see
+ * readings().
  */
 export class ServiceClock {
 	/** Real milliseconds per service millisecond: 1, or less for a sped-up local sandbox. */
@@ -78,9 +78,12 @@ export class ServiceClock {
 			this.recordOffset.hi = Math.min(this.recordOffset.hi, time.latest - sentAt);
 	}
 
-	/** The earliest time the service can show at `hostMs`: "created after" it misses nothing. */
-	lowerBound(hostMs: number): number {
-		return Math.min(...this.readings().map((reading) => hostMs + reading.lo));
+	/**
+	 * The earliest time the service can show at `hostMs`: "created after" it misses nothing.
+	 * `ownRequest`: the question is what our own lost request created (see readings()).
+	 */
+	lowerBound(hostMs: number, ownRequest = false): number {
+		return Math.min(...this.readings(ownRequest).map((reading) => hostMs + reading.lo));
 	}
 
 	/** Whether some standing reading says the service's clock has not reached `serviceMs` at `hostMs`. */
@@ -93,27 +96,33 @@ export class ServiceClock {
 	 * n8n moment `hostMs`. "after" includes the same instant, within the reading's precision (about
 	 * a second): a report created in the same second by another execution is the limit of it.
 	 */
-	placeCreation(created: ServiceTimeRange, hostMs: number): 'before' | 'after' | 'unsure' {
-		const places = this.readings().map((reading) => {
+	placeCreation(
+		created: ServiceTimeRange,
+		hostMs: number,
+		ownRequest = false,
+	): 'before' | 'after' | 'unsure' {
+		const places = this.readings(ownRequest).map((reading) => {
 			if (created.latest < hostMs + reading.lo) return 'before';
-			// A guess's range is not one reading's precision: inside it, either could be true.
-			const afterFrom = reading.hi - (reading.source === 'guess' ? HOST_WIDTH_MS : Infinity);
+			// The margin is a range, not one reading's precision: inside it, either could be true.
+			const afterFrom = reading.hi - (reading.source === 'margin' ? HOST_WIDTH_MS : Infinity);
 			return created.latest < hostMs + afterFrom ? 'unsure' : 'after';
 		});
 		return places.every((place) => place === places[0]) ? places[0] : 'unsure';
 	}
 
-	/** How the standing readings disagree, in words, or undefined when they agree. */
-	disagreement(): string | undefined {
-		const readings = this.readings();
-		const width = readings[0].hi - readings[0].lo;
-		if (readings[0].source === 'guess')
-			return width > HOST_WIDTH_MS + AGREEMENT_MS
-				? `no answer has carried a usable Date header, so the service's time is known only to within ${describeDuration(width)} of n8n's`
-				: undefined;
-		const spread = Math.max(...readings.map((r) => r.lo)) - Math.min(...readings.map((r) => r.lo));
-		if (spread < AGREEMENT_MS) return undefined;
-		return `its Date header and n8n's clock differ by about ${describeDuration(spread)}, and its records do not say which is right`;
+	/** How the standing readings leave a creation's place unsure, in words, or undefined. */
+	disagreement(ownRequest = false): string | undefined {
+		const readings = this.readings(ownRequest);
+		const margin = readings.find((reading) => reading.source === 'margin');
+		const los = readings.filter((reading) => reading !== margin).map((reading) => reading.lo);
+		const spread = Math.max(...los) - Math.min(...los);
+		if (spread >= AGREEMENT_MS)
+			return `its Date header and n8n's clock differ by about ${describeDuration(spread)}, and its records do not say which is right`;
+		const width = margin ? Math.max(margin.hi - HOST_WIDTH_MS, ...los) - margin.lo : 0;
+		if (width < AGREEMENT_MS) return undefined;
+		return this.dateOffset
+			? `its records do not confirm its Date header, so the clock they are stamped by is known only to within ${describeDuration(width)} of it`
+			: `no answer has carried a usable Date header, so the service's time is known only to within ${describeDuration(width)} of n8n's`;
 	}
 
 	/**
@@ -121,39 +130,42 @@ export class ServiceClock {
 	 * nearest offset they allow (so a Date header lagging an hour behind fresh records reads as
 	 * "as late as the records say", not as an hour ago), unless the records contradict every
 	 * reading, or themselves: then the records are what lies, and the readings stand as they are.
+	 *
+	 * Until the records confirm the Date header, the clock they are stamped by may be as far off
+	 * as CLOCK_SKEW_MARGIN_MS (no Date header read yet; a header written by a proxy whose clock is
+	 * not the records'). A third reading, the margin, says so: "before" only beyond it, as far back
+	 * as the newest record allows; "after" by the readings the records meet, else only beyond the
+	 * range the records allow. It stands while no Date header is read, and for `ownRequest`, where
+	 * a wrong "before" sends a request again: a report inside it is "unsure", never made twice.
 	 */
-	private readings(): Reading[] {
-		if (!this.dateOffset) return [this.guessReading()];
-		if (this.recordsConfirmDate(this.dateOffset)) return [{ source: 'date', ...this.dateOffset }];
-		const candidates: Reading[] = [
-			{ source: 'n8n', ...HOST_READING },
-			{ source: 'date', ...this.dateOffset },
-		];
+	private readings(ownRequest = false): Reading[] {
+		if (this.dateOffset && this.recordsConfirmDate(this.dateOffset))
+			return [{ source: 'date', ...this.dateOffset }];
+		const readings: Reading[] = [{ source: 'n8n', ...HOST_READING }];
+		if (this.dateOffset) readings.push({ source: 'date', ...this.dateOffset });
+		const margin: Reading | undefined =
+			this.dateOffset && !ownRequest
+				? undefined
+				: { source: 'margin', lo: -CLOCK_SKEW_MARGIN_MS, hi: CLOCK_SKEW_MARGIN_MS };
 		const { lo, hi } = this.recordOffset;
-		if (this.recordsLie() || !candidates.some((c) => this.recordsMeet(c))) return candidates;
-		return candidates.map((reading) => {
-			if (this.recordsMeet(reading)) return reading;
+		const believed =
+			!this.recordsLie() && [...readings, margin].some((r) => r && this.recordsMeet(r));
+		const anyMet = believed && readings.some((reading) => this.recordsMeet(reading));
+		const standing = readings.map((reading) => {
+			if (!believed || this.recordsMeet(reading)) return reading;
 			const nearest = reading.hi < lo ? lo : hi;
 			return { source: reading.source, lo: nearest, hi: nearest };
 		});
-	}
-
-	/**
-	 * n8n's clock while no Date header is read: near the service's (HOST_READING) as far as
-	 * anything shows, but it may be as far off as CLOCK_SKEW_MARGIN_MS, so "before" is decided
-	 * only beyond that (as far as the records allow), "after" by the guess (a service minutes off
-	 * whose lost request's report was created in between is "unsure", never sent again). Records
-	 * that rule the guess out leave the range they allow, in which nothing is placed.
-	 */
-	private guessReading(): Reading {
-		const margin = { lo: -CLOCK_SKEW_MARGIN_MS, hi: CLOCK_SKEW_MARGIN_MS };
-		const { lo, hi } = this.recordOffset;
-		if (this.recordsLie() || !this.recordsMeet(margin))
-			return { source: 'guess', lo: margin.lo, hi: HOST_READING.hi };
-		const least = Math.min(Math.max(margin.lo, lo), margin.hi);
-		if (this.recordsMeet(HOST_READING))
-			return { source: 'guess', lo: Math.min(HOST_READING.lo, least), hi: HOST_READING.hi };
-		return { source: 'guess', lo: least, hi: Math.max(Math.min(margin.hi, hi), least) };
+		if (!margin) return standing;
+		const least = Math.min(
+			...standing.map((r) => r.lo),
+			believed ? Math.max(margin.lo, lo) : margin.lo,
+		);
+		const most =
+			believed && !anyMet
+				? Math.max(least, Math.min(margin.hi, hi))
+				: Math.max(...standing.map((r) => r.hi));
+		return [...standing, { source: 'margin', lo: least, hi: most }];
 	}
 
 	/** The record times allow an offset in `reading` (within the agreement slack). */
@@ -182,7 +194,8 @@ interface OffsetRange {
 	hi: number;
 }
 
-type Reading = OffsetRange & { source: 'n8n' | 'date' | 'guess' };
+/** 'margin': how far off the records' clock may be while they confirm no reading. */
+type Reading = OffsetRange & { source: 'n8n' | 'date' | 'margin' };
 
 /** n8n's own clock as a reading: within a second of the service's. */
 const HOST_READING: OffsetRange = { lo: -1_000, hi: 1_000 };
