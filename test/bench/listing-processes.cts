@@ -1,7 +1,8 @@
 /**
  * The 5,000-record listing rows (rows.cts, benchListing) measured in several fresh processes.
- * One process's median of its own trials still carries that process's luck with the JIT: quiet
- * runs of the same code gave ours/minimal ratios from 1.07 to 1.25, one process each. The ratio
+ * One process's median of its own trials still carries that process's luck with the JIT and the
+ * garbage collector: on a quiet machine the same code gave ours/minimal ratios from 0.99 to 1.35,
+ * one process each. The ratio
  * reported is the median of the processes' ratios, each measured against the minimal node in
  * the same process; the times shown are the medians across processes.
  */
@@ -9,18 +10,12 @@ import '../harness/env.cjs';
 
 import { spawn } from 'node:child_process';
 
-import { benchListing, type ListingResult } from './rows.cjs';
+import { benchListing, median, type ListingResult } from './rows.cjs';
 
 export interface ListingAcrossProcesses extends ListingResult {
 	/** ours / minimal node, one ratio per process, in the order they ran. */
 	minimalRatios: number[];
 	minimalRatio: number;
-}
-
-function median(values: number[]): number {
-	const sorted = [...values].sort((a, b) => a - b);
-	const mid = Math.floor(sorted.length / 2);
-	return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 /** One process's listing result: this file run as a child with the options as arguments. */

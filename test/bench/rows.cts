@@ -61,7 +61,7 @@ const generateFromItems: WorkflowNodeInput = {
 	},
 };
 
-function median(values: number[]): number {
+export function median(values: number[]): number {
 	const sorted = [...values].sort((a, b) => a - b);
 	const mid = Math.floor(sorted.length / 2);
 	return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
@@ -172,12 +172,12 @@ export async function benchListing(options: { timeScale: number; n: number; tria
 		const bareTimes: number[] = [];
 		const fixedTimes: number[] = [];
 		const ourRuns: Array<Awaited<ReturnType<typeof ours>>> = [];
-		// Ours and the minimal node take turns going first (ABBA): each of them follows the other as
-		// often as it follows the lighter rows, so neither pays more often for the garbage before it.
 		const timed = async <T,>(run: () => Promise<T>): Promise<T> => {
 			fake.resetLimits();
 			return await run();
 		};
+		// Ours and the minimal node take turns going first (ABBA): each of them follows the other as
+		// often as it follows the lighter rows, so neither pays more often for the garbage before it.
 		for (let i = 0; i < trials; i++) {
 			bareTimes.push(await timed(bare));
 			fixedTimes.push(await timed(fixed));
