@@ -194,7 +194,8 @@ export class InputValidator {
 
 	/**
 	 * Campaign IDs: a list, comma-separated text, or a list as JSON text (as a Data Table cell
-	 * holds it); at most 20 (docs/service-notes.md, Report requests). Empty entries are dropped.
+	 * holds it); at most 20 (docs/service-notes.md, Report requests). Empty entries are dropped;
+	 * a list of only empty entries is refused.
 	 */
 	readonly campaignIds = (field: FieldName, value: unknown): string[] => {
 		let list: unknown[] | undefined;
@@ -219,6 +220,15 @@ export class InputValidator {
 		const ids = list
 			.map((entry) => (typeof entry === 'string' ? entry.trim() : entry))
 			.filter((entry) => entry !== '' && entry !== null && entry !== undefined);
+		// `{{ [$json.campaignId] }}` without the column gives [null]: dropping its entries would
+		// leave the empty list, which means every campaign, so it is refused as a null expression is.
+		if (ids.length === 0 && list.length > 0) {
+			this.fail(
+				field,
+				`every entry of the list is empty (${list.length} entr${list.length === 1 ? 'y' : 'ies'} of null, undefined or blank text)`,
+				'Give at least one campaign ID, or leave the field out (an empty text) for every campaign of the account.',
+			);
+		}
 		if (ids.length > 20) {
 			this.fail(
 				field,

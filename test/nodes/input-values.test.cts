@@ -291,12 +291,30 @@ const idListKind = (ids: () => string[]): Kind<number[]> => ({
 			),
 		);
 	},
-	invalid: fc.constantFrom(
-		json('camp_a,act_b', 'an ID of another kind'),
-		json('["camp_a", ', 'broken JSON'),
-		json(JSON.stringify(Array.from({ length: 21 }, (_, i) => `camp_x${i}`)), '21 IDs'),
-		json({ ids: [] }, 'an object'),
-		json([1, 2], 'numbers'),
+	invalid: fc.oneof(
+		// A list whose entries are all empty ([$json.campaignId] without the column): as a list,
+		// as comma-separated text, as a JSON list in text, or from an expression.
+		fc
+			.array(fc.constantFrom(null, undefined, '', ' ', '\t', '\n '), { minLength: 1, maxLength: 6 })
+			.chain((entries) =>
+				fc.constantFrom(
+					json(entries, `a list of empty entries ${JSON.stringify(entries)}`),
+					json(entries.map((entry) => entry ?? '').join(','), 'commas between blanks'),
+					json(JSON.stringify(entries), 'a JSON list of empty entries as text'),
+					code(
+						`[${entries.map((entry) => JSON.stringify(entry) ?? 'undefined').join(', ')}]`,
+						'an expression of a list of empty entries',
+					),
+				),
+			)
+			.filter((form) => typeof form.value !== 'string' || form.value.trim() !== ''),
+		fc.constantFrom(
+			json('camp_a,act_b', 'an ID of another kind'),
+			json('["camp_a", ', 'broken JSON'),
+			json(JSON.stringify(Array.from({ length: 21 }, (_, i) => `camp_x${i}`)), '21 IDs'),
+			json({ ids: [] }, 'an object'),
+			json([1, 2], 'numbers'),
+		),
 	),
 });
 
