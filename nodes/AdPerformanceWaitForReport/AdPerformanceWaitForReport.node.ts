@@ -207,8 +207,12 @@ async function settleReport(
 		);
 	}
 	if (wait.binaryPropertyName === undefined) return { json: report };
-	// After the wait, the download is an operation of its own: its Request Options bound it.
-	const deadline = client.deadline();
-	const file = await downloadReportFile(ctx, client, report, itemIndex, maxFileBytes, deadline);
+	// After the wait, the download is an operation of its own: its Request Options bound it. A
+	// file the list showed finished and not ready yet is waited for within the Timeout.
+	const file = await downloadReportFile(ctx, client, report, itemIndex, maxFileBytes, {
+		deadline: client.deadline(),
+		notReadyUntil: found.startedAt + timeoutSeconds * 1000,
+		listedFinished: true,
+	});
 	return { json: report, binary: { [wait.binaryPropertyName]: file } };
 }

@@ -10,7 +10,7 @@ const LOST_DIAGNOSTIC_POLL_MS = 2_500;
  * POST /v1/diagnostics without resending blindly. Diagnostics cannot be listed, so a run
  * whose answer was lost (5xx, dropped connection, garbled answer) cannot be found again.
  * Resending then meets 409 diagnostic_in_progress while that run goes on (5–10 s): the request
- * says so (`busy`), the transport's table waits for that run to end, and ours starts, so the
+ * says so (`notYet`), the transport's table waits for that run to end, and ours starts, so the
  * item still gets a diagnostic it can poll. Past LOST_DIAGNOSTIC_WAIT_MS from the latest lost
  * answer (each may have started a run of its own), a 409 is the service's answer.
  */
@@ -31,7 +31,7 @@ export async function createDiagnostic(
 					itemIndex,
 					subject: `campaign ${campaignId}`,
 					expect: 'record',
-					busy:
+					notYet:
 						Date.now() < waitForLostRunUntil
 							? { statuses: [409], pollMs: LOST_DIAGNOSTIC_POLL_MS }
 							: undefined,

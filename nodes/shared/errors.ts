@@ -29,6 +29,8 @@ export interface ServiceErrorDetails {
 	description?: string;
 	/** A better message than the generic one for this situation. */
 	message?: string;
+	/** Another origin's answer (a download's file host): its body's type is not the service's. */
+	origin?: string;
 }
 
 /**
@@ -47,12 +49,15 @@ export function serviceError(
 		serviceMessage:
 			scrubbed.serviceMessage === undefined ? undefined : scrub.clip(scrubbed.serviceMessage),
 	};
-	const guide = ERROR_TYPES.get(details.type ?? '');
+	const guide = details.origin ? undefined : ERROR_TYPES.get(details.type ?? '');
+	// Another origin's words are its own: its status says what happened, its text is quoted below.
 	const base =
 		details.message ??
-		guide?.message ??
-		details.serviceMessage ??
-		`The service answered with status ${details.status}`;
+		(details.origin
+			? `The file host ${details.origin} answered with status ${details.status}`
+			: (guide?.message ??
+				details.serviceMessage ??
+				`The service answered with status ${details.status}`));
 	// A message written for the situation may already name what it is about.
 	const message =
 		details.subject && !base.includes(details.subject) ? `${base} (${details.subject})` : base;
@@ -71,7 +76,7 @@ export function serviceError(
 		httpCode: String(details.status),
 		itemIndex: details.itemIndex,
 	});
-	return typed(error, details.type || 'error');
+	return typed(error, (!details.origin && details.type) || 'error');
 }
 
 /** A tool argument, named "argument reportId": the model's to correct, not a node setting. */

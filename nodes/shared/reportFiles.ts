@@ -9,7 +9,14 @@ import {
 } from './fileName';
 import { ANSWER_LIMITS, BYTES_PER_MB } from './limits';
 import type { AdPerformanceClient } from './transport';
-import { decide, failedAttempt, isAnswerTimedOut, isAnswerTooLarge, pathId } from './transport';
+import {
+	decide,
+	failedAttempt,
+	isAnswerTimedOut,
+	isAnswerTooLarge,
+	pathId,
+	type Attempt,
+} from './transport';
 import type { ServiceReport } from './types';
 
 // A finished report's file, fetched into n8n's binary store and named (finding: reportLedger.ts).
@@ -52,6 +59,22 @@ export function maxFileBytesOf(source: InputSource): number {
 
 type ReportFile = Pick<ServiceReport, 'id' | 'format' | 'downloadUrl' | 'expiresAt'>;
 
+/** How long Report → Download waits for a file that is not ready yet (it has no Timeout of its own). */
+export const FILE_NOT_READY_WAIT_MS = 5 * 60_000;
+/** How often a file not ready yet is asked for again, without a Retry-After (service ms). */
+const FILE_NOT_READY_POLL_MS = 2_000;
+
+/**
+ * Where a download stands: `notReadyUntil` (n8n time) is how long "not yet" answers are waited
+ * out (425, the file host's Retry-After, and with `listedFinished` the service's 409
+ * report_not_ready: the list showed the report finished, so its file is on its way).
+ */
+export interface FileWait {
+	deadline: number;
+	notReadyUntil: number;
+	listedFinished?: boolean;
+}
+
 /**
  * The answer to a report's download, its body not read yet (it stops past `maxBytes`); or the
  * error of a file answered packed although asked for unpacked (exchange.ts): n8n's helper unpacks
@@ -63,15 +86,20 @@ async function requestFile(
 	report: ReportFile,
 	itemIndex: number,
 	maxBytes: number,
-	deadline: number,
+	wait: FileWait,
 ) {
 	const url = report.downloadUrl || `${client.baseUrl}/v1/reports/${pathId(report.id)}/download`;
 	const response = await client.download(url, {
 		itemIndex,
 		subject: `report ${report.id}`,
-		explain: (status) => explainMissingFile(report, status),
+		explain: (status) => explainMissingFile(report, status, wait),
 		maxBytes,
-		deadline,
+		deadline: wait.deadline,
+		notYet: {
+			statuses: wait.listedFinished ? [409, 425] : [425],
+			pollMs: FILE_NOT_READY_POLL_MS,
+			until: wait.notReadyUntil,
+		},
 	});
 	if (response.tooLarge || !response.packed) return response;
 	(response.body as { destroy?: () => void } | undefined)?.destroy?.();
@@ -83,33 +111,37 @@ async function requestFile(
 }
 
 /**
- * Downloads a finished report into n8n's binary-data store as a stream, so the filesystem and S3
- * modes keep large files off the heap. Past the Max File Size or the download's total time
- * (boundedReader.ts) it fails for good; a download cut off mid-way is fetched again.
+ * Fetches a finished report's file and hands its body to `keep`, in the transport's retry loop:
+ * what follows a failure is the transport's table (decide), a download is a read, and a file cut
+ * off, packed or answered with a web page is fetched again up to Max Attempts. Past `maxBytes`
+ * (boundedReader.ts) it is `tooLarge`'s; past the download's total time it fails for good.
  */
-export async function downloadReportFile(
-	ctx: IExecuteFunctions,
+async function fetchFile<T>(
 	client: AdPerformanceClient,
 	report: ReportFile,
 	itemIndex: number,
-	maxFileBytes: number,
-	deadline: number,
-): Promise<IBinaryData> {
-	const tooLarge = () =>
-		fileTooLargeError(client.node, {
-			reportId: report.id,
-			maxFileSizeMb: Math.round((maxFileBytes / BYTES_PER_MB) * 10) / 10,
-			itemIndex,
-		});
-	// A download is a read: what follows a failure is the transport's table (decide), and a
-	// file fetched again is fetched by the transport's retry loop, up to Max Attempts.
+	maxBytes: number,
+	wait: FileWait,
+	keep: {
+		/** Reads the body (a bounded stream) into what the caller keeps. */
+		body(body: unknown, headers: Record<string, unknown>): Promise<T>;
+		/** The file is larger than `maxBytes`: the caller's value or error. */
+		tooLarge(): { value: T } | { error: Error };
+	},
+): Promise<T> {
 	const after = (seen: Parameters<typeof decide>[0], error: Error) =>
-		failedAttempt<IBinaryData>(decide(seen, { resendable: true }), error, Date.now());
-	return await client.attempts<IBinaryData>(
+		failedAttempt<T>(decide(seen, { resendable: true }), error, Date.now());
+	const tooLarge = (): Attempt<T> => {
+		const outcome = keep.tooLarge();
+		return 'error' in outcome
+			? after({ kind: 'refused' }, outcome.error)
+			: { kind: 'done', value: outcome.value };
+	};
+	return await client.attempts<T>(
 		async (round) => {
-			const response = await requestFile(client, report, itemIndex, maxFileBytes, deadline);
+			const response = await requestFile(client, report, itemIndex, maxBytes, wait);
 			if (response instanceof Error) return after({ kind: 'garbled' }, response);
-			if (response.tooLarge) return after({ kind: 'refused' }, tooLarge());
+			if (response.tooLarge) return tooLarge();
 			const headers = response.headers as Record<string, unknown>;
 			// A report file is a PDF, Markdown or JSON: a web page in its place is a proxy's or a
 			// gateway's error page answered with 200, a garbled answer, asked again like one.
@@ -124,27 +156,11 @@ export async function downloadReportFile(
 					),
 				);
 			}
-			const known = FILE_TYPES.get(typeof report.format === 'string' ? report.format : '');
-			const mimeType =
-				mimeTypeFromContentType(headerOf(headers, 'content-type'), client.redactor) ??
-				known?.mimeType ??
-				'application/octet-stream';
-			const extension =
-				known?.extension ??
-				[...FILE_TYPES.values()].find((type) => type.mimeType === mimeType)?.extension;
-			const fileName =
-				fileNameFromContentDisposition(headerOf(headers, 'content-disposition'), client.redactor) ??
-				fallbackFileName(report.id, extension, client.redactor);
 			try {
-				const binary = await ctx.helpers.prepareBinaryData(
-					response.body as Buffer,
-					fileName,
-					mimeType,
-				);
-				return { kind: 'done', value: binary };
+				return { kind: 'done', value: await keep.body(response.body, headers) };
 			} catch (error) {
 				client.throwIfCancelled();
-				if (isAnswerTooLarge(error)) return after({ kind: 'refused' }, tooLarge());
+				if (isAnswerTooLarge(error)) return tooLarge();
 				if (isAnswerTimedOut(error)) {
 					// We stopped reading at the download's time limit: refused, not resent.
 					return after(
@@ -168,14 +184,58 @@ export async function downloadReportFile(
 				);
 			}
 		},
-		{ deadline },
+		{ deadline: wait.deadline },
 	);
+}
+
+/**
+ * Downloads a finished report into n8n's binary-data store as a stream, so the filesystem and S3
+ * modes keep large files off the heap; only a whole `200` is stored (retry.ts, decide).
+ */
+export async function downloadReportFile(
+	ctx: IExecuteFunctions,
+	client: AdPerformanceClient,
+	report: ReportFile,
+	itemIndex: number,
+	maxFileBytes: number,
+	wait: FileWait,
+): Promise<IBinaryData> {
+	const error = fileTooLargeError(client.node, {
+		reportId: report.id,
+		maxFileSizeMb: Math.round((maxFileBytes / BYTES_PER_MB) * 10) / 10,
+		itemIndex,
+	});
+	return await fetchFile(client, report, itemIndex, maxFileBytes, wait, {
+		tooLarge: () => ({ error }),
+		body: async (body, headers) => {
+			const known = FILE_TYPES.get(typeof report.format === 'string' ? report.format : '');
+			const mimeType =
+				mimeTypeFromContentType(headerOf(headers, 'content-type'), client.redactor) ??
+				known?.mimeType ??
+				'application/octet-stream';
+			const extension =
+				known?.extension ??
+				[...FILE_TYPES.values()].find((type) => type.mimeType === mimeType)?.extension;
+			const fileName =
+				fileNameFromContentDisposition(headerOf(headers, 'content-disposition'), client.redactor) ??
+				fallbackFileName(report.id, extension, client.redactor);
+			return await ctx.helpers.prepareBinaryData(body as Buffer, fileName, mimeType);
+		},
+	});
 }
 
 function explainMissingFile(
 	report: Pick<ServiceReport, 'id' | 'expiresAt'>,
 	status: number,
+	wait: FileWait,
 ): { message: string; description: string } | undefined {
+	if (wait.listedFinished && (status === 409 || status === 425)) {
+		return {
+			message: `The file of report ${report.id} was still not ready to download when the wait ran out`,
+			description:
+				'The service listed the report as finished, but its download kept answering "not ready" until the Timeout. Raise Timeout, or run the workflow again in a minute.',
+		};
+	}
 	if (status !== 404) return undefined;
 	const expired = report.expiresAt !== undefined && Date.parse(report.expiresAt) <= Date.now();
 	return expired
@@ -200,22 +260,14 @@ export async function reportTextContent(
 	report: ReportFile,
 	itemIndex: number,
 	maxBytes: number,
-	deadline: number,
+	wait: FileWait,
 ): Promise<string | undefined> {
-	const response = await requestFile(client, report, itemIndex, maxBytes, deadline);
-	if (response instanceof Error) throw response;
-	if (response.tooLarge) return undefined;
-	const chunks: Buffer[] = [];
-	try {
-		for await (const chunk of response.body as AsyncIterable<Buffer>) chunks.push(chunk);
-	} catch (error) {
-		client.throwIfCancelled();
-		if (isAnswerTooLarge(error)) return undefined;
-		throw client.apiError(
-			`The download of report ${report.id} was cut off before the whole file arrived`,
-			`${(error as Error)?.message ?? 'The connection broke'}. Try again later.`,
-			itemIndex,
-		);
-	}
-	return Buffer.concat(chunks).toString('utf8');
+	return await fetchFile<string | undefined>(client, report, itemIndex, maxBytes, wait, {
+		tooLarge: () => ({ value: undefined }),
+		body: async (body) => {
+			const chunks: Buffer[] = [];
+			for await (const chunk of body as AsyncIterable<Buffer>) chunks.push(chunk);
+			return Buffer.concat(chunks).toString('utf8');
+		},
+	});
 }

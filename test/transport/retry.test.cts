@@ -13,26 +13,35 @@ describe('retry policy', () => {
 	test('the table: 429 and work under way are scheduled, 5xx unknown, other errors final', () => {
 		const read = { resendable: true };
 		const write = { resendable: false };
-		expect(decide({ kind: 'answer', status: 200 }, write)).toBe('done');
-		expect(decide({ kind: 'answer', status: 202 }, write)).toBe('done');
-		expect(decide({ kind: 'answer', status: 429 }, write)).toBe('schedule');
-		expect(decide({ kind: 'answer', status: 409, busy: true }, write)).toBe('schedule');
+		const answer = (status: number, more: Partial<Seen> = {}): Seen =>
+			({ kind: 'answer', status, from: 'service', ...more }) as Seen;
+		expect(decide(answer(200), write)).toBe('done');
+		expect(decide(answer(202), write)).toBe('done');
+		expect(decide(answer(429), write)).toBe('schedule');
+		expect(decide(answer(409, { notYet: true }), write)).toBe('wait');
 		for (const status of [500, 502, 503, 504]) {
-			expect(decide({ kind: 'answer', status }, read)).toBe('retry');
-			expect(decide({ kind: 'answer', status }, write)).toBe('search');
+			expect(decide(answer(status), read)).toBe('retry');
+			expect(decide(answer(status), write)).toBe('search');
 		}
 		for (const status of [302, 400, 401, 403, 404, 409, 422, 501]) {
-			expect(decide({ kind: 'answer', status }, read)).toBe('final');
+			expect(decide(answer(status), read)).toBe('final');
 		}
 		expect(decide({ kind: 'unsent' }, write)).toBe('retry');
 		expect(decide({ kind: 'refused' }, read)).toBe('final');
+		// A file: 206 Partial Content is a part, not the file; another origin's 429 is not the key's.
+		expect(decide(answer(206), { ...read, file: true })).toBe('retry');
+		expect(decide(answer(429, { from: 'elsewhere', retryAfter: true }), read)).toBe('wait');
+		expect(decide(answer(429, { from: 'elsewhere' }), read)).toBe('retry');
+		expect(decide(answer(503, { from: 'elsewhere', retryAfter: true }), read)).toBe('wait');
 	});
 
 	const seenArbitrary: fc.Arbitrary<Seen> = fc.oneof(
 		fc.record({
 			kind: fc.constant('answer' as const),
 			status: fc.integer({ min: 100, max: 599 }),
-			busy: fc.boolean(),
+			from: fc.constantFrom('service' as const, 'elsewhere' as const),
+			notYet: fc.boolean(),
+			retryAfter: fc.boolean(),
 		}),
 		fc.constantFrom<Seen>(
 			{ kind: 'garbled' },
@@ -42,19 +51,44 @@ describe('retry policy', () => {
 			{ kind: 'unexplained' },
 		),
 	);
+	const declaredArbitrary = fc.record({ resendable: fc.boolean(), file: fc.boolean() });
 
-	fcTest.prop([seenArbitrary])(
+	fcTest.prop([seenArbitrary, fc.boolean()])(
 		'a request whose work must not be done twice is never resent blindly: whatever may have reached the service is looked for first',
-		(seen) => {
-			const forWrite = decide(seen, { resendable: false });
-			const forRead = decide(seen, { resendable: true });
+		(seen, file) => {
+			const forWrite = decide(seen, { resendable: false, file });
+			const forRead = decide(seen, { resendable: true, file });
 			// A read is never searched for; a write is resent only when nothing reached the service.
 			expect(forRead).not.toBe('search');
-			if (forWrite === 'retry') expect(seen.kind).toBe('unsent');
+			if (forWrite === 'retry')
+				expect(
+					seen.kind === 'unsent' || (seen.kind === 'answer' && seen.from === 'elsewhere'),
+				).toBe(true);
 			// The two differ only where the work may have been done.
 			if (forWrite !== forRead) expect([forWrite, forRead]).toEqual(['search', 'retry']);
 			// A garbled or lost answer is never final: it is asked again or looked for.
 			if (seen.kind === 'garbled' || seen.kind === 'lost') expect(forWrite).toBe('search');
+		},
+	);
+
+	fcTest.prop([seenArbitrary, declaredArbitrary])(
+		'origins: only the service schedules the key; a file is only a whole 200; "not yet" waits, never fails',
+		(seen, declared) => {
+			const decision = decide(seen, declared);
+			if (decision === 'schedule')
+				expect(seen).toMatchObject({ kind: 'answer', status: 429, from: 'service' });
+			if (decision === 'done') {
+				expect(seen.kind).toBe('answer');
+				if (declared.file) expect(seen).toMatchObject({ status: 200 });
+			}
+			if (seen.kind !== 'answer') return;
+			const success = seen.status >= 200 && seen.status < 300;
+			if (seen.notYet && !success) expect(decision).toBe('wait');
+			if (decision === 'wait')
+				expect(seen.notYet || (seen.from === 'elsewhere' && seen.retryAfter)).toBe(true);
+			// A file's other 2xx (206, 204) is garbled: asked again or looked for, never stored.
+			if (declared.file && success && seen.status !== 200)
+				expect(decision).toBe(declared.resendable ? 'retry' : 'search');
 		},
 	);
 

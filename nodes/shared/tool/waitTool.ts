@@ -96,13 +96,9 @@ async function inlineContent(
 ): Promise<string | undefined> {
 	let failure: unknown;
 	try {
-		return await reportTextContent(
-			client,
-			report,
-			itemIndex,
-			MAX_INLINE_CONTENT_BYTES,
-			client.deadline(INLINE_CONTENT_BUDGET_MS),
-		);
+		const deadline = client.deadline(INLINE_CONTENT_BUDGET_MS);
+		const wait = { deadline, notReadyUntil: deadline, listedFinished: true };
+		return await reportTextContent(client, report, itemIndex, MAX_INLINE_CONTENT_BYTES, wait);
 	} catch (error) {
 		failure = error;
 	}

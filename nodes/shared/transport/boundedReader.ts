@@ -38,6 +38,14 @@ export class AnswerTimedOut extends Error {
 	}
 }
 
+/** An answer whose body ended short of, or past, the Content-Length it announced: garbled. */
+export class AnswerCut extends Error {
+	constructor(read: number, announced: number) {
+		super(`the answer ended after ${read} of the ${announced} bytes it announced`);
+		this.name = 'AnswerCut';
+	}
+}
+
 export class AnswerCancelled extends Error {
 	constructor() {
 		super('The execution was cancelled');
@@ -250,6 +258,10 @@ async function* boundedChunks(
 			}
 			if (next.done) {
 				ended = true;
+				// Unpacked bytes cannot be held to a packed length; plain ones must be all it announced.
+				const announced = bounds.announcedBytes;
+				if (!wireExceeded && announced !== undefined && read !== announced)
+					throw new AnswerCut(read, announced);
 				return;
 			}
 			const chunk = bytesOf(next.value);

@@ -276,7 +276,7 @@ export class AdPerformanceClient {
 	/** Downloads a file as a stream; a link urlPolicy.ts forbids is refused before it is opened. */
 	async download(
 		url: string,
-		options: Pick<RequestSpec, 'itemIndex' | 'subject' | 'explain' | 'deadline'> & {
+		options: Pick<RequestSpec, 'itemIndex' | 'subject' | 'explain' | 'deadline' | 'notYet'> & {
 			/** The Max File Size: the body is a stream that fails past it (boundedReader.ts). */
 			maxBytes: number;
 		},

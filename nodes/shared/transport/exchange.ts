@@ -40,6 +40,11 @@ export interface RawResponse {
 	tooLarge?: AnswerTooLarge;
 	/** A streamed body n8n's helper is unpacking (dropping its Content-Encoding header). */
 	packed?: boolean;
+	/**
+	 * Whether the service's own origin gave this answer (the last hop's): only its answers speak
+	 * for the key's rate limit and the service's clock (retry.ts, decide; pipeline.ts).
+	 */
+	fromService: boolean;
 }
 
 export interface HopContext {
@@ -114,11 +119,13 @@ export async function sendFollowingRedirects(
 			}
 			keepDeadlineSignal(options, deadline);
 			let response: RawResponse;
+			const fromService = isServiceOrigin(hop.baseUrl, url);
 			try {
-				response = isServiceOrigin(hop.baseUrl, url)
+				response = fromService
 					? await sendWithKey(hop, options)
 					: // Another origin gets no credential at all.
 						((await hop.ctx.helpers.httpRequest(options)) as RawResponse);
+				response = { ...response, fromService };
 			} catch (error) {
 				// The library's "canceled" says less than why we stopped it.
 				throw deadline.reason ?? error;

@@ -11,7 +11,7 @@ export {
 } from './client';
 export { DeadlineReached } from '../errors';
 export { LISTING_READS, MAX_PAGE_SIZE, onePage, type WalkResult } from './pageWalker';
-export { failedAttempt } from './attempts';
+export { failedAttempt, type Attempt } from './attempts';
 export { decide } from './retry';
 export { type RequestContext } from './exchange';
 export { isAnswerTimedOut, isAnswerTooLarge } from './boundedReader';

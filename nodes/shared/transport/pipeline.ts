@@ -15,6 +15,7 @@ import {
 	type RequestContext,
 } from './exchange';
 import { failedAttempt, runAttempts, type Attempt, type Round } from './attempts';
+import { AnswerCut, discardBody } from './boundedReader';
 import type { Bucket, KeyPacer } from './rateLimiter';
 import {
 	decide,
@@ -44,10 +45,12 @@ export interface RequestSpec {
 	/** Whether a failure with unknown outcome may be resent (false for creating things). */
 	resendable?: boolean;
 	/**
-	 * Error statuses meaning work a lost attempt started is still under way (a diagnostic's 409),
-	 * and how often to ask again (service ms); set only while such work may be going on.
+	 * Error statuses meaning "not yet": work is still under way (a diagnostic's 409 while a lost
+	 * attempt's run goes on; a file the list showed finished that is not ready to download). They
+	 * are asked again every `pollMs` (service ms), or as a Retry-After says, until `until` (n8n
+	 * time, else the deadline): then the answer is final. Set only while such work may be going on.
 	 */
-	busy?: { statuses: number[]; pollMs: number };
+	notYet?: { statuses: number[]; pollMs: number; until?: number };
 	/** A message and fix better suited to this request than the generic ones of its error type. */
 	explain?: (
 		status: number,
@@ -68,6 +71,9 @@ export type Transfer = Pick<OutgoingRequest, 'json' | 'stream' | 'maxBytes'> & {
 	totalMs?: number;
 };
 
+/** How often a not-yet answer without a Retry-After is asked again (service ms). */
+const NOT_YET_POLL_MS = 2_000;
+
 type WaitExceeded = Parameters<TransportErrors['rateLimitWaitExceeded']>[0];
 
 export interface PipelineParts {
@@ -85,7 +91,10 @@ export interface PipelineParts {
 	waiting: CancellableWait;
 }
 
-function bucketsOf(spec: Pick<RequestSpec, 'method' | 'writeLimit'>): Bucket[] {
+/** The key's buckets a request spends; a link to another origin spends none (it is not the key's). */
+function bucketsOf(spec: RequestSpec, transfer: Transfer, baseUrl: string): Bucket[] {
+	if (transfer.absoluteUrl !== undefined && !isServiceOrigin(baseUrl, transfer.absoluteUrl))
+		return [];
 	if (spec.method === 'GET') return ['read'];
 	return spec.writeLimit ? ['write', spec.writeLimit] : ['write'];
 }
@@ -119,7 +128,8 @@ export class RequestPipeline {
 		round: Round,
 	): Promise<Attempt<RawResponse>> {
 		const exchanged = await this.exchangeShared(spec, transfer, round);
-		const outcome = this.classify(spec, transfer, bucketsOf(spec), exchanged, round);
+		const buckets = bucketsOf(spec, transfer, this.parts.baseUrl);
+		const outcome = this.classify(spec, transfer, buckets, exchanged, round);
 		if (outcome.kind !== 'done') this.parts.errors.failed(outcome.error);
 		return outcome;
 	}
@@ -160,7 +170,7 @@ export class RequestPipeline {
 		round: Round,
 	): Promise<Exchanged> {
 		const { pacer, waiting } = this.parts;
-		const buckets = bucketsOf(spec);
+		const buckets = bucketsOf(spec, transfer, this.parts.baseUrl);
 		const turn = buckets.includes('write') ? pacer.writes.join() : undefined;
 		try {
 			if (turn) {
@@ -223,8 +233,9 @@ export class RequestPipeline {
 	}
 
 	/**
-	 * What an exchange came to, with the key's pacing told (only by the one that sent it): what
-	 * was seen is named (retry.ts, Seen), and the one table (decide) says what follows.
+	 * What an exchange came to, with the key's pacing told (only by the one that sent it, and only
+	 * by the service's own origin): what was seen is named (retry.ts, Seen), and the one table
+	 * (decide) says what follows.
 	 */
 	private classify(
 		spec: RequestSpec,
@@ -234,12 +245,12 @@ export class RequestPipeline {
 		round: Round,
 	): Attempt<RawResponse> {
 		const { waiting, errors, pacer, clock, redactor } = this.parts;
-		const limiter = exchanged.shared ? undefined : pacer.limiter;
 		const { response, sentAt } = exchanged;
+		const declared = { resendable: spec.resendable, file: transfer.stream };
 		const after = (kind: Exclude<Seen['kind'], 'answer'>, error: NodeApiError) =>
-			failedAttempt<RawResponse>(decide({ kind }, spec), error, sentAt);
+			failedAttempt<RawResponse>(decide({ kind }, declared), error, sentAt);
 		if (response === undefined) {
-			limiter?.onUnanswered(buckets);
+			if (!exchanged.shared) pacer.limiter.onUnanswered(buckets);
 			waiting.throwIfCancelled();
 			// The sender of a shared request was stopped after sending: for this execution, a lost answer.
 			if (exchanged.shared && exchanged.senderStopped) {
@@ -251,10 +262,13 @@ export class RequestPipeline {
 			if (errors.isOwn(exchanged.failure))
 				return after('refused', exchanged.failure as NodeApiError);
 			if (Date.now() >= spec.deadline) throw new DeadlineReached();
-			// An answer came and could not be unpacked: garbled, as a broken envelope is.
-			const garbled = decodingFailureOf(exchanged.failure);
+			// An answer came and could not be unpacked, or was not the length it announced: garbled.
+			const garbled =
+				exchanged.failure instanceof AnswerCut
+					? exchanged.failure.message
+					: decodingFailureOf(exchanged.failure);
 			if (garbled !== undefined) {
-				const problem = `the answer could not be unpacked (${garbled.slice(0, 200)})`;
+				const problem = `the answer could not be read whole (${garbled.slice(0, 200)})`;
 				return after('garbled', errors.protocol(problem, spec));
 			}
 			const code = networkErrorCode(exchanged.failure);
@@ -263,15 +277,24 @@ export class RequestPipeline {
 			const error = errors.network(exchanged.failure, code ?? 'request_failed', prose, spec);
 			return after(!known ? 'unexplained' : known.unsent ? 'unsent' : 'lost', error);
 		}
+		const { fromService, statusCode: status } = response;
+		// Another origin's answer teaches nothing about the key or the service's clock: it lands.
+		const limiter = exchanged.shared ? undefined : pacer.limiter;
+		if (!fromService) limiter?.onUnanswered(buckets);
+		const teach = fromService ? limiter : undefined;
 		const date = headerOf(response.headers, 'date');
-		clock.observeExchange(date, sentAt, Math.max(Date.now(), sentAt));
-		const busy = spec.busy?.statuses.includes(response.statusCode) === true;
-		const decision = decide({ kind: 'answer', status: response.statusCode, busy }, spec);
+		if (fromService) clock.observeExchange(date, sentAt, Math.max(Date.now(), sentAt));
+		// A Retry-After is read against the Date of the answer that carries it, whoever sent it.
+		const retryAfter = retryAfterMs(headerOf(response.headers, 'retry-after'), date, Date.now());
+		const notYet = spec.notYet?.statuses.includes(status) === true;
+		const from = fromService ? 'service' : 'elsewhere';
+		const seen = { kind: 'answer' as const, status, from, notYet, retryAfter: !!retryAfter };
+		const decision = decide(seen as Seen, declared);
 		if (decision === 'done') {
 			const envelope = transfer.json
 				? readEnvelope(response, spec.expect ?? 'any', redactor)
 				: undefined;
-			limiter?.onAccepted(buckets, remainingOf(envelope?.value), exchanged.sendNumber);
+			teach?.onAccepted(buckets, remainingOf(envelope?.value), exchanged.sendNumber);
 			// The service did the work and garbled the answer: a write is not resent blindly.
 			if (envelope?.problem !== undefined)
 				return after('garbled', errors.protocol(envelope.problem, spec));
@@ -281,23 +304,32 @@ export class RequestPipeline {
 			return { kind: 'done', value, sentAt };
 		}
 
+		// A file's body that is not the file (206, 204) is let go of unread.
+		if (transfer.stream && status >= 200 && status < 300) discardBody(response.body);
 		// An error answer's JSON, if it has any: its status alone is enough to go by.
 		const said = (readEnvelope(response, 'any').value as ServiceErrorBody | undefined)?.error;
 		const type = typeof said?.type === 'string' ? said.type : undefined;
 		const serviceMessage = typeof said?.message === 'string' ? said.message : undefined;
-		const error = errors.service({
-			status: response.statusCode,
-			type,
-			serviceMessage,
-			itemIndex: spec.itemIndex,
-			subject: spec.subject,
-			...spec.explain?.(response.statusCode, type),
-		});
-		const retryAfter = retryAfterMs(headerOf(response.headers, 'retry-after'), date, Date.now());
-		if (busy && spec.busy) {
-			limiter?.onAccepted(buckets, undefined);
-			// Work a lost attempt started goes on: ask again as the service suggests, not a failure.
-			const waitMs = clock.realMs(spec.busy.pollMs);
+		const error =
+			status >= 200 && status < 300
+				? errors.protocol(`the answer was ${status}, not the whole file (200)`, spec)
+				: errors.service({
+						status,
+						type,
+						serviceMessage,
+						itemIndex: spec.itemIndex,
+						subject: spec.subject,
+						origin: fromService
+							? undefined
+							: new URL(transfer.absoluteUrl ?? this.parts.baseUrl).origin,
+						...spec.explain?.(status, type),
+					});
+		if (decision === 'wait') {
+			teach?.onAccepted(buckets, undefined);
+			// Not yet: ask again as told, or every pollMs, within the not-yet bound; not a failure.
+			const waitMs = clock.realMs(retryAfter ?? spec.notYet?.pollMs ?? NOT_YET_POLL_MS);
+			const until = Math.min(spec.notYet?.until ?? spec.deadline, spec.deadline);
+			if (Date.now() + waitMs > until) return { kind: 'final', error };
 			return { kind: 'scheduled', error, waitMs, countsAsFailure: false };
 		}
 		if (decision === 'schedule') {
@@ -316,12 +348,10 @@ export class RequestPipeline {
 			}
 			return { kind: 'scheduled', error, waitMs, countsAsFailure: hintMs === undefined };
 		}
-		limiter?.onAccepted(buckets, undefined);
+		teach?.onAccepted(buckets, undefined);
 		// A 503 may say when the service is back (a proxy's maintenance page).
 		const backMs =
-			response.statusCode === 503 && retryAfter !== undefined
-				? clock.realMs(retryAfter)
-				: undefined;
+			status === 503 && retryAfter !== undefined ? clock.realMs(retryAfter) : undefined;
 		return failedAttempt(decision, error, sentAt, backMs);
 	}
 

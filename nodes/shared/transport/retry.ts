@@ -12,38 +12,64 @@ const SERVER_ERROR_STATUSES = new Set([500, 502, 503, 504]);
 
 /**
  * What one attempt saw, whatever the request: every attempt ends in exactly one of these.
- *   - answer: the service answered with `status`, readable (a 2xx's envelope checked);
+ *   - answer: an answer with `status`, readable (a 2xx's envelope checked), `from` the service's
+ *     own origin or `elsewhere` (a download's file host, a proxy a link led to);
  *   - garbled: an answer came and could not be read: undecodable packing, not JSON, a broken
- *     envelope, a web page where a file belongs, cut off before its end;
+ *     envelope, a web page where a file belongs, cut off before its end or longer than announced;
  *   - unsent: no answer, and the request never reached the service (connection refused);
  *   - lost: no answer after the request may have reached it (reset, timed out);
  *   - refused: we refused to go on (a redirect elsewhere, an answer over its size limit);
  *   - unexplained: a failure that is none of these (it is not guessed at).
- * `busy`: work an earlier, lost attempt started is still under way (RequestSpec.busy).
+ * `notYet`: the answer is one of the request's own not-yet statuses (RequestSpec.notYet: work
+ * still under way); `retryAfter`: it named when to come back (a valid Retry-After).
  */
 export type Seen =
-	| { kind: 'answer'; status: number; busy?: boolean }
+	| {
+			kind: 'answer';
+			status: number;
+			from: 'service' | 'elsewhere';
+			notYet?: boolean;
+			retryAfter?: boolean;
+	  }
 	| { kind: 'garbled' }
 	| { kind: 'unsent' }
 	| { kind: 'lost' }
 	| { kind: 'refused' }
 	| { kind: 'unexplained' };
 
-/** What follows an attempt: each becomes the Attempt of that meaning (attempts.ts). */
-export type Decision = 'done' | 'retry' | 'search' | 'schedule' | 'final';
+/**
+ * What follows an attempt: each becomes the Attempt of that meaning (attempts.ts). `schedule`:
+ * the key's rate limit said when (the key's pacing learns it); `wait`: not yet, come back later
+ * (within the request's not-yet bound, no failure, and nothing learnt about the key).
+ */
+export type Decision = 'done' | 'retry' | 'search' | 'schedule' | 'wait' | 'final';
+
+/** What a request declares to the table about itself. */
+export interface Declared {
+	/** False for a request whose work must not be done twice (a write): looked for, not resent. */
+	resendable?: boolean;
+	/** A file: only a whole `200` is the file; another 2xx (206 Partial Content, 204) is garbled. */
+	file?: boolean;
+}
 
 /**
  * The one table that decides what follows an attempt, for every request, POST included: no
- * other code decides to retry. `resendable` is false for a request whose work must not be done
- * twice (a write): what may have reached the service is looked for, never resent blindly.
+ * other code decides to retry. Only the service's own origin speaks for the key: a 429 from a
+ * file host is that host's, waited out as it asks (or backed off from), never the key's pacing.
  */
-export function decide(seen: Seen, request: { resendable?: boolean }): Decision {
+export function decide(seen: Seen, request: Declared): Decision {
 	const unknownWhetherDone = request.resendable === false ? 'search' : 'retry';
 	switch (seen.kind) {
-		case 'answer':
-			if (seen.status >= 200 && seen.status < 300) return 'done';
-			if (seen.status === 429 || seen.busy) return 'schedule';
-			return SERVER_ERROR_STATUSES.has(seen.status) ? unknownWhetherDone : 'final';
+		case 'answer': {
+			const { status } = seen;
+			if (status >= 200 && status < 300)
+				return request.file && status !== 200 ? unknownWhetherDone : 'done';
+			if (seen.notYet) return 'wait';
+			const service = seen.from === 'service';
+			if (status === 429) return service ? 'schedule' : seen.retryAfter ? 'wait' : 'retry';
+			if (!service && status === 503 && seen.retryAfter) return 'wait';
+			return SERVER_ERROR_STATUSES.has(status) ? unknownWhetherDone : 'final';
+		}
 		case 'garbled':
 		case 'lost':
 			return unknownWhetherDone;

@@ -133,7 +133,7 @@ describe('Ad Performance node through n8n’s engine against the fake service', 
 				title: 'Weekly – Acme',
 				dateStart: '2026-11-01',
 				dateEnd: '2026-11-07',
-				additionalFields: { format: 'markdown', campaignIds: ' , ' },
+				additionalFields: { format: 'markdown', campaignIds: ' ' },
 			}),
 		]);
 		expect(generated.error).toBeUndefined();

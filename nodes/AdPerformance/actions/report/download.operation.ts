@@ -3,6 +3,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { binaryPropertyNameProperty, maxFileSizeOption } from '../../../shared/descriptions';
 import {
 	downloadReportFile,
+	FILE_NOT_READY_WAIT_MS,
 	maxFileBytesOf,
 	readBinaryPropertyName,
 } from '../../../shared/reportFiles';
@@ -50,14 +51,10 @@ export async function execute(
 	itemIndex: number,
 	{ reportId, binaryPropertyName, maxFileBytes }: ReportDownload,
 ): Promise<INodeExecutionData[]> {
-	const binary = await downloadReportFile(
-		this,
-		client,
-		{ id: reportId },
-		itemIndex,
-		maxFileBytes,
-		client.deadline(),
-	);
+	const binary = await downloadReportFile(this, client, { id: reportId }, itemIndex, maxFileBytes, {
+		deadline: client.deadline(),
+		notReadyUntil: Date.now() + FILE_NOT_READY_WAIT_MS,
+	});
 	const { fileName, mimeType, fileSize } = binary;
 	const json = { id: reportId, fileName, mimeType, fileSize };
 	return [{ json, binary: { [binaryPropertyName]: binary } }];
