@@ -113,6 +113,7 @@ export const ERROR_TYPES = new Map<string, ErrorTypeEntry>(
 			retry: 'no, not before checking whether the earlier attempt created it',
 		},
 		file_too_large: { retry: 'no, not before Max File Size is raised' },
+		deleted: { retry: 'no, it no longer exists; create it again (generate the report again)' },
 		cancelled: { retry: 'no, the execution was cancelled' },
 		error: { retry: 'only once the cause above has changed' },
 	}),

@@ -238,6 +238,13 @@ function explainMissingFile(
 	}
 	if (status !== 404) return undefined;
 	const expired = report.expiresAt !== undefined && Date.parse(report.expiresAt) <= Date.now();
+	if (!expired && wait.listedFinished) {
+		return {
+			message: `The file of report ${report.id} was gone, though the service had just listed the report as finished`,
+			description:
+				'The report was deleted (or its download link withdrawn) after the wait saw it finish. Generate the report again.',
+		};
+	}
 	return expired
 		? {
 				message: `The download link of report ${report.id} expired at ${report.expiresAt}`,

@@ -3,22 +3,28 @@ import type { IDataObject } from 'n8n-workflow';
 import { reportNotFound, walkReports } from './reportLedger';
 import { CLOCK_SKEW_MARGIN_MS, type AdPerformanceClient } from './transport';
 import { isFinished, type ServiceReport } from './types';
-import {
-	waitUntilFinished,
-	type WaitOutcome,
-	type WaitUntilFinishedResult,
-} from './waitUntilFinished';
+import { waitUntilFinished, type Unseen, type WaitUntilFinishedResult } from './waitUntilFinished';
 
 /**
  * The error for a report the wait did not see: "not found" only when the last look was answered
- * with a complete list that did not hold it; else what the look met.
+ * with a complete list that did not hold it, "deleted" when an earlier look had shown it; else
+ * what the look met.
  */
 export function unseenReportError(
 	client: AdPerformanceClient,
-	outcome: Extract<WaitOutcome<ServiceReport>, { kind: 'unlisted' | 'unanswered' }>,
+	outcome: Unseen<ServiceReport>,
 	report: { id: string; itemIndex: number; timeoutSeconds: number },
 	notFoundDescription: string,
 ) {
+	if (outcome.kind === 'deleted') {
+		const status = outcome.lastSeen.status;
+		return client.apiError(
+			`Report ${report.id} was deleted while it was waited for: the service listed it as ${typeof status === 'string' ? status : 'unknown'}, and then no longer`,
+			'Complete listings of GET /v1/reports stopped holding the report, so there is nothing left to wait for or download. Generate the report again.',
+			report.itemIndex,
+			'deleted',
+		);
+	}
 	if (outcome.kind === 'unlisted' && !outcome.listedCompletely) {
 		// Not "not found": the list that did not hold it did not agree with itself either.
 		return client.apiError(

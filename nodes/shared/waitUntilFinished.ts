@@ -6,6 +6,12 @@ import { DeadlineReached, type AdPerformanceClient } from './transport';
  */
 const LOOK_GRACE_MS = 100;
 
+/**
+ * Complete looks in a row that no longer hold a job an earlier look showed, before it is taken
+ * for deleted and no longer waited for: one such look may be a replica behind the others.
+ */
+const GONE_AFTER_LOOKS = 2;
+
 export interface WaitUntilFinishedOptions<V> {
 	/** The ids of everything still awaited. */
 	ids: string[];
@@ -22,7 +28,7 @@ export interface WaitUntilFinishedOptions<V> {
 export interface WaitUntilFinishedResult<V> {
 	/** The last known state of every id (undefined if never seen). */
 	states: Map<string, V | undefined>;
-	/** Ids that were not final when the deadline passed. */
+	/** Ids that were not final when the wait ended (at the deadline, or taken for deleted). */
 	timedOut: string[];
 	/** Whether some sweep got a whole answer (without one, nothing was looked for at all). */
 	answered: boolean;
@@ -35,25 +41,33 @@ export interface WaitUntilFinishedResult<V> {
 	startedAt: number;
 	/** Whether the last answered look's listing was whole (see listedCompletely). */
 	listedCompletely: boolean;
+	/** Ids an earlier look showed and the last complete look no longer held (deleted). */
+	gone: Set<string>;
 }
 
 /**
  * What a wait saw of one id, the one rule every waiter names its outcome by: `finished` (an
  * answer showed it final); `unanswered` (the last look got no answer, whatever an earlier one
- * showed); `running` (the last answer showed it unfinished); `unlisted` (the last answer did not
- * hold it).
+ * showed); `deleted` (an earlier answer showed it, the last complete one no longer held it: never
+ * "still running"); `running` (the last answer showed it unfinished); `unlisted` (no answer
+ * held it).
  */
 export type WaitOutcome<V> =
 	| { kind: 'finished'; state: V }
 	| { kind: 'unanswered'; since: number; lastSeen?: V }
+	| { kind: 'deleted'; lastSeen: V }
 	| { kind: 'running'; state: V }
 	| { kind: 'unlisted'; listedCompletely: boolean };
+
+/** The outcomes of a job the last look did not show as it stands. */
+export type Unseen<V> = Extract<WaitOutcome<V>, { kind: 'unlisted' | 'unanswered' | 'deleted' }>;
 
 export function outcomeOf<V>(result: WaitUntilFinishedResult<V>, id: string): WaitOutcome<V> {
 	const state = result.states.get(id);
 	if (state !== undefined && !result.timedOut.includes(id)) return { kind: 'finished', state };
 	if (!result.answered || result.silentSince !== undefined)
 		return { kind: 'unanswered', since: result.silentSince ?? result.startedAt, lastSeen: state };
+	if (state !== undefined && result.gone.has(id)) return { kind: 'deleted', lastSeen: state };
 	return state === undefined
 		? { kind: 'unlisted', listedCompletely: result.listedCompletely }
 		: { kind: 'running', state };
@@ -72,12 +86,12 @@ export function settle<V extends { status?: unknown }>(
 	result: WaitUntilFinishedResult<V>,
 	id: string,
 	on: {
-		unseen: (outcome: Extract<WaitOutcome<V>, { kind: 'unlisted' | 'unanswered' }>) => Error | V;
+		unseen: (outcome: Unseen<V>) => Error | V;
 		failed: (state: V) => Error;
 	},
 ): Settled<V> {
 	const outcome = outcomeOf(result, id);
-	if (outcome.kind === 'unlisted' || outcome.kind === 'unanswered') {
+	if (outcome.kind !== 'running' && outcome.kind !== 'finished') {
 		const unseen = on.unseen(outcome);
 		if (unseen instanceof Error) throw unseen;
 		return { kind: 'pending', state: unseen };
@@ -103,6 +117,8 @@ export async function waitUntilFinished<V>(
 	let answered = false;
 	let listedCompletely = true;
 	let silentSince: number | undefined;
+	/** Complete looks in a row that no longer held an id an earlier look showed. */
+	const missing = new Map<string, number>();
 	for (let beat = 1; pending.length > 0; beat++) {
 		let seen: Map<string, V> | undefined;
 		let failure: unknown;
@@ -121,8 +137,14 @@ export async function waitUntilFinished<V>(
 		answered = true;
 		listedCompletely = options.listedCompletely?.() ?? true;
 		for (const [id, state] of seen) states.set(id, state);
+		for (const id of pending) {
+			if (seen.has(id) || states.get(id) === undefined) missing.delete(id);
+			// Only a whole listing's silence says it is gone; a partial one says nothing.
+			else if (listedCompletely) missing.set(id, (missing.get(id) ?? 0) + 1);
+		}
 		pending = pending.filter((id) => {
 			const state = states.get(id);
+			if ((missing.get(id) ?? 0) >= GONE_AFTER_LOOKS) return false;
 			return state === undefined || !options.isFinal(state);
 		});
 		if (pending.length === 0) break;
@@ -131,5 +153,8 @@ export async function waitUntilFinished<V>(
 		const nextBeat = started + beat * options.intervalMs;
 		await client.wait(Math.max(0, Math.min(nextBeat, deadline) - now));
 	}
-	return { states, timedOut: pending, answered, silentSince, startedAt: started, listedCompletely };
+	// A job taken for deleted is not finished: it is among those not final at the end.
+	const gone = new Set([...missing.keys()]);
+	const timedOut = [...new Set([...pending, ...gone])];
+	return { states, timedOut, answered, silentSince, startedAt: started, listedCompletely, gone };
 }

@@ -9,9 +9,16 @@ type State = { status: string };
 function result(
 	states: Array<[string, State | undefined]>,
 	timedOut: string[],
-	look: { answered: boolean; silentSince?: number; listedCompletely?: boolean },
+	look: { answered: boolean; silentSince?: number; listedCompletely?: boolean; gone?: Set<string> },
 ): WaitUntilFinishedResult<State> {
-	return { states: new Map(states), timedOut, startedAt: 1_000, listedCompletely: true, ...look };
+	return {
+		states: new Map(states),
+		timedOut,
+		startedAt: 1_000,
+		listedCompletely: true,
+		gone: new Set(),
+		...look,
+	};
 }
 
 describe('outcomeOf', () => {
@@ -48,5 +55,17 @@ describe('outcomeOf', () => {
 	test('no look answered at all: unanswered since the start, never unlisted', () => {
 		const found = result([['a', undefined]], ['a'], { answered: false });
 		expect(outcomeOf(found, 'a')).toEqual({ kind: 'unanswered', since: 1_000 });
+	});
+
+	test('seen, then no longer held by the last complete look: deleted, never running', () => {
+		const found = result([['a', running]], ['a'], { answered: true, gone: new Set(['a']) });
+		expect(outcomeOf(found, 'a')).toEqual({ kind: 'deleted', lastSeen: running });
+		// The last look got no answer: what it would have shown is unknown.
+		const silent = result([['a', running]], ['a'], {
+			answered: true,
+			gone: new Set(['a']),
+			silentSince: 5_000,
+		});
+		expect(outcomeOf(silent, 'a').kind).toBe('unanswered');
 	});
 });

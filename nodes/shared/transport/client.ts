@@ -308,7 +308,7 @@ export class AdPerformanceClient {
 		message: string,
 		description: string,
 		itemIndex?: number,
-		type?: 'protocol_error' | 'ambiguous_outcome' | 'timeout',
+		type?: 'protocol_error' | 'ambiguous_outcome' | 'timeout' | 'deleted',
 	): NodeApiError {
 		return this.errors.api(message, description, itemIndex, type);
 	}

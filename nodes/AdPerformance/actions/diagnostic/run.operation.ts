@@ -159,6 +159,14 @@ export async function execute(
 					itemIndex,
 				);
 			}
+			if (outcome.kind === 'deleted') {
+				return client.apiError(
+					`Diagnostic ${diagnostic.id} was deleted while it was waited for: the service showed it ${outcome.lastSeen.status ?? 'running'}, then answered 404`,
+					'It no longer exists at the service, so it has no result to show. Run the diagnostic again.',
+					itemIndex,
+					'deleted',
+				);
+			}
 			// Still not found at the last look: the service's own 404; never read: as started.
 			return (notFound as NodeApiError | undefined) ?? diagnostic;
 		},

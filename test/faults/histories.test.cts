@@ -1,0 +1,152 @@
+/**
+ * Records that change while they are waited for (#39): fast-check draws a report's history, what
+ * each listing of GET /v1/reports shows of it, look by look (generating, completed, failed,
+ * gone: a complete listing without it), and whether its download then answers 404. Wait for Ad
+ * Report runs through n8n's engine against the fake, and its outcome must be the one the history
+ * implies:
+ *   - seen, then gone from GONE_LOOKS complete listings in a row: "deleted" (its own message and
+ *     type), never "still generating" or a timeout;
+ *   - gone once and back (a replica behind): waited for as if nothing happened;
+ *   - status flapping: the first final status the wait sees decides;
+ *   - completed, then 404 on the download: the file is gone, said so, nothing stored.
+ * `npm test` runs HISTORY_RUNS cases (12); `npm run test:faults` FC_FAULT_RUNS / 5; `.ci/run` 200.
+ * A failure prints fast-check's seed and path; `FC_SEED=… FC_PATH=…` replays it.
+ */
+import fc from 'fast-check';
+
+import type { Report } from '../../sandbox/index.cjs';
+import { run, WAIT_NODE, type TestService } from '../nodes/helpers.cjs';
+import { fileOf, freshService, INSPECTOR } from './matrix.cjs';
+
+const RUNS = Math.max(12, Math.floor(Number(process.env.FC_FAULT_RUNS ?? 60) / 5));
+const replay = process.env.FC_SEED
+	? { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH }
+	: {};
+/** Complete listings in a row without a report seen before, after which it is deleted. */
+const GONE_LOOKS = 2;
+
+jest.setTimeout(120_000);
+
+type Look = 'generating' | 'completed' | 'failed' | 'gone';
+
+/** What the wait must come to, by the rule above, for a history and its download. */
+type Expected = { kind: 'stored' } | { kind: 'error'; type: string; message: RegExp };
+
+function expectedOf(history: Look[], download404: boolean): Expected {
+	let seen = false;
+	let missing = 0;
+	for (const look of history) {
+		if (look === 'gone') {
+			if (seen && ++missing >= GONE_LOOKS)
+				return { kind: 'error', type: 'deleted', message: /was deleted while it was waited for/ };
+			continue;
+		}
+		seen = true;
+		missing = 0;
+		if (look === 'failed')
+			return { kind: 'error', type: 'generation_failed', message: /failed: Edge case/ };
+		if (look === 'completed') break;
+	}
+	// Past the history the listing shows the report as it is: completed.
+	return download404
+		? { kind: 'error', type: 'not_found', message: /was gone, though the service had just listed/ }
+		: { kind: 'stored' };
+}
+
+const history = fc.array(fc.constantFrom<Look>('generating', 'completed', 'failed', 'gone'), {
+	minLength: 1,
+	maxLength: 7,
+});
+
+/** Each listing shows the report as the history says, look by look; then as it is. */
+function scriptHistory(
+	service: TestService,
+	reportId: string,
+	looks: Look[],
+	download404: boolean,
+) {
+	let index = 0;
+	service.fake.intercept({
+		method: 'GET',
+		pathPrefix: '/v1/reports',
+		respond: (request, real) => {
+			if (request.path.endsWith('/download')) {
+				return download404
+					? { status: 404, json: { error: { type: 'not_found', message: 'No such file.' } } }
+					: undefined;
+			}
+			if (request.path !== '/v1/reports') return undefined;
+			const look = looks[index++];
+			if (look === undefined) return undefined;
+			const reply = real();
+			const body = reply.json as { data: Report[] };
+			const data = body.data.flatMap((record): Report[] => {
+				if (record.id !== reportId) return [record];
+				if (look === 'gone') return [];
+				if (look === 'completed') return [record];
+				const { downloadUrl: _link, completedAt: _at, expiresAt: _expires, ...unfinished } = record;
+				return [
+					{
+						...unfinished,
+						status: look,
+						...(look === 'failed' ? { error: { type: 'x_failed', message: 'Edge case' } } : {}),
+					} as Report,
+				];
+			});
+			// A page that drops the record also counts one less: the listing stays whole.
+			const pagination = (body as { pagination?: { total?: number } }).pagination;
+			const total = (pagination?.total ?? 0) - (body.data.length - data.length);
+			return { reply: { ...reply, json: { ...body, data, pagination: { ...pagination, total } } } };
+		},
+	});
+}
+
+describe('a report that changes while it is waited for', () => {
+	let service: TestService;
+	beforeAll(async () => {
+		service = await freshService(8_100);
+	});
+	afterAll(async () => {
+		await service.fake.stop();
+	});
+
+	test('any history: the outcome is the one it implies, and a report gone is "deleted", never still generating', async () => {
+		await fc.assert(
+			fc.asyncProperty(history, fc.boolean(), async (looks, download404) => {
+				const report = service.fake.reports().find((r) => r.status === 'completed')!;
+				service.fake.clearIntercepts();
+				scriptHistory(service, report.id, looks, download404);
+				const expected = expectedOf(looks, download404);
+				const result = await run(
+					service,
+					[
+						{
+							name: 'Wait for Ad Report',
+							type: WAIT_NODE,
+							parameters: {
+								pollIntervalSeconds: 0.1,
+								timeoutSeconds: 30,
+								requestOptions: { maxAttempts: 2 },
+							},
+						},
+						INSPECTOR,
+					],
+					{ items: [{ id: report.id, accountId: report.accountId, createdAt: report.createdAt }] },
+				);
+				service.fake.clearIntercepts();
+				if (expected.kind === 'stored') {
+					expect(result.error?.message).toBeUndefined();
+					const stored = Buffer.from(result.items[0].json.base64 as string, 'base64');
+					expect(stored.equals(await fileOf(service.fake, report.id))).toBe(true);
+					return;
+				}
+				expect({
+					message: result.error?.message,
+					type: (result.error?.context as { errorType?: string } | undefined)?.errorType,
+				}).toEqual({ message: expect.stringMatching(expected.message), type: expected.type });
+				expect(result.error?.message).not.toMatch(/still (generating|pending)/);
+			}),
+			{ numRuns: RUNS, ...replay },
+		);
+	});
+});
