@@ -15,7 +15,7 @@ import {
 	unsupportedOperationError,
 } from '../../nodes/shared/errors';
 import { Redactor } from '../../nodes/shared/redaction';
-import { toolErrorMessage } from '../../nodes/shared/tool/toolErrors';
+import { toolErrorMessage } from '../../nodes/shared/tool/presenter';
 import { InputValidator } from '../../nodes/shared/validation';
 
 const NODE = { name: 'Ad Performance' } as never;
