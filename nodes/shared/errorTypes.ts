@@ -119,7 +119,7 @@ export const ERROR_TYPES = new Map<string, ErrorTypeEntry>(
 	}),
 );
 
-/** Whether calling again helps, for a model (tool/toolErrors.ts). */
+/** Whether calling again helps, for a model (tool/presenter.ts). */
 export function retryAdviceOf(type: string): string {
 	return (ERROR_TYPES.get(type) ?? ERROR_TYPES.get('error'))!.retry;
 }

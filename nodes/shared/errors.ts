@@ -91,19 +91,23 @@ export class ArgumentName {
 /** How an error names a field: a setting by its label, or a tool argument. */
 export type FieldName = string | ArgumentName;
 
-/** A field that holds a value we already know the service would refuse (InputValidator). */
+/**
+ * A field that holds a value we already know the service would refuse (InputValidator): a tool
+ * argument the model may correct and call again with (`byModel`), or a setting of the node.
+ */
 export function fieldError(
 	node: INode,
 	field: FieldName,
 	problem: string,
 	fix: string,
 	itemIndex: number,
+	byModel: boolean,
 ): NodeOperationError {
 	const error = new NodeOperationError(node, `${field}: ${problem}`, {
 		description: fix,
 		itemIndex,
 	});
-	return typed(error, field instanceof ArgumentName ? 'invalid_argument' : 'invalid_input');
+	return typed(error, byModel ? 'invalid_argument' : 'invalid_input');
 }
 
 /** A node setting that names no operation of this node (an old or hand-edited workflow). */

@@ -1,7 +1,7 @@
 import type { INode } from 'n8n-workflow';
 
 import { dayIn, instantOfWallTime, knownZone } from './calendar';
-import { fieldError, type FieldName } from './errors';
+import { ArgumentName, fieldError, type FieldName } from './errors';
 
 /**
  * The one reader of each kind of value (docs/input-values.md), on the node, the tool and the
@@ -14,16 +14,25 @@ export class InputValidator {
 	/** The workflow's time zone, in which days are counted (calendar.ts). */
 	readonly timeZone: string;
 
+	/**
+	 * `toolSettings`, in a tool call: which names are the tool node's settings. Whose value is
+	 * wrong is decided by the source, not by a name's type (a derived name such as "argument
+	 * campaignIds (entry 2)" is a string): in a tool call every field but a setting is the model's.
+	 */
 	constructor(
 		private readonly node: INode,
 		private readonly itemIndex: number,
 		timeZone?: string,
+		private readonly toolSettings?: (name: string) => boolean,
 	) {
 		this.timeZone = knownZone(timeZone);
 	}
 
 	fail(field: FieldName, problem: string, fix: string): never {
-		throw fieldError(this.node, field, problem, fix, this.itemIndex);
+		const byModel =
+			field instanceof ArgumentName ||
+			(this.toolSettings !== undefined && !this.toolSettings(String(field)));
+		throw fieldError(this.node, field, problem, fix, this.itemIndex, byModel);
 	}
 
 	/** A non-empty string (numbers are accepted as their text); nothing else. */

@@ -206,6 +206,24 @@ export async function run(
 	});
 }
 
+/**
+ * One call of a tool variant as a model makes it: the Ad Performance Tool with `resource` and
+ * `operation` (or Wait for Ad Report Tool for `wait`), `args` as the `$fromAI` values.
+ */
+export async function callTool(
+	service: TestService,
+	tool: { resource: string; operation: string } | 'wait',
+	args: IDataObject,
+	options: { parameters?: IDataObject; credentials?: IDataObject } = {},
+): Promise<RunWorkflowResult> {
+	const node =
+		tool === 'wait'
+			? { name: 'Wait for Ad Report Tool', type: WAIT_TOOL_NODE, parameters: {} }
+			: { name: 'Ad Performance Tool', type: AD_TOOL_NODE, parameters: { ...tool } };
+	node.parameters = { ...node.parameters, ...options.parameters };
+	return await run(service, [node], { items: [args], credentials: options.credentials });
+}
+
 /** Requests that reached the fake's /v1 API (the control API is never logged). */
 export function apiRequests(
 	service: TestService,

@@ -15,7 +15,8 @@ import {
 	unsupportedOperationError,
 } from '../../nodes/shared/errors';
 import { Redactor } from '../../nodes/shared/redaction';
-import { toolErrorMessage } from '../../nodes/shared/tool/toolErrors';
+import { toolErrorMessage } from '../../nodes/shared/tool/presenter';
+import { InputValidator } from '../../nodes/shared/validation';
 
 const NODE = { name: 'Ad Performance' } as never;
 const KEY = 'service_live_abcdefghijklmnopqrstuvwxyz012345';
@@ -27,12 +28,12 @@ describe('every builder records the type as data', () => {
 	test.each([
 		[
 			'a tool argument',
-			() => fieldError(NODE, new ArgumentName('reportId'), 'is empty', 'Enter it.', 0),
+			() => fieldError(NODE, new ArgumentName('reportId'), 'is empty', 'Enter it.', 0, true),
 			'invalid_argument',
 		],
 		[
 			'a node field',
-			() => fieldError(NODE, 'Report ID', 'is empty', 'Enter it.', 0),
+			() => fieldError(NODE, 'Report ID', 'is empty', 'Enter it.', 0, false),
 			'invalid_input',
 		],
 		[
@@ -96,18 +97,28 @@ describe('every builder records the type as data', () => {
 
 describe('the type is never read back from the message', () => {
 	test('a message reworded to look like another type keeps its own', () => {
-		const error = fieldError(NODE, 'Report ID', 'is empty', 'Enter it.', 0);
+		const error = fieldError(NODE, 'Report ID', 'is empty', 'Enter it.', 0, false);
 		error.message = 'argument reportId: Report rpt_1 failed: gave up after 30 seconds';
 		expect(toolErrorMessage(error)).toMatch(/\(invalid_input\)\./);
 	});
 
-	test('a field is a tool argument by what it is, not by how its label reads', () => {
-		const argument = fieldError(NODE, new ArgumentName('reportId'), 'is empty', 'Enter it.', 0);
-		const setting = fieldError(NODE, 'argument reportId', 'is empty', 'Enter it.', 0);
-		expect(argument.message).toBe('argument reportId: is empty');
-		expect(setting.message).toBe(argument.message);
-		expect(errorTypeOf(argument)).toBe('invalid_argument');
-		expect(errorTypeOf(setting)).toBe('invalid_input');
+	test('whose value is wrong is told by where it came from, not by how its name reads', () => {
+		const failure = (check: InputValidator, name: string | ArgumentName) => {
+			try {
+				return check.fail(name, 'is empty', 'Enter it.');
+			} catch (error) {
+				return error as Error;
+			}
+		};
+		const node = new InputValidator(NODE, 0);
+		const tool = new InputValidator(NODE, 0, undefined, (name) => name === 'Tool Timeout');
+		// A name derived from an argument's (a template string) is no ArgumentName any more.
+		const derived = `${new ArgumentName('campaignIds')} (entry 2)`;
+		expect(failure(node, 'argument reportId').message).toBe('argument reportId: is empty');
+		expect(errorTypeOf(failure(node, 'argument reportId'))).toBe('invalid_input');
+		expect(errorTypeOf(failure(node, new ArgumentName('reportId')))).toBe('invalid_argument');
+		expect(errorTypeOf(failure(tool, derived))).toBe('invalid_argument');
+		expect(errorTypeOf(failure(tool, 'Tool Timeout'))).toBe('invalid_input');
 	});
 
 	test('an error we did not build is "error", whatever it says', () => {

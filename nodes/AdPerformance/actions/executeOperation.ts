@@ -3,7 +3,7 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { unsupportedOperationError } from '../../shared/errors';
 import { everyItemFailed, ItemResults } from '../../shared/items';
 import { createClient } from '../../shared/createClient';
-import { asToolError } from '../../shared/tool/toolErrors';
+import { asToolError, presented } from '../../shared/tool/presenter';
 import { NodeParameters, type InputSource } from '../../shared/inputSource';
 import { isToolVariant, ToolArguments } from '../../shared/tool/toolArguments';
 import type { AdPerformanceClient } from '../../shared/transport';
@@ -35,8 +35,8 @@ export async function executeOperation(this: IExecuteFunctions): Promise<INodeEx
 	const handler = operations[resource]?.[operation];
 	if (!handler) throw unsupportedOperationError(this.getNode(), resource, operation);
 
-	// The tool variant (docs/agent-tools.md): one small result item per call, and errors whose
-	// message a model can act on. The boundary (boundary.ts) scrubs what this returns or throws,
+	// The tool variant (docs/agent-tools.md): one result item per call and errors whose message a
+	// model can act on, both through the presenter (presenter.ts). The boundary (boundary.ts) scrubs what this returns or throws,
 	// after the message is shaped.
 	const tool = isToolVariant(this) ? handler.tool : undefined;
 	const shaped = (error: unknown) => (tool ? asToolError(error) : error);
@@ -65,7 +65,8 @@ export async function executeOperation(this: IExecuteFunctions): Promise<INodeEx
 		await results.settle(itemIndex, async () => {
 			try {
 				if (!tool) return await handler.execute.call(this, client, itemIndex, input);
-				return [{ json: await tool.execute.call(this, client, itemIndex, input) }];
+				const answer = await tool.execute.call(this, client, itemIndex, input);
+				return [{ json: presented(answer, client.redactor) }];
 			} catch (error) {
 				throw shaped(error);
 			}

@@ -3,6 +3,7 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import type { FieldName } from '../../shared/errors';
 import { defined, read, readOr, inputField, type InputSource } from '../../shared/inputSource';
 import type { ExecuteItem, OperationTool } from '../../shared/tool/operationTool';
+import type { Bounds } from '../../shared/tool/presenter';
 import { optionalArgument, type ToolArgument } from '../../shared/tool/toolArguments';
 import {
 	listResult,
@@ -88,10 +89,12 @@ export function listOperation(
 				});
 				// A contradictory page is never "these are all": more may follow, and the hint says why.
 				const read = onePage(envelope, { page, pageSize: limit });
-				const simplified = read.records.map((record) => simplify(record, client.redactor));
+				const show = (record: IDataObject, bounds?: Bounds) =>
+					simplify(record, client.redactor, bounds);
+				const shape = { show, what, page, limit };
 				return read.kind === 'consistent'
-					? listResult(simplified, { what, page, limit, hasMore: read.hasMore })
-					: listResult(simplified, { what, page, limit, hasMore: true, incomplete: read.reason });
+					? listResult(read.records, { ...shape, hasMore: read.hasMore })
+					: listResult(read.records, { ...shape, hasMore: true, incomplete: read.reason });
 			},
 		},
 	};

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { hiddenInTool, optionalArgument, toolProperties, type ToolArgument } from './toolArguments';
 import type { Simplifier } from './toolResults';
-import type { AdPerformanceClient } from '../transport';
+import { readAgreeing, type AdPerformanceClient } from '../transport';
 import type { ServiceAccount } from '../types';
 import type { FieldName } from '../errors';
 import { InputValidator } from '../validation';
@@ -95,7 +95,9 @@ export function singleRecordTool<Input>(
 
 /**
  * The ad platform account ID (`act_<digits>`) that creating a report needs, from either ID a
- * model may pass: the service's account `id` is resolved with one read of the accounts list.
+ * model may pass: the service's account `id` is looked up in the accounts list, page by page
+ * until found (the 131st of 150 accounts is as much an account as the first). A list that did not
+ * agree with itself, read again as every listing is, can only say the id was not found in it.
  */
 export async function platformAccountIdOf(
 	client: AdPerformanceClient,
@@ -104,15 +106,28 @@ export async function platformAccountIdOf(
 	field: FieldName,
 ): Promise<string> {
 	if (/^act_\d+$/.test(id)) return id;
-	const envelope = await client.listPage<ServiceAccount>('/accounts', {}, 1, 100, {
-		itemIndex,
-		deadline: client.deadline(),
+	let account: ServiceAccount | undefined;
+	const walked = await readAgreeing(async () => {
+		account = undefined;
+		return await client.walk<ServiceAccount>(
+			'/accounts',
+			{},
+			(records) => (account = records.find((record) => record?.id === id)) === undefined,
+			{ itemIndex, deadline: client.deadline(), acceptIncomplete: true },
+		);
 	});
-	const account = envelope.data.find((record) => record?.id === id);
 	if (typeof account?.platformAccountId === 'string') return account.platformAccountId;
+	const shown = id.slice(0, 60);
+	if (walked.kind === 'incomplete') {
+		throw client.errors.api(
+			`The account id "${shown}" was not found, but the service's accounts list did not agree with itself (${walked.reason}), so it may be there`,
+			'Call again in a moment, or pass the platformAccountId (act_ followed by digits) as the accounts tool returned it.',
+			itemIndex,
+		);
+	}
 	return new InputValidator(client.node, itemIndex).fail(
 		field,
-		`no connected ad account has the id "${id.slice(0, 60)}"`,
+		`no connected ad account has the id "${shown}"`,
 		'Pass an account id or platformAccountId (act_ followed by digits) exactly as the accounts tool returned it.',
 	);
 }

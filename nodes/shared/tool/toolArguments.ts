@@ -138,6 +138,8 @@ export function isToolVariant(ctx: Pick<IExecuteFunctions, 'getNode'>): boolean 
 export class ToolArguments implements InputSource {
 	readonly check: InputValidator;
 	readonly isTool: boolean = true;
+	/** The names given to the tool node's settings (not arguments): the user's to correct. */
+	private readonly settingNames = new Set<string>();
 
 	constructor(
 		private readonly ctx: IExecuteFunctions,
@@ -145,7 +147,9 @@ export class ToolArguments implements InputSource {
 		private readonly args: readonly ToolArgument[],
 		private readonly settings: readonly INodeProperties[] = [],
 	) {
-		this.check = new InputValidator(ctx.getNode(), itemIndex, ctx.getTimezone());
+		this.check = new InputValidator(ctx.getNode(), itemIndex, ctx.getTimezone(), (name) =>
+			this.settingNames.has(name),
+		);
 	}
 
 	private argumentOf(field: InputField): ToolArgument | undefined {
@@ -176,6 +180,8 @@ export class ToolArguments implements InputSource {
 		const argument = this.argumentOf(field);
 		if (argument) return new ArgumentName(argument.key);
 		const setting = this.settings.find((property) => property.name === field.setting);
-		return setting?.displayName ?? field.label;
+		const name = setting?.displayName ?? field.label;
+		this.settingNames.add(name);
+		return name;
 	}
 }

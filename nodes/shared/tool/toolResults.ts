@@ -1,72 +1,108 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { Redactor } from '../redaction';
+import { bounded, FIELD, MAX_TOOL_RESULT_CHARS, type Bounds, type Scrub } from './presenter';
 
 /**
- * What a model receives from a tool call. Agent 3.x sends the model every output item's JSON,
- * with no limit and without binary data, so a tool answers with one small item: records reduced
- * to the fields a model reasons with, whole records dropped (and said so) rather than cut.
+ * What a model receives from a tool call, shaped by the presenter (presenter.ts). Agent 3.x sends
+ * the model every output item's JSON, without binary data, so a tool answers with one small
+ * item: records reduced to the fields a model reasons with, whole records dropped (and said so)
+ * rather than a page cut at random.
  */
-export const MAX_TOOL_RESULT_CHARS = 12_000;
+export { MAX_TOOL_RESULT_CHARS };
 /** Records a tool returns by default, and at most. */
 export const TOOL_DEFAULT_LIMIT = 10;
 export const TOOL_MAX_LIMIT = 50;
 
-/** Reduces a record for a model; a text of the service is cut only by `scrub.clip` (redaction). */
-export type Simplifier = (record: IDataObject, scrub: Pick<Redactor, 'clip'>) => IDataObject;
+/** Reduces a record for a model, every field within `bounds` (FIELD unless told smaller). */
+export type Simplifier = (record: IDataObject, scrub: Scrub, bounds?: Bounds) => IDataObject;
 
-/** Copies the fields that are present, in this order. */
-function pick(record: IDataObject, fields: readonly string[]): IDataObject {
+/** The fields that are present, in this order, each bounded (a text, or a wrong type, of any size). */
+function pick(
+	record: unknown,
+	fields: readonly string[],
+	scrub: Scrub,
+	bounds: Bounds,
+): IDataObject {
+	if (record === null || typeof record !== 'object') return {};
 	const present = fields.filter(
-		(field) => Object.prototype.hasOwnProperty.call(record, field) && record[field] !== undefined,
+		(field) =>
+			Object.prototype.hasOwnProperty.call(record, field) &&
+			(record as IDataObject)[field] !== undefined,
 	);
-	return Object.fromEntries(present.map((field) => [field, record[field]]));
+	return Object.fromEntries(
+		present.map((field) => [field, bounded((record as IDataObject)[field], scrub, bounds)]),
+	);
 }
 
-function clipText(scrub: Pick<Redactor, 'clip'>, value: unknown, max: number): IDataObject[string] {
-	return typeof value === 'string' ? scrub.clip(value, max) : (value as IDataObject[string]);
+/** A field's own room for a text (a summary, a link): FIELD's, else no more than `bounds` allow. */
+const room = (bounds: Bounds, text: number): Bounds => ({
+	...bounds,
+	text: bounds === FIELD ? text : Math.min(text, bounds.text),
+});
+
+/** The first `count` entries of a list, and `<name>Omitted`: how many were left out. */
+function firstOf(
+	out: IDataObject,
+	name: string,
+	list: unknown,
+	count: number,
+	show: (entry: unknown) => IDataObject,
+	scrub: Scrub,
+	bounds: Bounds,
+) {
+	if (list === undefined) return;
+	if (!Array.isArray(list)) out[name] = bounded(list, scrub, bounds);
+	else {
+		out[name] = list.slice(0, count).map(show);
+		if (list.length > count) out[`${name}Omitted`] = list.length - count;
+	}
 }
 
-function withError(out: IDataObject, record: IDataObject, scrub: Pick<Redactor, 'clip'>) {
-	const error = record.error as IDataObject | undefined;
+function withError(out: IDataObject, record: IDataObject, scrub: Scrub, bounds: Bounds) {
+	const error = record.error;
 	if (error && typeof error === 'object') {
-		out.error = { type: error.type, message: clipText(scrub, error.message, 300) } as IDataObject;
+		out.error = {
+			...pick(error, ['type'], scrub, bounds),
+			...pick(error, ['message'], scrub, room(bounds, 300)),
+		};
 	}
 	return out;
 }
 
-export const simplifyAccount: Simplifier = (record) =>
-	pick(record, [
-		'id',
-		'platformAccountId',
-		'name',
-		'connectionStatus',
-		'status',
-		'currency',
-		'campaignCount',
-		'activeCampaignCount',
-		'totalSpendLast30d',
-		'lastSyncedAt',
-	]);
+export const simplifyAccount: Simplifier = (record, scrub, bounds = FIELD) =>
+	pick(
+		record,
+		[
+			'id',
+			'platformAccountId',
+			'name',
+			'connectionStatus',
+			'status',
+			'currency',
+			'campaignCount',
+			'activeCampaignCount',
+			'totalSpendLast30d',
+			'lastSyncedAt',
+		],
+		scrub,
+		bounds,
+	);
 
-export const simplifyCampaign: Simplifier = (record) =>
-	pick(record, [
-		'id',
-		'name',
-		'status',
-		'objective',
-		'accountId',
-		'dailyBudget',
-		'currency',
-		'createdAt',
-	]);
+export const simplifyCampaign: Simplifier = (record, scrub, bounds = FIELD) =>
+	pick(
+		record,
+		['id', 'name', 'status', 'objective', 'accountId', 'dailyBudget', 'currency', 'createdAt'],
+		scrub,
+		bounds,
+	);
 
 /** A report as a model reads it: its state, the headline figures and where the file is. */
-export const simplifyReport: Simplifier = (record, scrub) => {
+export const simplifyReport: Simplifier = (record, scrub, bounds = FIELD) => {
 	const summary = (record.summary ?? {}) as IDataObject;
 	const dateRange = (record.dateRange ?? {}) as IDataObject;
-	const out = pick(record, ['id', 'title', 'status', 'format', 'accountId']);
-	if (dateRange.from || dateRange.to) out.dateRange = pick(dateRange, ['from', 'to']);
+	const out = pick(record, ['id', 'title', 'status', 'format', 'accountId'], scrub, bounds);
+	if (dateRange.from || dateRange.to)
+		out.dateRange = pick(dateRange, ['from', 'to'], scrub, bounds);
 	if (Array.isArray(record.campaignIds)) out.campaignCount = record.campaignIds.length;
 	const figures: IDataObject = {
 		riskLevel: summary.overallRiskLevel,
@@ -75,35 +111,46 @@ export const simplifyReport: Simplifier = (record, scrub) => {
 		totalConversions: summary.totalConversions,
 		avgCpa: summary.avgCpa,
 	};
-	const timesAndLink = pick(record, ['createdAt', 'completedAt', 'downloadUrl', 'expiresAt']);
-	Object.assign(out, pick(figures, Object.keys(figures)), timesAndLink);
-	return withError(out, record, scrub);
+	// A signed link is useless cut: it gets room for a long one.
+	const timesAndLink = pick(
+		record,
+		['createdAt', 'completedAt', 'downloadUrl', 'expiresAt'],
+		scrub,
+		room(bounds, 1_000),
+	);
+	Object.assign(out, pick(figures, Object.keys(figures), scrub, bounds), timesAndLink);
+	return withError(out, record, scrub, bounds);
 };
 
-export const simplifyDiagnostic: Simplifier = (record, scrub) => {
-	const out = pick(record, ['id', 'campaignId', 'status', 'riskScore', 'createdAt']);
-	if (record.summary !== undefined) out.summary = clipText(scrub, record.summary, 1_000);
-	if (Array.isArray(record.issues)) {
-		out.issues = (record.issues as IDataObject[]).slice(0, 5).map((issue) => ({
-			title: clipText(scrub, issue?.title, 200),
-			severity: issue?.severity,
-			riskScore: issue?.riskScore,
-		}));
-	}
-	if (Array.isArray(record.recommendations)) {
-		out.recommendations = (record.recommendations as IDataObject[]).slice(0, 3).map((item) => ({
-			priority: item?.priority,
-			title: clipText(scrub, item?.title, 200),
-			description: clipText(scrub, item?.description, 400),
-		}));
-	}
-	return withError(out, record, scrub);
+/** A diagnostic: its state, summary, the first issues and recommendations, and how many more. */
+export const simplifyDiagnostic: Simplifier = (record, scrub, bounds = FIELD) => {
+	const out = pick(record, ['id', 'campaignId', 'status', 'riskScore', 'createdAt'], scrub, bounds);
+	Object.assign(out, pick(record, ['summary'], scrub, room(bounds, 1_000)));
+	const issue = (entry: unknown) => ({
+		...pick(entry, ['title'], scrub, room(bounds, 200)),
+		...pick(entry, ['severity', 'riskScore'], scrub, bounds),
+	});
+	const recommendation = (entry: unknown) => ({
+		...pick(entry, ['priority'], scrub, bounds),
+		...pick(entry, ['title'], scrub, room(bounds, 200)),
+		...pick(entry, ['description'], scrub, room(bounds, 400)),
+	});
+	firstOf(out, 'issues', record.issues, 5, issue, scrub, bounds);
+	firstOf(out, 'recommendations', record.recommendations, 3, recommendation, scrub, bounds);
+	return withError(out, record, scrub, bounds);
 };
 
-/** One page of a list as a tool result; the hint says how to get what did not fit, and more. */
+/** A record too big for the page on its own is shown this small rather than left out. */
+const SMALL: Bounds = { text: 60, entries: 2, depth: 1 };
+
+/**
+ * One page of a list as a tool result; the hint says how to get what did not fit, and more.
+ * `show` simplifies a record (within FIELD, or the bounds given); only those shown are.
+ */
 export function listResult(
 	records: IDataObject[],
 	options: {
+		show: (record: IDataObject, bounds?: Bounds) => IDataObject;
 		what: string;
 		page: number;
 		limit: number;
@@ -112,14 +159,19 @@ export function listResult(
 		incomplete?: string;
 	},
 ): IDataObject {
-	const { what, page, limit, incomplete } = options;
+	const { show, what, page, limit, incomplete } = options;
 	const results: IDataObject[] = [];
 	// The envelope and the longest hint take well under 600 characters.
 	let size = 600;
 	for (const record of records) {
-		const length = JSON.stringify(record).length + 1;
+		let shown = show(record);
+		// The first record always fits, smaller if need be: a page is never empty for its size.
+		if (results.length === 0 && size + JSON.stringify(shown).length > MAX_TOOL_RESULT_CHARS) {
+			shown = show(record, SMALL);
+		}
+		const length = JSON.stringify(shown).length + 1;
 		if (size + length > MAX_TOOL_RESULT_CHARS) break;
-		results.push(record);
+		results.push(shown);
 		size += length;
 	}
 	const dropped = records.length - results.length;

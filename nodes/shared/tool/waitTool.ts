@@ -7,7 +7,7 @@ import type {
 
 import { createClient } from '../createClient';
 import { reportTextContent } from '../reportFiles';
-import { asToolError } from './toolErrors';
+import { asToolError, presented } from './presenter';
 import { hiddenInTool, toolProperties, ToolArguments, type ToolArgument } from './toolArguments';
 import { MAX_TOOL_RESULT_CHARS, simplifyReport } from './toolResults';
 import { REPORT_ID_ARGUMENT } from './operationTool';
@@ -74,7 +74,7 @@ export async function waitAsTool(this: IExecuteFunctions): Promise<INodeExecutio
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		let json: IDataObject;
 		try {
-			json = await waitForOneReport(this, client, itemIndex);
+			json = presented(await waitForOneReport(this, client, itemIndex), client.redactor);
 		} catch (error) {
 			const shaped = asToolError(error);
 			if (this.getExecutionCancelSignal?.()?.aborted || !this.continueOnFail()) throw shaped;

@@ -10,7 +10,7 @@ export {
 	type ClientOptions,
 } from './client';
 export { DeadlineReached } from '../errors';
-export { LISTING_READS, MAX_PAGE_SIZE, onePage, type WalkResult } from './pageWalker';
+export { LISTING_READS, MAX_PAGE_SIZE, onePage, readAgreeing, type WalkResult } from './pageWalker';
 export { failedAttempt, type Attempt } from './attempts';
 export { decide } from './retry';
 export { type RequestContext } from './exchange';

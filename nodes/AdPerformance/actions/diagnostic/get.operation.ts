@@ -27,7 +27,7 @@ export const execute = getRecordById('diagnostic');
 
 export const tool: OperationTool<string> = {
 	description:
-		'Gets a campaign diagnostic by its diagnosticId (diag_..., as the run-diagnostic tool returned it). Returns id, campaignId, status (running, completed, failed) and, once completed, summary (plain language), riskScore, up to 5 issues (title, severity) and up to 3 recommendations (priority, title, description). A diagnostic takes about 5 to 10 seconds; read-only, safe to call again.',
+		'Gets a campaign diagnostic by its diagnosticId (diag_..., as the run-diagnostic tool returned it). Returns id, campaignId, status (running, completed, failed) and, once completed, summary (plain language), riskScore, up to 5 issues (title, severity) and up to 3 recommendations (priority, title, description); issuesOmitted and recommendationsOmitted count the rest. A diagnostic takes about 5 to 10 seconds; read-only, safe to call again.',
 	args: [
 		{
 			key: 'diagnosticId',

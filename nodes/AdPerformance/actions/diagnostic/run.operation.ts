@@ -60,7 +60,7 @@ const properties: INodeProperties[] = [
 
 export const tool: OperationTool<DiagnosticRun> = {
 	description:
-		'Runs an AI diagnostic of one campaign and waits for it (about 5 to 10 seconds). Pass campaignId (camp_..., from the campaigns tool). Returns id (diag_...), campaignId, status and, when completed, summary, riskScore, up to 5 issues (title, severity) and up to 3 recommendations. Write limits: 10 diagnostic runs a minute per key, one at a time per campaign; if one is already running, get it with the get-diagnostic tool instead of running again.',
+		'Runs an AI diagnostic of one campaign and waits for it (about 5 to 10 seconds). Pass campaignId (camp_..., from the campaigns tool). Returns id (diag_...), campaignId, status and, when completed, summary, riskScore, up to 5 issues (title, severity) and up to 3 recommendations (issuesOmitted and recommendationsOmitted count the rest). Write limits: 10 diagnostic runs a minute per key, one at a time per campaign; if one is already running, get it with the get-diagnostic tool instead of running again.',
 	args: [CAMPAIGN_ID_ARGUMENT],
 	execute: singleRecordTool(execute, simplifyDiagnostic),
 };
