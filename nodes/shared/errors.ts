@@ -159,6 +159,12 @@ export function fileTooLargeError(
 
 /** A request or a walk reached the deadline its caller set. */
 export class DeadlineReached extends Error {
+	/**
+	 * What the run of attempts the deadline cut had last met (attempts.ts sets it): it travels
+	 * with the error of the item that saw it, never beside it.
+	 */
+	lastFailure?: Error;
+
 	constructor() {
 		super('The deadline was reached');
 	}
@@ -179,9 +185,8 @@ interface RateLimitWait {
 	serviceMessage?: string;
 }
 
-/** The last failed exchange of a client: no answer (a network error's code) or an error answer. */
-interface LastFailure {
-	at: number;
+/** What a failed exchange showed: no answer (a network error's code) or an error answer. */
+interface Seen {
 	kind: 'unanswered' | 'answered';
 	/** The network error's code (ECONNREFUSED…) or the answer's error type. */
 	code: string;
@@ -194,16 +199,15 @@ const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ERR_SOCKET_CONNECTION_TIMEOUT']);
 
 /**
  * The builders of the errors raised about the service, scrubbed with the execution's Redactor.
- * One per client: it knows the node, the Base URL and the attempts allowed, which errors are its
- * own (our refusals are final; the HTTP library's are not) and what the last failure showed.
+ * One per client: it knows the node, the Base URL and the attempts allowed, and which errors are
+ * its own (our refusals are final; the HTTP library's are not). It keeps no failure of its own:
+ * what an item's requests met travels with that item's errors (DeadlineReached.lastFailure).
  */
 export class TransportErrors {
 	private readonly own = new WeakSet<Error>();
 
-	private last: LastFailure | undefined;
-
-	/** What each error built here says was seen; recorded as the last failure only by `failed`. */
-	private readonly seenBy = new WeakMap<Error, Omit<LastFailure, 'at'>>();
+	/** What each error built here says was seen (read back from the error itself, by `unanswered`). */
+	private readonly seenBy = new WeakMap<Error, Seen>();
 
 	constructor(
 		private readonly node: () => INode,
@@ -215,20 +219,6 @@ export class TransportErrors {
 	/** Whether this builder made the error (a refusal of ours, final as it is). */
 	isOwn(error: unknown): boolean {
 		return error instanceof Error && this.own.has(error);
-	}
-
-	/**
-	 * Records `error` as the client's last failure: where an attempt fails (pipeline.ts), never
-	 * when an error is built, so an error only built changes nothing a later wait reports.
-	 */
-	failed(error: unknown): void {
-		const seen = error instanceof Error ? this.seenBy.get(error) : undefined;
-		if (seen) this.last = { ...seen, at: Date.now() };
-	}
-
-	/** The last failure since `since` (n8n time), if any. */
-	lastFailureSince(since: number): LastFailure | undefined {
-		return this.last && this.last.at >= since ? this.last : undefined;
 	}
 
 	/** The error of an error answer of the service. */
@@ -363,15 +353,15 @@ export class TransportErrors {
 	}
 
 	/**
-	 * A wait whose last look got no whole answer, named for what was seen since `since` (when that
-	 * look began): a failed connection, no answer in time, or an error answer's own type.
+	 * A wait whose last look got no whole answer, named for what that look met (`failure`, the
+	 * deadline's lastFailure): a failed connection, no answer in time, or an error answer's type.
 	 * `lastSeen`, what an earlier answer showed, is told, never taken for how things stand now.
 	 */
 	unanswered(
-		what: { subject: string; timeoutSeconds: number; since: number; lastSeen?: string },
+		what: { subject: string; timeoutSeconds: number; failure?: Error; lastSeen?: string },
 		itemIndex: number,
 	): NodeOperationError {
-		const last = this.lastFailureSince(what.since);
+		const last = what.failure && this.seenBy.get(what.failure);
 		const within = `within the timeout (${what.timeoutSeconds} seconds)`;
 		const recheck = `Check that the service is up and that the Base URL in the credential (${this.baseUrl}) is right, then run again (or raise the timeout).`;
 		const check =

@@ -41,7 +41,7 @@ export function unseenReportError(
 		{
 			subject: `report ${report.id}`,
 			timeoutSeconds: report.timeoutSeconds,
-			since: outcome.since,
+			failure: outcome.failure,
 			lastSeen: outcome.lastSeen
 				? `as ${typeof status === 'string' ? status : 'unknown'}`
 				: undefined,

@@ -37,6 +37,8 @@ export interface WaitUntilFinishedResult<V> {
 	 * seen before it is not how things stand now.
 	 */
 	silentSince?: number;
+	/** What that last look met before the deadline cut it (DeadlineReached.lastFailure). */
+	silentFailure?: Error;
 	/** When the wait began (n8n time). */
 	startedAt: number;
 	/** Whether the last answered look's listing was whole (see listedCompletely). */
@@ -54,7 +56,7 @@ export interface WaitUntilFinishedResult<V> {
  */
 export type WaitOutcome<V> =
 	| { kind: 'finished'; state: V }
-	| { kind: 'unanswered'; since: number; lastSeen?: V }
+	| { kind: 'unanswered'; since: number; lastSeen?: V; failure?: Error }
 	| { kind: 'deleted'; lastSeen: V }
 	| { kind: 'running'; state: V }
 	| { kind: 'unlisted'; listedCompletely: boolean };
@@ -66,7 +68,12 @@ export function outcomeOf<V>(result: WaitUntilFinishedResult<V>, id: string): Wa
 	const state = result.states.get(id);
 	if (state !== undefined && !result.timedOut.includes(id)) return { kind: 'finished', state };
 	if (!result.answered || result.silentSince !== undefined)
-		return { kind: 'unanswered', since: result.silentSince ?? result.startedAt, lastSeen: state };
+		return {
+			kind: 'unanswered',
+			since: result.silentSince ?? result.startedAt,
+			lastSeen: state,
+			failure: result.silentFailure,
+		};
 	if (state !== undefined && result.gone.has(id)) return { kind: 'deleted', lastSeen: state };
 	return state === undefined
 		? { kind: 'unlisted', listedCompletely: result.listedCompletely }
@@ -117,6 +124,7 @@ export async function waitUntilFinished<V>(
 	let answered = false;
 	let listedCompletely = true;
 	let silentSince: number | undefined;
+	let silentFailure: Error | undefined;
 	/** Complete looks in a row that no longer held an id an earlier look showed. */
 	const missing = new Map<string, number>();
 	for (let beat = 1; pending.length > 0; beat++) {
@@ -131,6 +139,7 @@ export async function waitUntilFinished<V>(
 		// Cut at the deadline: what is pending timed out, and if the look had time, it went unanswered.
 		if (failure instanceof DeadlineReached) {
 			if (lookedAt < deadline - LOOK_GRACE_MS) silentSince = lookedAt;
+			silentFailure = failure.lastFailure;
 			break;
 		}
 		if (seen === undefined) throw failure;
@@ -156,5 +165,14 @@ export async function waitUntilFinished<V>(
 	// A job taken for deleted is not finished: it is among those not final at the end.
 	const gone = new Set([...missing.keys()]);
 	const timedOut = [...new Set([...pending, ...gone])];
-	return { states, timedOut, answered, silentSince, startedAt: started, listedCompletely, gone };
+	return {
+		states,
+		timedOut,
+		answered,
+		silentSince,
+		silentFailure,
+		startedAt: started,
+		listedCompletely,
+		gone,
+	};
 }

@@ -128,9 +128,8 @@ describe('the type is never read back from the message', () => {
 	});
 });
 
-describe('a wait that never got an answer is named for what was seen', () => {
-	const since = Date.now() - 1;
-	const subject = { subject: 'report rpt_1', timeoutSeconds: 2, since };
+describe('a wait that never got an answer is named for what its own last look met', () => {
+	const subject = { subject: 'report rpt_1', timeoutSeconds: 2 };
 
 	test('nothing failed, nothing answered: timeout', () => {
 		const error = errors().unanswered(subject, 0);
@@ -142,10 +141,13 @@ describe('a wait that never got an answer is named for what was seen', () => {
 
 	test('connections refused: service_unreachable, saying how', () => {
 		const transport = errors();
-		transport.failed(
-			transport.network(new Error('x'), 'ECONNREFUSED', 'the connection was refused', {}),
+		const failure = transport.network(
+			new Error('x'),
+			'ECONNREFUSED',
+			'the connection was refused',
+			{},
 		);
-		const error = transport.unanswered(subject, 0);
+		const error = transport.unanswered({ ...subject, failure }, 0);
 		expect(error.context.errorType).toBe('service_unreachable');
 		expect(error.message).toMatch(/could not be reached .*: the connection was refused$/);
 	});
@@ -159,42 +161,31 @@ describe('a wait that never got an answer is named for what was seen', () => {
 
 	test('error answers: their own type', () => {
 		const transport = errors();
-		transport.failed(transport.service({ status: 503, type: 'api_error' }));
-		expect(transport.unanswered(subject, 0).context.errorType).toBe('api_error');
+		const failure = transport.service({ status: 503, type: 'api_error' });
+		expect(transport.unanswered({ ...subject, failure }, 0).context.errorType).toBe('api_error');
 	});
 });
 
-describe('a failure is recorded where an attempt fails, not when an error is built (#30)', () => {
-	test('building errors changes nothing a later wait reports; failed() records what one saw', () => {
+describe('what an item saw travels with that item (#39): no failure is kept beside it', () => {
+	test("one item's failure never colours another item's message, whatever was built or met before", () => {
 		const transport = errors();
-		const since = Date.now();
-		const unanswered = transport.network(
-			new Error('refused'),
-			'ECONNREFUSED',
-			'the connection was refused',
-			{},
-		);
+		const subject = { subject: 'report rpt_1', timeoutSeconds: 2 };
+		const refused = transport.network(new Error('refused'), 'ECONNREFUSED', 'refused', {});
 		const answered = transport.service({ status: 500, type: 'api_error' });
 		const garbled = transport.protocol('broken', { method: 'GET', path: '/accounts' });
-		expect(transport.lastFailureSince(since)).toBeUndefined();
-
-		transport.failed(unanswered);
-		expect(transport.lastFailureSince(since)).toMatchObject({
-			kind: 'unanswered',
-			code: 'ECONNREFUSED',
-		});
-		transport.failed(garbled);
-		expect(transport.lastFailureSince(since)).toMatchObject({
-			kind: 'answered',
-			code: 'protocol_error',
-		});
-		transport.failed(answered);
-		expect(transport.lastFailureSince(since)).toMatchObject({
-			kind: 'answered',
-			code: 'api_error',
-		});
-		// An error it did not build records nothing.
-		transport.failed(new Error('elsewhere'));
-		expect(transport.lastFailureSince(since)).toMatchObject({ code: 'api_error' });
+		expect(transport.unanswered({ ...subject, failure: refused }, 0).context.errorType).toBe(
+			'service_unreachable',
+		);
+		expect(transport.unanswered({ ...subject, failure: garbled }, 1).context.errorType).toBe(
+			'protocol_error',
+		);
+		expect(transport.unanswered({ ...subject, failure: answered }, 2).context.errorType).toBe(
+			'api_error',
+		);
+		// An item whose own look met nothing is a plain timeout, after all of the above.
+		expect(transport.unanswered(subject, 3).context.errorType).toBe('timeout');
+		// An error this builder did not make says nothing about what was seen.
+		const elsewhere = transport.unanswered({ ...subject, failure: new Error('elsewhere') }, 4);
+		expect(elsewhere.context.errorType).toBe('timeout');
 	});
 });

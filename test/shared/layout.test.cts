@@ -37,4 +37,37 @@ describe('layout', () => {
 		);
 		expect(importing).toEqual([]);
 	});
+
+	// A module that needs another's types and is needed by it is one job in two files, or a part
+	// that reaches back into its owner (attempts.ts once took pipeline.ts's parts): type imports count.
+	test('no import cycle in nodes/, type imports included', () => {
+		const files = filesBelow(path.join(ROOT, 'nodes')).filter((file) => file.endsWith('.ts'));
+		const importsOf = new Map(
+			files.map((file) => {
+				const text = fs.readFileSync(file, 'utf8');
+				const targets = [...text.matchAll(/^(?:import|export)\s[^;]*?from '(\.[^']+)'/gms)].map(
+					([, relative]) => {
+						const base = path.resolve(path.dirname(file), relative);
+						return [`${base}.ts`, path.join(base, 'index.ts')].find((c) => fs.existsSync(c))!;
+					},
+				);
+				return [file, targets.filter(Boolean)];
+			}),
+		);
+		const cycles: string[] = [];
+		const state = new Map<string, 'open' | 'done'>();
+		const visit = (file: string, trail: string[]) => {
+			if (state.get(file) === 'done') return;
+			if (state.get(file) === 'open') {
+				const loop = [...trail.slice(trail.indexOf(file)), file];
+				cycles.push(loop.map((f) => path.relative(ROOT, f)).join(' → '));
+				return;
+			}
+			state.set(file, 'open');
+			for (const target of importsOf.get(file) ?? []) visit(target, [...trail, file]);
+			state.set(file, 'done');
+		};
+		for (const file of files) visit(file, []);
+		expect(cycles).toEqual([]);
+	});
 });

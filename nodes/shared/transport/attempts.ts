@@ -1,5 +1,16 @@
-import type { PipelineParts } from './pipeline';
+import { DeadlineReached } from '../errors';
+import type { CancellableWait } from './cancellableWait';
 import { backoffMs, type Decision } from './retry';
+import type { ServiceClock } from './serviceClock';
+
+/** What the retry loop needs of the client (pipeline.ts's parts have them: no import back). */
+export interface RetryParts {
+	maxAttempts: number;
+	/** How long, in real ms, one request may wait for the rate limit (its turn or 429s). */
+	rateLimitWaitMs: number;
+	clock: Pick<ServiceClock, 'realMs'>;
+	waiting: Pick<CancellableWait, 'throwIfCancelled' | 'waitWithin'>;
+}
 
 /** What one attempt came to (pipeline.ts classifies an exchange into one of these). */
 export type Attempt<T> =
@@ -55,7 +66,7 @@ export interface AttemptRules<T> {
  * within Max Wait When Rate Limited, every wait cut at the deadline and on cancel.
  */
 export async function runAttempts<T>(
-	parts: PipelineParts,
+	parts: RetryParts,
 	attempt: (round: Round) => Promise<Attempt<T>>,
 	rules: AttemptRules<T>,
 ): Promise<T> {
@@ -66,31 +77,43 @@ export async function runAttempts<T>(
 		rateLimitDeadline: Date.now() + rateLimitWaitMs,
 	};
 	let firstSentAt: number | undefined;
-	for (;;) {
-		waiting.throwIfCancelled();
-		const outcome = await attempt(round);
-		if (outcome.kind === 'done') return outcome.value;
-		if (outcome.kind === 'final') throw outcome.error;
-		if (outcome.kind === 'scheduled') {
-			round.scheduled++;
-			if (outcome.countsAsFailure && ++round.failures >= maxAttempts) throw outcome.error;
-			await waiting.waitWithin(outcome.waitMs, rules.deadline);
-			continue;
+	/** What the last failed attempt met: the deadline's error carries it to the item's message. */
+	let lastFailure: Error | undefined;
+	try {
+		return await attemptUntilDone();
+	} catch (error) {
+		if (error instanceof DeadlineReached) error.lastFailure ??= lastFailure;
+		throw error;
+	}
+
+	async function attemptUntilDone(): Promise<T> {
+		for (;;) {
+			waiting.throwIfCancelled();
+			const outcome = await attempt(round);
+			if (outcome.kind === 'done') return outcome.value;
+			lastFailure = outcome.error;
+			if (outcome.kind === 'final') throw outcome.error;
+			if (outcome.kind === 'scheduled') {
+				round.scheduled++;
+				if (outcome.countsAsFailure && ++round.failures >= maxAttempts) throw outcome.error;
+				await waiting.waitWithin(outcome.waitMs, rules.deadline);
+				continue;
+			}
+			if (outcome.kind === 'ambiguous') firstSentAt ??= outcome.sentAt;
+			const retryAfterMs = outcome.retryAfterMs ?? 0;
+			const backoff = clock.realMs(backoffMs(round.failures + 1, Math.random()));
+			// A Retry-After past Max Wait When Rate Limited cannot be honoured: this was the last try.
+			// Without one, time spent so far takes no retry away (Max Wait 0 means "never wait for
+			// the rate limit", not "never retry").
+			const lastTry =
+				++round.failures >= maxAttempts ||
+				(retryAfterMs > 0 && Date.now() + retryAfterMs > round.rateLimitDeadline);
+			if (!lastTry) await waiting.waitWithin(Math.max(backoff, retryAfterMs), rules.deadline);
+			if (firstSentAt !== undefined && rules.onAmbiguous) {
+				const found = await rules.onAmbiguous(firstSentAt);
+				if (found !== undefined) return found;
+			}
+			if (lastTry) throw outcome.error;
 		}
-		if (outcome.kind === 'ambiguous') firstSentAt ??= outcome.sentAt;
-		const retryAfterMs = outcome.retryAfterMs ?? 0;
-		const backoff = clock.realMs(backoffMs(round.failures + 1, Math.random()));
-		// A Retry-After past Max Wait When Rate Limited cannot be honoured: this was the last try.
-		// Without one, time spent so far takes no retry away (Max Wait 0 means "never wait for
-		// the rate limit", not "never retry").
-		const lastTry =
-			++round.failures >= maxAttempts ||
-			(retryAfterMs > 0 && Date.now() + retryAfterMs > round.rateLimitDeadline);
-		if (!lastTry) await waiting.waitWithin(Math.max(backoff, retryAfterMs), rules.deadline);
-		if (firstSentAt !== undefined && rules.onAmbiguous) {
-			const found = await rules.onAmbiguous(firstSentAt);
-			if (found !== undefined) return found;
-		}
-		if (lastTry) throw outcome.error;
 	}
 }

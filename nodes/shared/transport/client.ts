@@ -267,10 +267,7 @@ export class AdPerformanceClient {
 
 	private listContradiction(path: string, problem: string, itemIndex?: number): NodeApiError {
 		const request = { method: 'GET', path, itemIndex, resendable: false };
-		const error = this.errors.protocol(problem, request);
-		// The page read failed its check: that attempt is where this failure was seen.
-		this.errors.failed(error);
-		return error;
+		return this.errors.protocol(problem, request);
 	}
 
 	/** Downloads a file as a stream; a link urlPolicy.ts forbids is refused before it is opened. */

@@ -14,7 +14,7 @@ import {
 	type RawResponse,
 	type RequestContext,
 } from './exchange';
-import { failedAttempt, runAttempts, type Attempt, type Round } from './attempts';
+import { failedAttempt, runAttempts, type Attempt, type RetryParts, type Round } from './attempts';
 import { AnswerCut, discardBody } from './boundedReader';
 import type { Bucket, KeyPacer } from './rateLimiter';
 import {
@@ -76,14 +76,11 @@ const NOT_YET_POLL_MS = 2_000;
 
 type WaitExceeded = Parameters<TransportErrors['rateLimitWaitExceeded']>[0];
 
-export interface PipelineParts {
+export interface PipelineParts extends RetryParts {
 	ctx: RequestContext;
 	credentials: ICredentialDataDecryptedObject;
 	baseUrl: string;
 	clock: ServiceClock;
-	maxAttempts: number;
-	/** How long, in real ms, one request may wait for the rate limit (its turn or 429s). */
-	rateLimitWaitMs: number;
 	pacer: KeyPacer;
 	errors: TransportErrors;
 	/** The execution's scrubber: it vouches for answers with nothing to scrub (readEnvelope). */
@@ -121,7 +118,7 @@ export class RequestPipeline {
 		});
 	}
 
-	/** One exchange, classified; a failed one is recorded as the client's last failure. */
+	/** One exchange, classified. */
 	async exchangeOnce(
 		spec: RequestSpec,
 		transfer: Transfer,
@@ -129,9 +126,7 @@ export class RequestPipeline {
 	): Promise<Attempt<RawResponse>> {
 		const exchanged = await this.exchangeShared(spec, transfer, round);
 		const buckets = bucketsOf(spec, transfer, this.parts.baseUrl);
-		const outcome = this.classify(spec, transfer, buckets, exchanged, round);
-		if (outcome.kind !== 'done') this.parts.errors.failed(outcome.error);
-		return outcome;
+		return this.classify(spec, transfer, buckets, exchanged, round);
 	}
 
 	private async exchangeShared(

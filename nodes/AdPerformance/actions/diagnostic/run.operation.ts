@@ -153,7 +153,7 @@ export async function execute(
 					{
 						subject: `diagnostic ${diagnostic.id}`,
 						timeoutSeconds,
-						since: outcome.since,
+						failure: outcome.failure,
 						lastSeen: `${lastSeen.status ?? 'running'}${outcome.lastSeen ? '' : ' when it was started'}`,
 					},
 					itemIndex,
