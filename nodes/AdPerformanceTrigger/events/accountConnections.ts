@@ -28,8 +28,9 @@ interface AccountSnapshot {
 }
 
 /**
- * Most accounts a stored snapshot holds. One poll lists at most 120 pages of 100 (the service's
- * reads a minute, within the poll's 30 s), so a snapshot this node wrote is far below it.
+ * Most accounts a stored snapshot holds. One poll reads at most 240 pages of 100 (the service's
+ * 120 reads a minute, in the two windows its 30 s can touch), so a snapshot this node wrote is
+ * far below it.
  */
 const MAX_ACCOUNTS = 100_000;
 /** Longest account id and status kept; the service's are short words and ids. */
