@@ -92,8 +92,9 @@ export async function pollEvents(this: IPollFunctions): Promise<INodeExecutionDa
 
 	const reading = store.read((stored) => kind.readState(stored, startedAt));
 	if (reading.note) {
-		// A warning when the state was damaged or foreign: the trigger starts over without it, and
-		// whatever happened since the last poll that committed is not emitted.
+		// Debug for the first poll, info for a changed event or filter, a warning for state that
+		// was damaged or foreign: the trigger starts over without it, and whatever happened since
+		// the last poll that committed is not emitted.
 		this.logger[reading.note.level](
 			`Ad Performance Trigger "${this.getNode().name}": ${reading.note.reason}, so this poll records a new baseline and emits nothing`,
 			{ workflowId: this.getWorkflow().id, node: this.getNode().name },

@@ -113,7 +113,7 @@ function describeKind(value: unknown): string {
 /** What `read` found: the state, or why the poll records a new baseline instead. */
 export type StateReading<State> =
 	| { state: State; note?: undefined }
-	| { state: undefined; note: { level: 'info' | 'warn'; reason: string } };
+	| { state: undefined; note: { level: 'debug' | 'info' | 'warn'; reason: string } };
 
 export class TriggerStore {
 	private readonly data: IDataObject;
@@ -145,7 +145,7 @@ export class TriggerStore {
 	 * there.
 	 */
 	read<State>(readState: (stored: object) => State): StateReading<State> {
-		const baseline = (level: 'info' | 'warn', reason: string) => ({
+		const baseline = (level: 'debug' | 'info' | 'warn', reason: string) => ({
 			state: undefined,
 			note: { level, reason },
 		});
@@ -154,8 +154,10 @@ export class TriggerStore {
 			const version = ownValue(this.data, 'version');
 			const scope = ownValue(this.data, 'scope');
 			const stored = ownValue(this.data, 'state');
-			if (version === undefined && scope === undefined && stored === undefined)
-				return baseline('info', 'nothing is stored yet');
+			// The first poll (only the lease this poll just took is there): the usual way to start,
+			// which the node's notice describes; n8n shows it only at its debug log level.
+			if (Object.keys(this.data).every((key) => key === 'lease'))
+				return baseline('debug', 'nothing is stored yet');
 			if (version !== STATE_VERSION)
 				return baseline('warn', 'the stored state is not of this version of the node');
 			// The user changed the event or the filter: a baseline is what they asked for.

@@ -55,18 +55,26 @@ const { Logger } = coreRequire('@n8n/backend-common') as typeof import('@n8n/bac
 const listeners = new Set<LogLine[]>();
 
 /**
- * Routes n8n's logger (the one a node gets as `this.logger`, from n8n's DI container) into the
- * running polls' `log`, without printing: its private `log` is where every level it has not
- * switched off (below N8N_LOG_LEVEL, `info` by default, a level is a no-op) goes. Installed
- * again when jest has restored the spies.
+ * Whether n8n's logger still prints while the polls record its lines (the default, so that
+ * suites capturing the console, such as the secret checks, see what n8n would log). A suite that
+ * provokes many log lines on purpose may set it false.
+ */
+export const triggerLog = { print: true };
+
+/**
+ * Copies n8n's logger (the one a node gets as `this.logger`, from n8n-core's DI container) into
+ * the running polls' `log`: its private `log` is where every level it has not switched off goes
+ * (below N8N_LOG_LEVEL, `info` by default, a level is a no-op). Installed again when jest has
+ * restored the spies.
  */
 function captureLogger(): void {
-	const logger = Container.get(Logger) as unknown as {
-		log: (level: LogLine['level'], message: string, meta?: unknown) => void;
-	};
+	type Log = (level: LogLine['level'], message: string, meta?: unknown) => void;
+	const logger = Container.get(Logger) as unknown as { log: Log };
 	if (jest.isMockFunction(logger.log)) return;
+	const original = logger.log.bind(logger);
 	jest.spyOn(logger, 'log').mockImplementation((level, message, meta) => {
 		for (const lines of listeners) lines.push({ level, message, meta });
+		if (triggerLog.print) original(level, message, meta);
 	});
 }
 
