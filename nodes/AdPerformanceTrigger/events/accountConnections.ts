@@ -2,7 +2,8 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { AdPerformanceClient } from '../../shared/transport';
 import type { ServiceAccount } from '../../shared/types';
-import { isEntryList, type EventKind } from './eventKind';
+import type { EventKind } from './eventKind';
+import { ownValue, readEntries, StateRejected } from './storedState';
 
 /*
  * Account Connection Changed. Each poll lists every connected account and compares each one's
@@ -26,12 +27,26 @@ interface AccountSnapshot {
 	statuses: Map<string, string | null>;
 }
 
-function isStatus(value: unknown): value is string | null {
-	return value === null || typeof value === 'string';
+/**
+ * Most accounts a stored snapshot holds. One poll reads at most 240 pages of 100 (the service's
+ * 120 reads a minute, in the two windows its 30 s can touch), so a snapshot this node wrote is
+ * far below it.
+ */
+const MAX_ACCOUNTS = 100_000;
+/** Longest account id and status kept; the service's are short words and ids. */
+const MAX_TEXT_CHARS = 1_024;
+
+function readStatus(value: unknown): string | null {
+	if (value === null || (typeof value === 'string' && value.length <= MAX_TEXT_CHARS)) return value;
+	throw new StateRejected(
+		`the account snapshot holds a status that is neither null nor a text of at most ${MAX_TEXT_CHARS} characters`,
+	);
 }
 
+/** The status the snapshot keeps: a longer text is no status the service documents (null). */
 function statusOf(account: ServiceAccount): string | null {
-	return typeof account.connectionStatus === 'string' ? account.connectionStatus : null;
+	const status = account.connectionStatus;
+	return typeof status === 'string' && status.length <= MAX_TEXT_CHARS ? status : null;
 }
 
 /** The accounts the filter selects: it may name the service id or the ad platform id. */
@@ -48,9 +63,16 @@ async function listAccounts(
 		(page) => {
 			for (const account of page) {
 				// Without its id an account cannot be compared with the snapshot: it would look removed.
-				if (typeof account?.id !== 'string' || account.id === '') {
+				// One too long to keep would make the stored snapshot unreadable (MAX_TEXT_CHARS).
+				if (
+					typeof account?.id !== 'string' ||
+					account.id === '' ||
+					account.id.length > MAX_TEXT_CHARS
+				) {
 					throw client.apiError(
-						'The service listed an ad account without an ID (GET /v1/accounts)',
+						typeof account?.id === 'string' && account.id !== ''
+							? `The service listed an ad account with an ID longer than ${MAX_TEXT_CHARS} characters (GET /v1/accounts)`
+							: 'The service listed an ad account without an ID (GET /v1/accounts)',
 						'Nothing was emitted and the stored account statuses were kept; the next poll tries again.',
 					);
 				}
@@ -66,11 +88,14 @@ async function listAccounts(
 
 export const accountConnections: EventKind<AccountSnapshot> = {
 	readState(stored) {
-		const statuses = (stored as IDataObject | undefined)?.statuses;
-		if (!isEntryList(statuses, isStatus)) return undefined;
-		const snapshot = new Map(statuses);
-		// Two entries for one id are not a snapshot this node wrote.
-		return snapshot.size === statuses.length ? { statuses: snapshot } : undefined;
+		// Two entries for one id, too many, or an id too long: not a snapshot this node wrote.
+		const statuses = readEntries(
+			ownValue(stored, 'statuses'),
+			'the account snapshot',
+			{ maxEntries: MAX_ACCOUNTS, maxKeyChars: MAX_TEXT_CHARS },
+			readStatus,
+		);
+		return { statuses };
 	},
 
 	writeState(state) {

@@ -21,7 +21,8 @@ export interface PollInput<State> {
 	settings: TriggerSettings;
 	/**
 	 * What the last successful poll stored for the same event and filter (`readState`); undefined
-	 * on the first poll or for anything else: then the poll records a baseline and emits nothing.
+	 * on the first poll or for anything else: then the poll records a baseline and emits nothing
+	 * (and n8n's log says why: TriggerStore.read).
 	 */
 	previous: State | undefined;
 	/** n8n's clock when the poll started, in ms. */
@@ -43,8 +44,12 @@ export interface PollOutcome<State> {
  * overlapping polls, the time budget, committing the state with the events.
  */
 export interface EventKind<State> {
-	/** The stored state as this kind wrote it, checked field by field; anything else: undefined. */
-	readState(stored: unknown): State | undefined;
+	/**
+	 * The stored state as this kind wrote it, checked field by field with storedState.ts's
+	 * readers against STATE_LIMITS; anything else throws StateRejected. Called only through
+	 * TriggerStore.read, the one door, which turns any throw into a baseline. `now`: n8n's clock.
+	 */
+	readState(stored: object, now: number): State;
 	/** The state as plain JSON for the static data: lists of entries, never objects keyed by ids. */
 	writeState(state: State): IDataObject;
 	/** One regular poll: what is new since `previous`, and the next state. */
@@ -54,21 +59,4 @@ export interface EventKind<State> {
 		this: IPollFunctions,
 		input: Pick<PollInput<State>, 'client' | 'settings' | 'deadline'>,
 	): Promise<INodeExecutionData[]>;
-}
-
-/** Whether a value is a list of [string, T] entries, each checked by `isValue`. */
-export function isEntryList<T>(
-	value: unknown,
-	isValue: (entry: unknown) => entry is T,
-): value is Array<[string, T]> {
-	return (
-		Array.isArray(value) &&
-		value.every(
-			(entry) =>
-				Array.isArray(entry) &&
-				entry.length === 2 &&
-				typeof entry[0] === 'string' &&
-				isValue(entry[1]),
-		)
-	);
 }

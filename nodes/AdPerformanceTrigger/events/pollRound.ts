@@ -51,7 +51,9 @@ function readSettings(ctx: IPollFunctions): TriggerSettings {
  *     poll keeps the stored state, so the next poll covers the same ground;
  *   - bounded: a poll cut at its deadline, or refused by the rate limit for longer than it may
  *     wait, returns nothing and keeps its state (it yields to the other workflows on the key);
- *   - only its own state is read: anything else means a baseline that emits nothing.
+ *   - only its own state is read, through one door (TriggerStore.read): anything else means a
+ *     baseline that emits nothing, and n8n's log says why (the rule broken, never the stored
+ *     value); stored state never fails a poll.
  */
 export async function pollEvents(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	const settings = readSettings(this);
@@ -88,9 +90,20 @@ export async function pollEvents(this: IPollFunctions): Promise<INodeExecutionDa
 	const lease = store.takeLease(startedAt, 2 * budgetMs);
 	if (!lease) return null;
 
+	const reading = store.read((stored) => kind.readState(stored, startedAt));
+	if (reading.note) {
+		// Debug for the first poll, info for a changed event or filter, a warning for state that
+		// was damaged or foreign: the trigger starts over without it, and whatever happened since
+		// the last poll that committed is not emitted.
+		this.logger[reading.note.level](
+			`Ad Performance Trigger "${this.getNode().name}": ${reading.note.reason}, so this poll records a new baseline and emits nothing`,
+			{ workflowId: this.getWorkflow().id, node: this.getNode().name },
+		);
+	}
+	const previous = reading.state;
+
 	let events: IDataObject[];
 	try {
-		const previous = kind.readState(store.state);
 		const outcome = await kind.poll.call(this, {
 			client,
 			settings,

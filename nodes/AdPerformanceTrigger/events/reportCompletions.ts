@@ -5,7 +5,8 @@ import { reportsSince, walkReports } from '../../shared/reportLedger';
 import { CLOCK_SKEW_MARGIN_MS } from '../../shared/transport';
 import { serviceTime } from '../../shared/transport/serviceClock';
 import { isFinished, type ServiceReport } from '../../shared/types';
-import { isEntryList, type EventKind } from './eventKind';
+import type { EventKind } from './eventKind';
+import { ownValue, readCursor, readEntries, readStoredTime } from './storedState';
 
 /*
  * Report Completed / Report Failed: each final report emitted exactly once.
@@ -35,7 +36,9 @@ import { isEntryList, type EventKind } from './eventKind';
  * still unfinished among more than 1,000 within the window could be missed. A stored cursor the
  * service's clock has not reached (a clock set back) would blind every poll: such a poll looks
  * back MAX_HOLD from the service's now, and `emitted` keeps what was emitted from coming again.
- * The first poll (no state, or the filters changed) records a baseline and emits nothing.
+ * The first poll (no state, or the filters changed) records a baseline and emits nothing, as does
+ * one whose stored state breaks a rule of storedState.ts: a cursor before 2000 or more than a day
+ * past n8n's clock, more than MAX_EMITTED entries, a key longer than MAX_KEPT_ID_LENGTH.
  */
 
 const SECOND = 1_000;
@@ -52,10 +55,6 @@ const MAX_KEPT_ID_LENGTH = 128;
 interface CompletionState {
 	cursor: number;
 	emitted: Map<string, number>;
-}
-
-function isTime(value: unknown): value is number {
-	return typeof value === 'number' && Number.isFinite(value);
 }
 
 function emittedKey(id: string): string {
@@ -77,12 +76,16 @@ function completedAtMs(report: ServiceReport): number {
 }
 
 export const reportCompletions: EventKind<CompletionState> = {
-	readState(stored) {
-		const state = stored as IDataObject | undefined;
-		if (!isTime(state?.cursor) || !isEntryList(state.emitted, isTime)) return undefined;
-		const emitted = new Map(state.emitted);
-		if (emitted.size !== state.emitted.length || emitted.size > MAX_EMITTED) return undefined;
-		return { cursor: state.cursor, emitted };
+	readState(stored, now) {
+		const cursor = readCursor(ownValue(stored, 'cursor'), 'the cursor', now);
+		const emitted = readEntries(
+			ownValue(stored, 'emitted'),
+			'the list of emitted reports',
+			{ maxEntries: MAX_EMITTED, maxKeyChars: MAX_KEPT_ID_LENGTH },
+			// A creation time as the service wrote it: not bounded like the cursor, only readable.
+			(createdAt) => readStoredTime(createdAt, 'a creation time in the list of emitted reports'),
+		);
+		return { cursor, emitted };
 	},
 
 	writeState(state) {

@@ -1,3 +1,5 @@
+import { createRequire } from 'node:module';
+
 import { getExecutePollFunctions } from 'n8n-core';
 import type {
 	ICredentialDataDecryptedObject,
@@ -28,6 +30,75 @@ export interface PollResult {
 	nodeStaticData: IDataObject;
 	/** How long poll() took, in ms. */
 	durationMs: number;
+	/**
+	 * What n8n's logger received from this trigger while the poll ran (polls of the same trigger
+	 * that overlap see each other's lines). Captured, not printed.
+	 */
+	log: LogLine[];
+}
+
+export interface LogLine {
+	level: 'error' | 'warn' | 'info' | 'debug';
+	message: string;
+	meta?: unknown;
+}
+
+/**
+ * n8n-core's own copies of its DI container and logger (it keeps them in its node_modules): the
+ * logger a node gets as `this.logger` is the one in that container.
+ */
+const coreRequire = createRequire(require.resolve('n8n-core'));
+const { Container } = coreRequire('@n8n/di') as typeof import('@n8n/di');
+const { Logger } = coreRequire('@n8n/backend-common') as typeof import('@n8n/backend-common');
+
+/** The lines of the polls running now: the logger's calls are copied into each. */
+const listeners = new Set<LogLine[]>();
+
+/**
+ * Whether n8n's logger still prints while the polls record its lines (the default, so that
+ * suites capturing the console, such as the secret checks, see what n8n would log). A suite that
+ * provokes many log lines on purpose may set it false.
+ */
+export const triggerLog = { print: true };
+
+/**
+ * Copies n8n's logger (the one a node gets as `this.logger`, from n8n-core's DI container) into
+ * the running polls' `log`: its private `log` is where every level it has not switched off goes
+ * (below N8N_LOG_LEVEL, `info` by default, a level is a no-op). Installed again when jest has
+ * restored the spies.
+ */
+function captureLogger(): void {
+	type Log = (level: LogLine['level'], message: string, meta?: unknown) => void;
+	const logger = Container.get(Logger) as unknown as { log: Log };
+	if (jest.isMockFunction(logger.log)) return;
+	const original = logger.log.bind(logger);
+	jest.spyOn(logger, 'log').mockImplementation((level, message, meta) => {
+		for (const lines of listeners) lines.push({ level, message, meta });
+		if (triggerLog.print) original(level, message, meta);
+	});
+}
+
+/** A deep copy of arrays and plain or prototype-less objects; anything else as it is. */
+function copyLive(value: unknown): unknown {
+	if (typeof value !== 'object' || value === null) return value;
+	if (Array.isArray(value)) {
+		const copy: unknown[] = new Array<unknown>(value.length);
+		for (const index of Object.keys(value)) copy[Number(index)] = copyLive(value[Number(index)]);
+		return copy;
+	}
+	const prototype: unknown = Object.getPrototypeOf(value);
+	if (prototype !== Object.prototype && prototype !== null) return value;
+	const copy = Object.create(prototype as object | null) as Record<string, unknown>;
+	for (const [key, entry] of Object.entries(value)) {
+		// defineProperty: a key `__proto__` stays an own key, as in the original.
+		Object.defineProperty(copy, key, {
+			value: copyLive(entry),
+			enumerable: true,
+			writable: true,
+			configurable: true,
+		});
+	}
+	return copy;
 }
 
 /**
@@ -98,6 +169,20 @@ export class ActiveTrigger {
 	}
 
 	/**
+	 * Puts `value` as the trigger node's static data without a trip through JSON, as a static
+	 * data object in memory can hold it: NaN, ±Infinity, -0, a shared or a non-plain object, a
+	 * string or null in place of the object. n8n's Workflow wraps it as it wraps what it reads.
+	 * A copy goes in (n8n's wrapping and the polls change what they are given), one that keeps
+	 * what JSON would lose: numbers as they are, holes, objects without a prototype.
+	 */
+	placeLiveNodeStaticData(value: unknown): void {
+		this.workflow = this.makeWorkflow({
+			...this.staticData,
+			[`node:${NODE_NAME}`]: copyLive(value) as IDataObject,
+		});
+	}
+
+	/**
 	 * Changes the live static data object the polls share, as another poll of the same trigger
 	 * in the same n8n process would (while a poll is running).
 	 */
@@ -147,10 +232,22 @@ export class ActiveTrigger {
 			mode === 'manual' ? 'manual' : 'activate',
 		);
 		const nodeType = this.workflow.nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
+		captureLogger();
+		const log: LogLine[] = [];
+		listeners.add(log);
 		const started = Date.now();
-		const output = await nodeType.poll!.call(context);
-		const durationMs = Date.now() - started;
-		return { items: output ? output[0] : null, nodeStaticData: this.nodeStaticData, durationMs };
+		try {
+			const output = await nodeType.poll!.call(context);
+			const durationMs = Date.now() - started;
+			return {
+				items: output ? output[0] : null,
+				nodeStaticData: this.nodeStaticData,
+				durationMs,
+				log,
+			};
+		} finally {
+			listeners.delete(log);
+		}
 	}
 }
 
