@@ -3,10 +3,12 @@ import type { IDataObject } from 'n8n-workflow';
 import {
 	CLOCK_SKEW_MARGIN_MS,
 	LISTING_READS,
+	readAgreeing,
+	RereadBudget,
 	type AdPerformanceClient,
+	type WalkCall,
 	type WalkResult,
 } from './transport';
-import { readAgreeing } from './transport/pageWalker';
 import { serviceTime } from './transport/serviceClock';
 import { errorTypeOf } from './errorTypes';
 import type { ServiceCampaign, ServiceReport, SingleEnvelope } from './types';
@@ -33,7 +35,7 @@ export async function walkReports(
 	client: AdPerformanceClient,
 	qs: IDataObject,
 	visit: (records: ServiceReport[]) => boolean | void,
-	options: Parameters<AdPerformanceClient['walk']>[3],
+	options: WalkCall,
 ): Promise<WalkResult> {
 	const clock = client.clock;
 	return await client.walk<ServiceReport>(
@@ -56,10 +58,12 @@ async function readReports(
 	client: AdPerformanceClient,
 	qs: IDataObject,
 	visitor: () => (records: ServiceReport[]) => boolean | void,
-	options: { itemIndex?: number; deadline: number },
+	options: { itemIndex?: number; deadline: number; budget?: RereadBudget },
 ): Promise<WalkResult> {
+	const { budget, ...call } = options;
 	return await readAgreeing(
-		async () => await walkReports(client, qs, visitor(), { ...options, acceptIncomplete: true }),
+		async () => await walkReports(client, qs, visitor(), { ...call, incomplete: 'returned' }),
+		budget,
 	);
 }
 
@@ -121,6 +125,8 @@ export async function reportsSince(
 ): Promise<{ reports: ServiceReport[]; from: number }> {
 	const matching = new Map<string, ServiceReport>();
 	let from = Infinity;
+	// Its walks share one budget of re-reads: at most 3 walks + 2 re-reads, not 3 × 3 listings.
+	const budget = new RereadBudget();
 	for (let walks = 0; walks < 3; walks++) {
 		const needed = bound() - window.marginMs;
 		if (needed >= from - window.toleranceMs) break;
@@ -135,7 +141,7 @@ export async function reportsSince(
 					for (const report of records) if (keep(report)) kept.push(report);
 				};
 			},
-			options,
+			{ ...options, budget },
 		);
 		if (walked.kind === 'incomplete')
 			throw listingIncomplete(client, walked.reason, question, options.itemIndex);
@@ -153,7 +159,7 @@ function listingIncomplete(
 ) {
 	return client.apiError(
 		`The report list did not agree with itself (${reason}), so it cannot tell ${question}`,
-		`It was read ${LISTING_READS} times, and nothing was created, sent or emitted on its strength. Run again in a minute; if it persists, contact the service.`,
+		`Its listings were read up to ${LISTING_READS} times, and nothing was created, sent or emitted on its strength. Run again in a minute; if it persists, contact the service.`,
 		itemIndex,
 	);
 }

@@ -105,7 +105,7 @@ export async function waitForReports(
 					}
 					return seen.size < wanted.size;
 				},
-				{ deadline, acceptIncomplete: true },
+				{ deadline, incomplete: 'returned' },
 			);
 			listedCompletely = walked.kind !== 'incomplete' || seen.size === wanted.size;
 			return seen;

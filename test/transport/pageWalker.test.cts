@@ -1,6 +1,14 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { collectPages, walkPages } from '../../nodes/shared/transport/pageWalker';
+import { fc, test as fcTest } from '@fast-check/jest';
+
+import {
+	collectPages,
+	LISTING_READS,
+	readAgreeing,
+	RereadBudget,
+	walkPages,
+} from '../../nodes/shared/transport/pageWalker';
 import type { ListEnvelope } from '../../nodes/shared/types';
 
 /** A list service over `pages`, answering page N with pages[N-1] and hasMore as given. */
@@ -80,3 +88,24 @@ describe('page walker: pagination that always ends', () => {
 function range(from: number, to: number): number[] {
 	return Array.from({ length: to - from }, (_, i) => from + i);
 }
+
+describe('one re-read budget per operation (#39)', () => {
+	fcTest.prop([fc.array(fc.array(fc.boolean(), { minLength: 1, maxLength: 5 }), { maxLength: 6 })])(
+		'however many listings an operation reads, its re-reads of listings that did not agree with themselves are LISTING_READS − 1 in all',
+		async (listings) => {
+			const budget = new RereadBudget();
+			let reads = 0;
+			for (const agrees of listings) {
+				let read = 0;
+				const walked = await readAgreeing(async () => {
+					reads++;
+					const agreed = agrees[Math.min(read++, agrees.length - 1)];
+					return agreed ? { kind: 'complete' } : { kind: 'incomplete', reason: 'drawn' };
+				}, budget);
+				// A listing that still disagrees was read again only while the budget lasted.
+				if (walked.kind === 'incomplete') expect(budget.take()).toBe(false);
+			}
+			expect(reads).toBeLessThanOrEqual(listings.length + LISTING_READS - 1);
+		},
+	);
+});

@@ -81,7 +81,11 @@ async function listAccounts(
 			}
 			return accounts.length < wanted;
 		},
-		{ deadline: options.deadline, pageSize: Number.isFinite(wanted) ? wanted : undefined },
+		{
+			deadline: options.deadline,
+			pageSize: Number.isFinite(wanted) ? wanted : undefined,
+			incomplete: 'returnedIfShifted',
+		},
 	);
 	return { accounts: accounts.slice(0, wanted), complete: walked.kind === 'complete' };
 }

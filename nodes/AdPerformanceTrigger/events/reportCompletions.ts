@@ -175,7 +175,7 @@ export const reportCompletions: EventKind<CompletionState> = {
 				latest = records[0];
 				return false;
 			},
-			{ pageSize: 1, deadline },
+			{ pageSize: 1, deadline, incomplete: 'fails' },
 		);
 		return latest ? [{ json: latest }] : [];
 	},

@@ -113,7 +113,7 @@ export async function platformAccountIdOf(
 			'/accounts',
 			{},
 			(records) => (account = records.find((record) => record?.id === id)) === undefined,
-			{ itemIndex, deadline: client.deadline(), acceptIncomplete: true },
+			{ itemIndex, deadline: client.deadline(), incomplete: 'returned' },
 		);
 	});
 	if (typeof account?.platformAccountId === 'string') return account.platformAccountId;

@@ -26,6 +26,18 @@ import { RETRY_DEFAULTS } from './retry';
 import { ServiceClock } from './serviceClock';
 import { hopProblem } from './urlPolicy';
 
+/**
+ * How a walk is called: its deadline, and what an incomplete listing is to the caller: `fails`,
+ * its error; `returned`, an incomplete result; `returnedIfShifted`, a page that contradicts
+ * itself fails and pages that shifted while they were read come back incomplete.
+ */
+export interface WalkCall {
+	itemIndex?: number;
+	deadline: number;
+	pageSize?: number;
+	incomplete: 'fails' | 'returned' | 'returnedIfShifted';
+}
+
 /** The service's rate-limit window (one minute), in service time. */
 const WINDOW_MS = 60_000;
 
@@ -236,21 +248,34 @@ export class AdPerformanceClient {
 		);
 	}
 
-	/** Walks the pages of a list (see pageWalker.ts); `visit` returns false to stop. */
+	/**
+	 * Walks the pages of a list (see pageWalker.ts); `visit` returns false to stop. Every caller
+	 * says what a listing that does not agree with itself is to it (`incomplete`, WalkCall): with
+	 * `fails` only a complete or stopped walk comes back, with the others the caller handles the
+	 * incomplete result, so none can read a walk as if it were whole without deciding.
+	 */
 	async walk<T extends IDataObject>(
 		path: string,
 		qs: IDataObject,
 		visit: (records: T[]) => boolean | void,
-		options: {
-			itemIndex?: number;
-			deadline: number;
-			pageSize?: number;
-			/** A page that contradicts itself ends the walk as incomplete instead of failing it. */
-			acceptIncomplete?: boolean;
-		},
+		options: WalkCall & { incomplete: 'fails' },
+	): Promise<Exclude<WalkResult, { kind: 'incomplete' }>>;
+	async walk<T extends IDataObject>(
+		path: string,
+		qs: IDataObject,
+		visit: (records: T[]) => boolean | void,
+		options: WalkCall,
+	): Promise<WalkResult>;
+	async walk<T extends IDataObject>(
+		path: string,
+		qs: IDataObject,
+		visit: (records: T[]) => boolean | void,
+		options: WalkCall,
 	): Promise<WalkResult> {
 		const { itemIndex, deadline } = options;
-		return await walkPages<T>(
+		const fails = options.incomplete === 'fails';
+		const pagesFail = options.incomplete !== 'returned';
+		const walked = await walkPages<T>(
 			async (page, pageSize) =>
 				await this.listPage<T>(path, qs, page, pageSize, { itemIndex, deadline }),
 			visit,
@@ -258,11 +283,14 @@ export class AdPerformanceClient {
 			{
 				pageSize: options.pageSize,
 				deadline,
-				contradiction: options.acceptIncomplete
-					? undefined
-					: (problem) => this.listContradiction(path, problem, itemIndex),
+				contradiction: pagesFail
+					? (problem) => this.listContradiction(path, problem, itemIndex)
+					: undefined,
 			},
 		);
+		if (fails && walked.kind === 'incomplete')
+			throw this.listContradiction(path, walked.reason, itemIndex);
+		return walked;
 	}
 
 	private listContradiction(path: string, problem: string, itemIndex?: number): NodeApiError {

@@ -8,9 +8,17 @@ export {
 	pathId,
 	releaseExecutionCredential,
 	type ClientOptions,
+	type WalkCall,
 } from './client';
 export { DeadlineReached } from '../errors';
-export { LISTING_READS, MAX_PAGE_SIZE, onePage, readAgreeing, type WalkResult } from './pageWalker';
+export {
+	LISTING_READS,
+	MAX_PAGE_SIZE,
+	onePage,
+	readAgreeing,
+	RereadBudget,
+	type WalkResult,
+} from './pageWalker';
 export { failedAttempt, type Attempt } from './attempts';
 export { decide } from './retry';
 export { type RequestContext } from './exchange';

@@ -108,17 +108,34 @@ export function onePage<T extends IDataObject>(
 	};
 }
 
-/** How often a listing that did not agree with itself is read again before it is an error. */
+/** How often a listing that did not agree with itself is read in all, per operation. */
 export const LISTING_READS = 3;
 
 /**
- * A listing read (`read`, afresh each time) until it agrees with itself, at most LISTING_READS
- * times (records shift while a list is paged): the last read's result.
+ * The re-reads of listings that did not agree with themselves one operation may spend, however
+ * many listings it reads (Generate's searches and the trigger's poll read several): LISTING_READS
+ * − 1, so a service whose lists never agree costs an operation two more listings, not two per
+ * listing.
  */
-export async function readAgreeing(read: () => Promise<WalkResult>): Promise<WalkResult> {
+export class RereadBudget {
+	private left = LISTING_READS - 1;
+
+	/** Takes one re-read; false when none is left. */
+	take(): boolean {
+		return this.left-- > 0;
+	}
+}
+
+/**
+ * A listing read (`read`, afresh each time) until it agrees with itself, while the operation's
+ * `budget` allows re-reads (records shift while a list is paged): the last read's result.
+ */
+export async function readAgreeing(
+	read: () => Promise<WalkResult>,
+	budget: RereadBudget = new RereadBudget(),
+): Promise<WalkResult> {
 	let walked = await read();
-	for (let reads = 1; walked.kind === 'incomplete' && reads < LISTING_READS; reads++)
-		walked = await read();
+	while (walked.kind === 'incomplete' && budget.take()) walked = await read();
 	return walked;
 }
 
