@@ -11,8 +11,12 @@ export const DEFAULT_API_VERSION = '2026-03-01';
 
 const API_KEY_PATTERN = /^service_(live|test)_[A-Za-z0-9]{24,}$/;
 
-/** The part of a key that is the same for every key: it says what follows, and is no secret. */
-const API_KEY_HEAD = /^service_(live|test)_/;
+/**
+ * The part of a key that is the same for every key: it says what follows, and is no secret. In
+ * any case: a key typed in capitals has no more secret in its head, and the scrubber, which
+ * ignores case, must not take `service_` in a message for the start of it.
+ */
+const API_KEY_HEAD = /^service_(live|test)_/i;
 
 /** The credential's API key as every part uses it: the one place it is trimmed. */
 export function apiKeyOf(credentials: ICredentialDataDecryptedObject | undefined): string {

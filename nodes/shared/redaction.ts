@@ -10,11 +10,15 @@ import { ANSWER_LIMITS } from './limits';
  * in a value, a property name or a file name. It is built once per execution from the
  * credential's secrets (credentialRules.ts, secretsOf); the transport and the boundary share it.
  *
- * A start of a secret counts as the secret: its public head (a key's `service_live_`) and at
- * least MIN_SECRET_CHARS more, so a key cut short by anyone (the service, a log) is still
- * recognised; so does any spelling of it (spellingsOf), mixed freely. No text of the service is
- * cut before it is scrubbed (`clip`). Copies are built without recursion, so no nesting makes it
- * give up, and are plain objects and arrays it created, so no untrusted name sets a prototype.
+ * A start of a secret's secret part counts as the secret: at least MIN_SECRET_CHARS of what
+ * follows its public head (a key's `service_live_`), with the head before it or without, so a key
+ * cut short or stripped of its head by anyone (the service, a log) is still recognised. So does
+ * any spelling of it (spellingsOf), mixed freely; any letter case, since a log may echo a key
+ * upper-cased (keys are long random strings: no word matches 8 of their characters in any case);
+ * and whitespace anywhere inside it (FOLD), since a log or a mail wraps a long line. No text of
+ * the service is cut before it is scrubbed (`clip`). Copies are built without recursion, so no
+ * nesting makes it give up, and are plain objects and arrays it created, so no untrusted name
+ * sets a prototype.
  */
 const REDACTED = '[redacted]';
 
@@ -29,10 +33,15 @@ type Container = IDataObject | unknown[];
 /** Characters of a secret, past its public head, that make a start of it count as the secret. */
 export const MIN_SECRET_CHARS = 8;
 
-/** A secret as scrubbed: the shortest start that counts (texts without escapes), and a pattern. */
+/** A secret as scrubbed: the source of its shortest start that counts, and its patterns. */
 interface SecretForm {
-	whole: string;
-	shortest: string;
+	/** Its characters, whitespace left out: the longest secret is scrubbed first. */
+	length: number;
+	/** The start that counts as it is written, letters in any case, whitespace anywhere inside. */
+	start: string;
+	/** For texts without escapes: as it is written, whitespace anywhere inside. */
+	plain: RegExp;
+	/** For texts with escapes: every character and fold in any spelling. */
 	spelled: RegExp;
 }
 
@@ -43,12 +52,9 @@ function escapeRegExp(text: string): string {
 	return text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
 }
 
-/** A hex number of at least `width` digits, any case, as a pattern (`5f` → `0*[5][fF]`). */
+/** A hex number of at least `width` digits (the patterns ignore case, so `5F` is `5f` too). */
 function hexPattern(code: number, width: number): string {
-	const digits = code.toString(16).padStart(width, '0');
-	return [...digits]
-		.map((digit) => (/[a-f]/.test(digit) ? `[${digit}${digit.toUpperCase()}]` : digit))
-		.join('');
+	return code.toString(16).padStart(width, '0');
 }
 
 /** HTML's named entities for the characters a key is made of beyond letters and digits. */
@@ -62,46 +68,93 @@ const NAMED_ENTITIES: Record<string, string[]> = {
 	'=': ['equals'],
 };
 
+/** Its UTF-8 bytes (a lone surrogate has none: it cannot be sent, so it cannot come back). */
+function utf8Of(character: string): number[] {
+	const code = character.codePointAt(0)!;
+	if (code < 0x80) return [code];
+	try {
+		return encodeURIComponent(character)
+			.split('%')
+			.slice(1)
+			.map((byte) => parseInt(byte, 16));
+	} catch {
+		return [];
+	}
+}
+
+/** One of several patterns. */
+function anyOf(patterns: string[]): string {
+	return patterns.length === 1 ? patterns[0] : `(?:${patterns.join('|')})`;
+}
+
 /**
  * Every spelling of one character a text may carry: as it is; percent-encoded UTF-8, once or
  * twice (`%5F`, `%255F`); a JSON or JavaScript escape (`\u005f`, `\u{5f}`, `\x5f`); an HTML
- * character reference (`&#95;`, `&#x5F;`, `&lowbar;`).
+ * character reference (`&#95;`, `&#x5F;`, `&lowbar;`). A letter in either case: the patterns
+ * ignore case, but an escape of `a` (`%61`) is not one of `A` (`%41`).
  */
 function spellingsOf(character: string): string {
-	const code = character.codePointAt(0)!;
-	// Its UTF-8 bytes (a lone surrogate has none: it cannot be sent, so it cannot come back).
-	let bytes: number[] = [code];
-	if (code >= 0x80) {
-		try {
-			bytes = encodeURIComponent(character)
-				.split('%')
-				.slice(1)
-				.map((byte) => parseInt(byte, 16));
-		} catch {
-			bytes = [];
-		}
-	}
+	const variants = [
+		...new Set([character, character.toLowerCase(), character.toUpperCase()]),
+	].filter((variant) => [...variant].length === 1);
+	const codes = variants.map((variant) => variant.codePointAt(0)!);
+	const hex = (width: number, below = Infinity) =>
+		anyOf(codes.filter((code) => code < below).map((code) => hexPattern(code, width)));
+	const percent = variants
+		.map(utf8Of)
+		.filter((bytes) => bytes.length > 0)
+		.map((bytes) => bytes.map((byte) => `%(?:25)?${hexPattern(byte, 2)}`).join(''));
 	const spellings = [
 		escapeRegExp(character),
-		...(bytes.length > 0 ? [bytes.map((byte) => `%(?:25)?${hexPattern(byte, 2)}`).join('')] : []),
-		`\\\\{1,2}u\\{0*${hexPattern(code, 1)}\\}`,
-		`&#0*${code};?`,
-		`&#[xX]0*${hexPattern(code, 1)};?`,
+		...(percent.length > 0 ? [anyOf(percent)] : []),
+		`\\\\{1,2}u\\{0*${hex(1)}\\}`,
+		`&#0*${anyOf(codes.map(String))};?`,
+		`&#[xX]0*${hex(1)};?`,
 		...(NAMED_ENTITIES[character] ?? []).map((name) => `&${name};`),
 	];
-	if (code <= 0xffff) spellings.push(`\\\\{1,2}u${hexPattern(code, 4)}`);
-	if (code <= 0xff) spellings.push(`\\\\{1,2}x${hexPattern(code, 2)}`);
+	if (codes.some((code) => code <= 0xffff)) spellings.push(`\\\\{1,2}u${hex(4, 0x10000)}`);
+	if (codes.some((code) => code <= 0xff)) spellings.push(`\\\\{1,2}x${hex(2, 0x100)}`);
 	return `(?:${spellings.join('|')})`;
 }
 
-/** A start of `secret` at least `shortest` characters long, each character in any spelling. */
-function spelledPattern(secret: string, shortest: number): RegExp {
-	const characters = [...secret].map(spellingsOf);
-	let rest = '';
-	for (let index = characters.length - 1; index >= shortest; index--) {
-		rest = `(?:${characters[index]}${rest})?`;
-	}
-	return new RegExp(characters.slice(0, shortest).join('') + rest, 'g');
+/**
+ * What may fold a secret between two of its characters (a log wrapping a long line, a mail, a
+ * dump indenting the rest): whitespace as it is; a space, tab, line feed, carriage return or
+ * no-break space in each escape spellingsOf knows (`%0A`, `%250A`, `\u000a`, `\u{a}`, `\x0a`,
+ * `&#10;`, `&#xA;`, `&NewLine;`), and JSON's short escapes (`\n`, `\r`, `\t`). Written out, not
+ * built with spellingsOf: it stands between every two characters of a secret, and the pattern's
+ * size is what compiling it costs. No literal alternative beside `\s`: a run of spaces could then
+ * match in 2^n ways, and a failed match would try them all.
+ */
+const FOLD = String.raw`(?:\s|\\{1,2}(?:[nrt]|u00(?:20|0[9ad]|a0)|x(?:20|0[9ad]|a0)|u\{0*(?:20|[9ad]|a0)\})|%(?:25)?(?:20|0[9ad]|c2%(?:25)?a0)|&#(?:0*(?:32|9|1[03]|160)|x0*(?:20|[9ad]|a0));?|&(?:tab|newline|nbsp);)`;
+
+/**
+ * A secret's forms, from its public head and the rest (whitespace left out of both: in a secret it
+ * is read as a fold like any other). What counts: MIN_SECRET_CHARS or more of the rest, with or
+ * without the head before it; a rest shorter than that only whole, with its head.
+ */
+function formOf(head: string[], rest: string[]): SecretForm {
+	const alone = rest.length >= MIN_SECRET_CHARS;
+	const required = alone ? rest.slice(0, MIN_SECRET_CHARS) : [...head, ...rest];
+	const pattern = (spell: (character: string) => string, gap: string): RegExp => {
+		let more = '';
+		for (let index = rest.length - 1; alone && index >= MIN_SECRET_CHARS; index--) {
+			more = `(?:${gap}${spell(rest[index])}${more})?`;
+		}
+		const before = alone && head.length > 0 ? `(?:${head.map(spell).join(gap)}${gap})?` : '';
+		return new RegExp(before + required.map(spell).join(gap) + more, 'gi');
+	};
+	return {
+		length: head.length + rest.length,
+		start: required.map(escapeRegExp).join('\\s*'),
+		plain: pattern(escapeRegExp, '\\s*'),
+		spelled: pattern(spellingsOf, `${FOLD}*`),
+	};
+}
+
+/** Characters of `text` without its whitespace, each one whole (a two-unit one too). */
+function charactersOf(text: string): string[] {
+	return [...text.replace(/\s/g, '')];
 }
 
 /**
@@ -133,19 +186,6 @@ function isOpaque(value: object): boolean {
 	return value instanceof Date || ArrayBuffer.isView(value) || value instanceof ArrayBuffer;
 }
 
-/** What `form.spelled` does, without a pattern, for a text without escapes. */
-function scrubStarts(text: string, form: SecretForm): string {
-	let out = '';
-	let from = 0;
-	for (let at = text.indexOf(form.shortest); at !== -1; at = text.indexOf(form.shortest, from)) {
-		let end = at + form.shortest.length;
-		while (end - at < form.whole.length && text[end] === form.whole[end - at]) end++;
-		out += text.slice(from, at) + REDACTED;
-		from = end;
-	}
-	return out + text.slice(from);
-}
-
 /** `text` cut to `max` characters with an ellipsis, never inside a two-unit character. */
 export function cut(text: string, max: number): string {
 	if (text.length <= max) return text;
@@ -166,6 +206,8 @@ const MAX_CLEAN_KEYS = 1_000;
 
 export class Redactor {
 	private readonly secrets: SecretForm[];
+	/** A secret's start as it is written (any case, folded by whitespace); no secret, no match. */
+	private readonly starts: RegExp;
 	/** An escape, an @ (a user name in an address) or a secret's start: what needs scrubbing. */
 	private readonly suspect: RegExp;
 
@@ -181,30 +223,29 @@ export class Redactor {
 		for (const entry of secrets) {
 			const secret =
 				typeof entry === 'string' ? { value: entry, publicHead: publicHeadOf(entry) } : entry;
+			if (!secret) continue;
+			const head = charactersOf(secret.value.slice(0, secret.publicHead));
+			const rest = charactersOf(secret.value.slice(secret.publicHead));
 			// Shorter strings would scrub ordinary words; a key is at least 37 characters.
-			if (!secret || secret.value.length < MIN_SECRET_CHARS) continue;
-			const shortestLength = Math.min(secret.value.length, secret.publicHead + MIN_SECRET_CHARS);
-			const known = forms.get(secret.value);
-			if (known && known.shortest.length <= shortestLength) continue;
-			forms.set(secret.value, {
-				whole: secret.value,
-				shortest: secret.value.slice(0, shortestLength),
-				spelled: spelledPattern(secret.value, [...secret.value.slice(0, shortestLength)].length),
-			});
+			if (head.length + rest.length < MIN_SECRET_CHARS) continue;
+			const id = `${head.length}:${head.join('')}${rest.join('')}`;
+			if (!forms.has(id)) forms.set(id, formOf(head, rest));
 		}
 		// Longest first, so a secret that begins another is never replaced inside it first.
-		this.secrets = [...forms.values()].sort((a, b) => b.whole.length - a.whole.length);
-		const starts = this.secrets.map((form) => escapeRegExp(form.shortest));
-		this.suspect = new RegExp([ESCAPE_STARTS.source, '@', ...starts].join('|'));
+		this.secrets = [...forms.values()].sort((a, b) => b.length - a.length);
+		const starts = this.secrets.map((form) => form.start);
+		this.starts = new RegExp(starts.length > 0 ? starts.join('|') : '[^\\s\\S]', 'i');
+		this.suspect = new RegExp([ESCAPE_STARTS.source, '@', ...starts].join('|'), 'i');
 	}
 
 	text(value: string): string {
-		// One search for the many texts that need nothing. Without escapes, a secret is as it is.
+		// One search for the many texts that need nothing. Without escapes, a secret is as it is
+		// written (any case, folded by whitespace), and its start is what `suspect` looks for.
 		if (!this.suspect.test(value)) return value;
 		const escaped = ESCAPE_STARTS.test(value);
 		let text = value.replace(URL_USERINFO, `$1${REDACTED}@`);
 		for (const form of this.secrets) {
-			text = escaped ? text.replace(form.spelled, REDACTED) : scrubStarts(text, form);
+			text = text.replace(escaped ? form.spelled : form.plain, REDACTED);
 		}
 		return text;
 	}
@@ -213,7 +254,9 @@ export class Redactor {
 	 * Vouches for the records JSON.parse made of an answer's `text` when the text holds nothing to
 	 * scrub: without a backslash in it, every string and property name parsed from it is a piece
 	 * of it, so none holds a secret's start, an escape (a `%` or `&` that begins one) or an @, and
-	 * a long listing's texts need not be searched one by one (most of its cost of ours). Only the
+	 * a long listing's texts need not be searched one by one (most of its cost of ours). A start
+	 * folded by whitespace or in another letter case is searched for as `suspect` searches a text
+	 * (`starts`): a match inside a piece is a match inside the whole text. Only the
 	 * records of `data` are vouched for: nothing writes to them after parsing (nodes build their
 	 * own objects around them).
 	 */
@@ -227,7 +270,7 @@ export class Redactor {
 	/** Whether an answer's JSON text holds nothing to scrub (searched for each mark, at speed). */
 	private holdsNothing(text: string): boolean {
 		if (text.includes('\\') || text.includes('@')) return false;
-		if (this.secrets.some((form) => text.includes(form.shortest))) return false;
+		if (this.starts.test(text)) return false;
 		for (const [mark, escape] of ESCAPES_IN_JSON_TEXT)
 			for (let at = text.indexOf(mark); at !== -1; at = text.indexOf(mark, at + 1))
 				if (escape.test(text.charAt(at + 1))) return false;
