@@ -8,7 +8,8 @@
  *   - every fault of the catalogue is recoverable within Max Attempts 10, so the workflow
  *     succeeds and the row's own checks hold: each record once, no item lost, no report or
  *     diagnostic made twice, the file whole;
- *   - no spelling of the key (as it is, percent-encoded, escaped, HTML references) appears in
+ *   - no spelling of the key (as it is, percent-encoded, escaped, HTML references, its head in
+ *     capitals, its secret part alone, folded over two lines) appears in
  *     the output, the error, the run data or a log line, though faults echo it.
  * A failure prints fast-check's seed and path; `FC_SEED=… FC_PATH=…` replays it.
  * `npm test` runs FAULT_RUNS cases (10, for its time budget); `npm run test:faults` 5,000; `.ci/run` 1,000.
@@ -107,7 +108,7 @@ const FAULTS: fc.Arbitrary<Fault> = fc.oneof(
 	fc.record({
 		kind: fc.constant('echoKey' as const),
 		status: fc.constantFrom(500 as const, 503 as const),
-		spelling: fc.nat({ max: 5 }),
+		spelling: fc.nat({ max: 8 }),
 	}),
 	fc.record({ kind: fc.constant('lag' as const) }),
 	fc.record({ kind: fc.constant('endless' as const), after: fc.boolean() }),
@@ -176,6 +177,13 @@ function spelled(key: string, spelling: number): string {
 			return key.replace(/e/g, '%65');
 		case 5:
 			return key.slice(0, 24);
+		// #39: the public head in capitals, the secret part alone, the key folded over two lines.
+		case 6:
+			return key.replace(/^service_(live|test)_/, (head) => head.toUpperCase());
+		case 7:
+			return key.replace(/^service_(live|test)_/, '');
+		case 8:
+			return `${key.slice(0, 20)}\n    ${key.slice(20)}`;
 		default:
 			return key;
 	}
@@ -440,6 +448,12 @@ test(
 						expectNoKey(key, result, logs);
 						const seen = decoded([visibleText(result), ...logs].join('\n'));
 						expect(seen.includes(key.slice(0, 21))).toBe(false);
+						// Nor the secret part's start, in any case, once line breaks and spaces are gone.
+						const secretStart = key
+							.replace(/^service_(live|test)_/, '')
+							.slice(0, 8)
+							.toLowerCase();
+						expect(seen.replace(/\s+/g, '').toLowerCase().includes(secretStart)).toBe(false);
 						const error = result.error;
 						if (!error) {
 							await prepared.verify(result, service.fake);
