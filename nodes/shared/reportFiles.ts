@@ -8,13 +8,13 @@ import {
 	mimeTypeFromContentType,
 } from './fileName';
 import { ANSWER_LIMITS, BYTES_PER_MB } from './limits';
-import type { AdPerformanceClient } from './transport';
 import {
 	decide,
 	failedAttempt,
 	isAnswerTimedOut,
 	isAnswerTooLarge,
 	pathId,
+	type AdPerformanceClient,
 	type Attempt,
 } from './transport';
 import type { ServiceReport } from './types';

@@ -84,7 +84,10 @@ function scriptHistory(
 				if (record.id !== reportId) return [record];
 				if (look === 'gone') return [];
 				if (look === 'completed') return [record];
-				const { downloadUrl: _link, completedAt: _at, expiresAt: _expires, ...unfinished } = record;
+				const unfinished: Partial<Report> = { ...record };
+				delete unfinished.downloadUrl;
+				delete unfinished.completedAt;
+				delete unfinished.expiresAt;
 				return [
 					{
 						...unfinished,
