@@ -36,8 +36,8 @@ export async function executeOperation(this: IExecuteFunctions): Promise<INodeEx
 	if (!handler) throw unsupportedOperationError(this.getNode(), resource, operation);
 
 	// The tool variant (docs/agent-tools.md): one result item per call and errors whose message a
-	// model can act on, both through the presenter (presenter.ts). The boundary (boundary.ts) scrubs what this returns or throws,
-	// after the message is shaped.
+	// model can act on, both through the presenter (presenter.ts). The boundary (boundary.ts)
+	// scrubs what this returns or throws, after the message is shaped.
 	const tool = isToolVariant(this) ? handler.tool : undefined;
 	const shaped = (error: unknown) => (tool ? asToolError(error) : error);
 	let client: AdPerformanceClient;
