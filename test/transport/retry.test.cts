@@ -3,6 +3,7 @@ import { fc, test as fcTest } from '@fast-check/jest';
 import {
 	backoffMs,
 	decide,
+	inRound,
 	retryAfterMs,
 	networkErrorCode,
 	retryHintSeconds,
@@ -89,6 +90,28 @@ describe('retry policy', () => {
 			// A file's other 2xx (206, 204) is garbled: asked again or looked for, never stored.
 			if (declared.file && success && seen.status !== 200)
 				expect(decision).toBe(declared.resendable ? 'retry' : 'search');
+		},
+	);
+
+	fcTest.prop([
+		seenArbitrary,
+		declaredArbitrary,
+		fc.record({ lastAttempt: fc.boolean(), waitTooLong: fc.boolean(), named: fc.boolean() }),
+	])(
+		'the round: nothing is tried again past Max Attempts or past its wait bound, yet a lost write is always looked for',
+		(seen, declared, round) => {
+			const decision = decide(seen, declared);
+			const next = inRound(decision, round);
+			if (round.lastAttempt || round.waitTooLong) expect(next).not.toBe('retry');
+			if (round.waitTooLong) expect(['schedule', 'wait', 'search']).not.toContain(next);
+			// A search is made in every round; on the last one it ends the run after it.
+			if (decision === 'search') expect(['search', 'lastSearch']).toContain(next);
+			// A 429 that named no wait is a failed attempt: on the last one, final.
+			if (decision === 'schedule' && round.lastAttempt && !round.named) expect(next).toBe('final');
+			// Done and final are what they are, whatever the round.
+			if (decision === 'done' || decision === 'final') expect(next).toBe(decision);
+			// With attempts left and time for the wait, the table's decision stands.
+			if (!round.lastAttempt && !round.waitTooLong) expect(next).toBe(decision);
 		},
 	);
 

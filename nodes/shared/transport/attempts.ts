@@ -1,6 +1,6 @@
 import { DeadlineReached } from '../errors';
 import type { CancellableWait } from './cancellableWait';
-import { backoffMs, type Decision } from './retry';
+import { backoffMs, inRound, type Decision } from './retry';
 import type { ServiceClock } from './serviceClock';
 
 /** What the retry loop needs of the client (pipeline.ts's parts have them: no import back). */
@@ -106,10 +106,12 @@ export async function runAttempts<T>(
 			const backoff = clock.realMs(backoffMs(round.failures + 1, Math.random()));
 			// A Retry-After past Max Wait When Rate Limited cannot be honoured: this was the last try.
 			// Without one, time spent so far takes no retry away (Max Wait 0 means "never wait for
-			// the rate limit", not "never retry").
-			const lastTry =
-				++round.failures >= maxAttempts ||
-				(retryAfterMs > 0 && Date.now() + retryAfterMs > round.rateLimitDeadline);
+			// the rate limit", not "never retry"). The table's round rule says which (retry.ts).
+			const next = inRound(outcome.kind === 'ambiguous' ? 'search' : 'retry', {
+				lastAttempt: ++round.failures >= maxAttempts,
+				waitTooLong: retryAfterMs > 0 && Date.now() + retryAfterMs > round.rateLimitDeadline,
+			});
+			const lastTry = next === 'final' || next === 'lastSearch';
 			if (!lastTry) await waiting.waitWithin(Math.max(backoff, retryAfterMs), rules.deadline);
 			if (firstSentAt !== undefined && rules.onAmbiguous) {
 				const found = await rules.onAmbiguous(firstSentAt);

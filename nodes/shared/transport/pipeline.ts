@@ -20,6 +20,7 @@ import type { Bucket, KeyPacer } from './rateLimiter';
 import {
 	decide,
 	decodingFailureOf,
+	inRound,
 	NETWORK_ERRORS,
 	networkErrorCode,
 	retryAfterMs,
@@ -324,7 +325,9 @@ export class RequestPipeline {
 			// Not yet: ask again as told, or every pollMs, within the not-yet bound; not a failure.
 			const waitMs = clock.realMs(retryAfter ?? spec.notYet?.pollMs ?? NOT_YET_POLL_MS);
 			const until = Math.min(spec.notYet?.until ?? spec.deadline, spec.deadline);
-			if (Date.now() + waitMs > until) return { kind: 'final', error };
+			const waitTooLong = Date.now() + waitMs > until;
+			if (inRound('wait', { lastAttempt: false, waitTooLong }) === 'final')
+				return { kind: 'final', error };
 			return { kind: 'scheduled', error, waitMs, countsAsFailure: false };
 		}
 		if (decision === 'schedule') {
@@ -334,10 +337,16 @@ export class RequestPipeline {
 			const hintServiceMs =
 				retryAfter ?? (hintSeconds === undefined ? undefined : hintSeconds * 1000);
 			const hintMs = hintServiceMs === undefined ? undefined : clock.realMs(hintServiceMs);
-			if (hintMs === undefined && round.failures + 1 >= this.parts.maxAttempts)
-				return { kind: 'final', error };
+			const inThisRound = (waitTooLong: boolean) =>
+				inRound('schedule', {
+					lastAttempt: round.failures + 1 >= this.parts.maxAttempts,
+					named: hintMs !== undefined,
+					waitTooLong,
+				});
+			if (inThisRound(false) === 'final') return { kind: 'final', error };
+			// The key's pacing learns of the 429 (and says how long) before the wait is judged.
 			const waitMs = pacer.limiter.onRejected(buckets, hintMs, round.scheduled + 1);
-			if (Date.now() + waitMs > round.rateLimitDeadline) {
+			if (inThisRound(Date.now() + waitMs > round.rateLimitDeadline) === 'final') {
 				const exceeded = this.waitExceeded({ cause: 'service', type, serviceMessage }, spec);
 				return { kind: 'final', error: exceeded };
 			}

@@ -81,6 +81,42 @@ export function decide(seen: Seen, request: Declared): Decision {
 	}
 }
 
+/** Where the run of attempts stands when an attempt has failed (attempts.ts, Round). */
+export interface RoundState {
+	/** Counted as failed, this attempt leaves none of Max Attempts. */
+	lastAttempt: boolean;
+	/**
+	 * The wait the answer asks for ends past what the round may wait for it: Max Wait When Rate
+	 * Limited for a 429 or a Retry-After, the request's not-yet bound for "not yet".
+	 */
+	waitTooLong: boolean;
+	/** The answer named its wait (a Retry-After, or a 429's message): a 429 without is a failure. */
+	named?: boolean;
+}
+
+/**
+ * What a decision of the table comes to in its round, the one rule of when a run of attempts
+ * ends: a retry with no attempt left, or asked to wait past its bound, is final; a search is
+ * still made then (what a lost write did is looked for once more) and ends the run after it
+ * (`lastSearch`); a 429 or a "not yet" whose wait does not fit is final, and so is a 429 that
+ * named no wait on the last attempt.
+ */
+export function inRound(decision: Decision, round: RoundState): Decision | 'lastSearch' {
+	const spent = round.lastAttempt || round.waitTooLong;
+	switch (decision) {
+		case 'retry':
+			return spent ? 'final' : 'retry';
+		case 'search':
+			return spent ? 'lastSearch' : 'search';
+		case 'schedule':
+			return round.waitTooLong || (round.lastAttempt && !round.named) ? 'final' : 'schedule';
+		case 'wait':
+			return round.waitTooLong ? 'final' : 'wait';
+		default:
+			return decision;
+	}
+}
+
 /** Full-jitter exponential backoff: a random wait up to min(cap, base × 2^(attempt−1)). */
 export function backoffMs(attempt: number, random: number): number {
 	const { baseDelayMs, maxDelayMs } = RETRY_DEFAULTS;
