@@ -4,6 +4,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import fc from 'fast-check';
 
 import { MIN_SECRET_CHARS, Redactor } from '../../nodes/shared/redaction';
+import { spell } from './spellings.cjs';
 
 const KEY = 'service_live_abcdefghijklmnopqrstuvwxyz012345';
 const NODE = {
@@ -227,35 +228,6 @@ describe('Redactor: no key and no URL password reaches the user', () => {
 describe('Redactor: the key in any spelling', () => {
 	const HEAD = 'service_live_';
 	const keyArbitrary = fc.stringMatching(/^[A-Za-z0-9_]{32}$/).map((tail) => `${HEAD}${tail}`);
-	const hex = (code: number, width: number, upper: boolean) => {
-		const digits = code.toString(16).padStart(width, '0');
-		return upper ? digits.toUpperCase() : digits;
-	};
-	const NAMED: Record<string, string> = { _: '&lowbar;' };
-	/** One spelling of a character: `form` 0 as it is, 1–8 escapes of several kinds. */
-	const spell = (character: string, form: number, upper: boolean): string => {
-		const code = character.charCodeAt(0);
-		switch (form) {
-			case 1:
-				return `%${hex(code, 2, upper)}`;
-			case 2:
-				return `%25${hex(code, 2, upper)}`;
-			case 3:
-				return `\\u${hex(code, 4, upper)}`;
-			case 4:
-				return `\\\\u${hex(code, 4, upper)}`;
-			case 5:
-				return `\\x${hex(code, 2, upper)}`;
-			case 6:
-				return `&#${code};`;
-			case 7:
-				return `&#x${hex(code, 2, upper)};`;
-			case 8:
-				return NAMED[character] ?? `\\u{${hex(code, 1, upper)}}`;
-			default:
-				return character;
-		}
-	};
 	/** Every decoding a reader of the text might apply, until nothing changes. */
 	const decoded = (text: string): string => {
 		let current = text;
