@@ -29,6 +29,8 @@ export interface SimResult {
 	windows: number;
 	/** The longest one request waited from joining the line to its acceptance, in windows. */
 	longestWaitWindows: number;
+	/** When each request was accepted and by which process, in ms from the start (in order). */
+	acceptedAt: Array<{ at: number; process: number }>;
 }
 
 const BUCKETS: Bucket[] = ['write', 'generation'];
@@ -57,14 +59,20 @@ export function simulateQueueMode(options: SimOptions): SimResult {
 	let order = 0;
 	const at = (time: number, run: () => void) => events.push({ at: time, order: order++, run });
 	const latency = () => 1 + random() * options.latencyMs;
-	const result: SimResult = { accepted: 0, rejected: 0, windows: 0, longestWaitWindows: 0 };
+	const result: SimResult = {
+		accepted: 0,
+		rejected: 0,
+		windows: 0,
+		longestWaitWindows: 0,
+		acceptedAt: [],
+	};
 
 	interface Request {
 		attempt: number;
 		joined: number;
 		done: () => void;
 	}
-	options.threads.forEach((threads) => {
+	options.threads.forEach((threads, process) => {
 		const limiter = new RateLimiter({ windowMs, clock });
 		const line: Request[] = [];
 		let pumping = false;
@@ -85,6 +93,7 @@ export function simulateQueueMode(options: SimOptions): SimResult {
 					at(arrive + latency(), () => {
 						if (taken.ok) {
 							result.accepted++;
+							result.acceptedAt.push({ at: arrive, process });
 							result.longestWaitWindows = Math.max(
 								result.longestWaitWindows,
 								(clock.at - request.joined) / windowMs,

@@ -123,65 +123,73 @@ describe('requests count when sent, not when answered', () => {
 });
 
 describe('processes that meet only at the service (queue mode)', () => {
-	test('a count others spent part of: this process takes only its share of what is left', () => {
-		const clock = fakeClock();
-		const limiter = new RateLimiter({ windowMs: 60_000, clock });
-		// Alone, the first answer tells 4 of 5 left, and all 4 may go.
-		limiter.onAccepted(['write', 'generation'], 4, limiter.onSent(['write', 'generation']));
-		for (let i = 0; i < 4; i++)
-			limiter.onAccepted(['write', 'generation'], 3 - i, limiter.onSent(['write', 'generation']));
-		clock.at += 61_000;
-		// The next window's first answer tells 2 left: 2 others were counted first, so a peer.
-		limiter.onAccepted(['write', 'generation'], 2, limiter.onSent(['write', 'generation']));
-		expect(limiter.delayBeforeSend(['write', 'generation'])).toBe(0);
-		limiter.onSent(['write', 'generation']);
-		expect(limiter.delayBeforeSend(['write', 'generation'])).toBeGreaterThan(59_000);
-	});
+	const generation: Bucket[] = ['write', 'generation'];
+	/** Sends while the limiter lets go at once (at most 10), none answered yet: how many went. */
+	const sendWhileFree = (limiter: RateLimiter) => {
+		const sent: number[] = [];
+		while (limiter.delayBeforeSend(generation) === 0 && sent.length < 10)
+			sent.push(limiter.onSent(generation));
+		return sent;
+	};
 
-	test('a 429 makes the guess of peers grow, up to the limit; the guess fades in windows alone', () => {
+	test('alone (each first answer shows no other request), the window is filled in parallel', () => {
 		const clock = fakeClock();
 		const limiter = new RateLimiter({ windowMs: 60_000, clock });
-		const generation: Bucket[] = ['write', 'generation'];
-		const window = (told: number) => {
-			clock.at += 61_000;
-			limiter.onAccepted(generation, told, limiter.onSent(generation));
-			let more = 0;
-			while (limiter.delayBeforeSend(generation) === 0 && more < 10) {
-				limiter.onSent(generation);
-				more++;
-			}
-			for (let i = 0; i < more; i++) limiter.onUnanswered(generation);
-			return more;
-		};
-		for (let i = 0; i < 10; i++) limiter.onRejected(generation, 1_000, 1);
-		// Four peers guessed: 4 left is not enough for a share of one more.
-		expect(window(4)).toBe(0);
-		// Alone window after window (the first request always finds 4 left, and the service counted
-		// no more than this process sent): the guess halves, and the share grows back to all.
-		expect(Array.from({ length: 5 }, () => window(4))).toEqual([1, 2, 3, 3, 4]);
-	});
-
-	test('others counted later in each window (not alone): the guess fades slowly, 0.1 a window', () => {
-		const clock = fakeClock();
-		const limiter = new RateLimiter({ windowMs: 60_000, clock });
-		const generation: Bucket[] = ['write', 'generation'];
-		for (let i = 0; i < 3; i++) limiter.onRejected(generation, 1_000, 1);
-		const shares: number[] = [];
-		for (let i = 0; i < 22; i++) {
-			clock.at += 61_000;
-			// First answer: 4 left. Then another process takes 2 before our share is used.
+		for (let window = 0; window < 3; window++) {
 			limiter.onAccepted(generation, 4, limiter.onSent(generation));
-			let more = 0;
-			while (limiter.delayBeforeSend(generation) === 0 && more < 10) {
-				limiter.onSent(generation);
-				more++;
-			}
-			shares.push(more);
-			for (let j = 0; j < more; j++) limiter.onAccepted(generation, 1 - j, undefined);
+			const more = sendWhileFree(limiter);
+			expect(more).toHaveLength(4);
+			more.forEach((sent, i) => limiter.onAccepted(generation, 3 - i, sent));
+			clock.at += 61_000;
 		}
-		expect(shares[0]).toBe(1);
-		expect(shares).toEqual([...shares].sort((a, b) => a - b));
-		expect(shares[21]).toBe(2);
+	});
+
+	test('a window another process opened: this process sends its one request and no more in it', () => {
+		const clock = fakeClock();
+		const limiter = new RateLimiter({ windowMs: 60_000, clock });
+		// The first answer tells 2 left: 2 requests of others were counted before ours.
+		limiter.onAccepted(generation, 2, limiter.onSent(generation));
+		expect(sendWhileFree(limiter)).toHaveLength(0);
+		expect(limiter.delayBeforeSend(generation)).toBeGreaterThan(59_000);
+		// The next window it opens itself: it fills it, one request at a time now that it has
+		// seen others (each answer's count is read before the next goes).
+		clock.at += 61_000;
+		limiter.onAccepted(generation, 4, limiter.onSent(generation));
+		let left = 4;
+		const order: number[] = [];
+		while (left > 0) {
+			const sent = sendWhileFree(limiter);
+			expect(sent).toHaveLength(1);
+			// Another process's first request lands between two of ours.
+			left -= order.length === 1 ? 2 : 1;
+			order.push(left);
+			limiter.onAccepted(generation, Math.max(0, left), sent[0]);
+		}
+		expect(order).toEqual([3, 1, 0]);
+		expect(sendWhileFree(limiter)).toHaveLength(0);
+	});
+
+	test('held only for an answer’s count, it looks again shortly, not at the window’s end', () => {
+		const clock = fakeClock();
+		const limiter = new RateLimiter({ windowMs: 60_000, clock });
+		limiter.onAccepted(generation, 2, limiter.onSent(generation)); // others seen: shared
+		clock.at += 61_000;
+		limiter.onAccepted(generation, 4, limiter.onSent(generation)); // opened by us
+		const [second] = sendWhileFree(limiter);
+		expect(limiter.delayBeforeSend(generation)).toBe(300);
+		limiter.onAccepted(generation, 3, second);
+		expect(limiter.delayBeforeSend(generation)).toBe(0);
+	});
+
+	test('a 429 holds the buckets until the retry time the service gave, then the window opens', () => {
+		const clock = fakeClock(0, 0);
+		const limiter = new RateLimiter({ windowMs: 60_000, clock });
+		limiter.onAccepted(generation, 1, limiter.onSent(generation));
+		limiter.onSent(generation);
+		limiter.onRejected(generation, 20_000, 1);
+		expect(limiter.delayBeforeSend(generation)).toBe(20_000);
+		clock.at += 20_000;
+		expect(limiter.delayBeforeSend(generation)).toBe(0);
 	});
 });
 
@@ -299,30 +307,41 @@ describe('generated queue-mode runs: processes with their own pacers meet at one
 			const result = simulateQueueMode({ ...options, timeScale: 0.05 });
 			const total = options.threads.reduce((sum, threads) => sum + threads, 0) * options.itemsEach;
 			expect(result.accepted).toBe(total);
+			// Never more than one window past the fewest the generations need (after the last
+			// execution started: up to a third of a window late). 2,000 runs: 0 beyond.
+			const lateStart = options.startSpreadMs / 3_000;
+			expect(result.windows).toBeLessThanOrEqual(Math.ceil(total / 5) + 1 + lateStart);
 			if (options.threads.length === 1) expect(result.rejected).toBe(0);
-			// Measured over 2 000 generated runs: 0.13 on the whole, the worst run 0.39 (before
-			// the share: about 0.9 with 4 processes).
+			// Measured over 2 000 generated runs: 0.08 on the whole, the worst run 0.33 (before
+			// the opener filled the window: 0.13 and 0.39; before any sharing about 0.9).
 			else expect(result.rejected / result.accepted).toBeLessThanOrEqual(0.5);
 		},
 	);
 
-	test('the bench’s shape (10 executions x 6 reports on 4 workers): at most 0.3 429s an accepted', () => {
-		let accepted = 0;
-		let rejected = 0;
-		for (let seed = 1; seed <= 20; seed++) {
-			const result = simulateQueueMode({
-				threads: [3, 3, 2, 2],
-				itemsEach: 6,
-				latencyMs: 30,
-				startSpreadMs: 300,
-				timeScale: 0.05,
-				seed,
-			});
-			accepted += result.accepted;
-			rejected += result.rejected;
+	test('the bench’s shape (10 executions x 6 reports on 1, 2 and 4 workers): the generation bound, few 429s', () => {
+		for (const threads of [[10], [5, 5], [3, 3, 2, 2]]) {
+			let accepted = 0;
+			let rejected = 0;
+			let windows = 0;
+			for (let seed = 1; seed <= 20; seed++) {
+				const result = simulateQueueMode({
+					threads,
+					itemsEach: 6,
+					latencyMs: 30,
+					startSpreadMs: 300,
+					timeScale: 0.05,
+					seed,
+				});
+				accepted += result.accepted;
+				rejected += result.rejected;
+				windows += result.windows;
+			}
+			expect(accepted).toBe(20 * 60);
+			// The bound: 60 generations at 5 a window take (60 - 1) / 5 windows. Measured (20 seeds):
+			// 0.95, 1.02 and 1.03 of it; 1.00, 1.01 and 1.10 POSTs a report (0.88 429s an accepted
+			// request with 4 workers before each process took its share, 0.16 with shares).
+			expect(windows / 20 / ((60 - 1) / 5)).toBeLessThanOrEqual(1.05);
+			expect(rejected / accepted).toBeLessThanOrEqual(threads.length === 1 ? 0 : 0.15);
 		}
-		expect(accepted).toBe(20 * 60);
-		// About 0.16 measured; 0.88 before each process took only its share.
-		expect(rejected / accepted).toBeLessThanOrEqual(0.3);
 	});
 });

@@ -2,9 +2,15 @@
  * Pacing for the service's rate limits, which belong to the API key (fixed windows that open
  * with the first request counted), so every execution of this process on one key and Base URL
  * shares one KeyPacer: they take turns to SEND (a turn ends when its request has left; only a
- * window's first answer is waited for, for its count) and requests count when sent. Processes
- * of a queue-mode setup meet only at the service: each takes its share of the remaining count,
- * with its peers guessed from that count and from 429s. Pure code: no HTTP, no timers.
+ * window's first answer is waited for, for its count) and requests count when sent.
+ *
+ * Processes of a queue-mode setup meet only at the service, and learn from what it tells each
+ * of them (docs/running-at-scale.md). Every process with work sends one request when it believes
+ * a window has ended; the first answer's `meta.remaining_requests` tells whether that request
+ * opened the window (nothing was counted before it). The opener fills the window; the others send
+ * no more in it. While others were seen, the opener sends one request at a time, so that each
+ * answer's count, lowered by the others' first requests, is read before the next goes; a 429
+ * tells the window's end to the second. Pure code: no HTTP, no timers.
  */
 export type Bucket = 'read' | 'write' | 'generation' | 'diagnostic';
 
@@ -14,6 +20,12 @@ const BUCKET_LIMITS: Record<Bucket, number> = {
 	diagnostic: 10,
 	generation: 5,
 };
+
+/**
+ * Buckets of at most this many requests a window are filled by the process that opened the
+ * window; in larger ones (reads) every process takes what the count says is left.
+ */
+const SHARED_BY_OPENER = 10;
 
 export interface Clock {
 	now(): number;
@@ -38,6 +50,14 @@ interface BucketState {
 	provisional?: number;
 	/** The send number (onSent) of the window's first request: older answers tell of older windows. */
 	firstSend?: number;
+	/** The send numbers of this window's requests, in order (what the service counted of ours). */
+	sends?: number[];
+	/** Requests of ours the service accepted in this window. */
+	mine?: number;
+	/** The most requests of other processes an answer of this window showed. */
+	othersSeen?: number;
+	/** Our first answer of the window showed no request before it: we opened it. */
+	opener?: boolean;
 }
 
 /** The pacing state of one key's buckets. */
@@ -45,8 +65,8 @@ export class RateLimiter {
 	/** Numbers the sends, so that a late answer cannot overwrite what a newer one told. */
 	private sends = 0;
 
-	/** How many other processes (queue mode) we guess spend each bucket too (onAccepted). */
-	private readonly peers: Partial<Record<Bucket, number>> = {};
+	/** Whether the last window this process spent showed other processes (queue mode) too. */
+	private readonly sharedLately: Partial<Record<Bucket, boolean>> = {};
 
 	private readonly buckets: Record<Bucket, BucketState> = {
 		read: {},
@@ -62,18 +82,28 @@ export class RateLimiter {
 		const now = this.options.clock.now();
 		let until = now;
 		for (const bucket of buckets) {
-			const { remaining, sent = 0, resetAt, inFlight = 0, provisional } = this.current(bucket, now);
-			// Other processes on the key (queue mode) spend the same count: take only our share.
-			const share = Math.floor((remaining ?? 0) / ((this.peers[bucket] ?? 0) + 1));
-			const spent = remaining !== undefined ? inFlight >= share : sent >= BUCKET_LIMITS[bucket];
-			if (spent && resetAt !== undefined) until = Math.max(until, resetAt);
+			const state = this.current(bucket, now);
+			const { remaining, sent = 0, resetAt, inFlight = 0, provisional, othersSeen = 0, opener } = state;
+			const { windowMs } = this.options;
+			// Held for an answer's count: look again shortly, not at the window's end.
+			let awaitingCount = false;
+			let spent: boolean;
+			if (remaining === undefined) spent = sent >= BUCKET_LIMITS[bucket];
+			else if (BUCKET_LIMITS[bucket] > SHARED_BY_OPENER) spent = inFlight >= remaining;
+			else if (othersSeen > 0 && !opener) spent = true;
+			else {
+				// Shared with other processes: the opener sends one at a time, each answer's count
+				// read before the next goes (the others' first requests may still be on their way).
+				const shared = othersSeen > 0 || this.sharedLately[bucket] === true;
+				spent = inFlight >= (shared ? Math.min(remaining, 1) : remaining);
+				awaitingCount = spent && inFlight < remaining;
+			}
 			// A window's first request goes alone: the others look again shortly for the count its
 			// answer tells, for a twentieth of a window at most (a slow answer holds up nobody).
-			const { windowMs } = this.options;
-			const firstOut =
-				provisional !== undefined && inFlight > 0 && now < provisional + windowMs / 20;
-			if (firstOut && bucket === buckets[buckets.length - 1])
-				until = Math.max(until, now + windowMs / 200);
+			if (provisional !== undefined && inFlight > 0 && bucket === buckets[buckets.length - 1])
+				awaitingCount ||= now < provisional + windowMs / 20;
+			if (awaitingCount) until = Math.max(until, now + windowMs / 200);
+			else if (spent && resetAt !== undefined) until = Math.max(until, resetAt);
 		}
 		return until - now;
 	}
@@ -84,6 +114,7 @@ export class RateLimiter {
 		for (const bucket of buckets) {
 			const state = this.countInWindow(bucket, sendNumber);
 			state.inFlight = (state.inFlight ?? 0) + 1;
+			if (state.sends && state.sends.length < BUCKET_LIMITS[bucket]) state.sends.push(sendNumber);
 		}
 		return sendNumber;
 	}
@@ -117,11 +148,16 @@ export class RateLimiter {
 		const told = buckets[buckets.length - 1];
 		const state = this.buckets[told];
 		if (sent !== undefined && state.firstSend !== undefined && sent < state.firstSend) return;
-		// Counted before the window's first request of ours: another process spends the key too (a
-		// 429 tells of more, onRejected); the guess fades in windows where neither is seen.
-		const seen = remaining < BUCKET_LIMITS[told] - 1 ? 1 : 0;
-		if (sent === state.firstSend && state.remaining === undefined)
-			this.peers[told] = Math.max(seen, (this.peers[told] ?? 0) - 0.1);
+		state.mine = (state.mine ?? 0) + 1;
+		// What the service counted before this answer that was not ours: at most every request
+		// of ours sent up to this one counted first, so this is never more than the others took.
+		const oursUpTo =
+			sent !== undefined && state.sends
+				? state.sends.filter((number) => number <= sent).length
+				: (state.mine ?? 1);
+		const othersNow = BUCKET_LIMITS[told] - remaining - Math.max(oursUpTo, 1);
+		state.othersSeen = Math.max(state.othersSeen ?? 0, othersNow);
+		state.opener ??= othersNow <= 0;
 		state.remaining = Math.min(state.remaining ?? remaining, remaining);
 	}
 
@@ -133,6 +169,7 @@ export class RateLimiter {
 			state.sent = 0;
 			state.provisional = sendNumber !== undefined ? this.options.clock.now() : undefined;
 			state.firstSend = sendNumber;
+			state.sends = [];
 		}
 		state.sent = (state.sent ?? 0) + 1;
 		return state;
@@ -140,15 +177,14 @@ export class RateLimiter {
 
 	/**
 	 * The bucket's state in its current window (one believed ended is forgotten, but for what is
-	 * in flight). The check before a send and the count at the send both go through here, so a
-	 * request sent as a wait for the next window ends counts in that new window.
+	 * in flight, and for what it showed of the others). The check before a send and the count at
+	 * the send both go through here, so a request sent as a wait for the next window ends counts
+	 * in that new window.
 	 */
 	private current(bucket: Bucket, now: number): BucketState {
 		const state = this.buckets[bucket];
 		if (state.resetAt !== undefined && state.resetAt <= now) {
-			// The service counted no more than we sent: alone in that window, the guess halves.
-			if (BUCKET_LIMITS[bucket] - (state.remaining ?? 0) <= (state.sent ?? 0))
-				this.peers[bucket] = (this.peers[bucket] ?? 0) / 2;
+			if (state.mine) this.sharedLately[bucket] = (state.othersSeen ?? 0) > 0;
 			this.buckets[bucket] = { inFlight: state.inFlight };
 		}
 		return this.buckets[bucket];
@@ -156,7 +192,7 @@ export class RateLimiter {
 
 	/** The end of a window opening now: late, never early (the service opened it after we sent). */
 	private windowEnd(): number {
-		return this.options.clock.now() + this.options.windowMs * 1.01 + 5;
+		return this.options.clock.now() + this.options.windowMs * 1.002 + 5;
 	}
 
 	/** One request of the bucket is no longer in flight; false when none was. */
@@ -178,16 +214,22 @@ export class RateLimiter {
 		const scale = windowMs / 60_000;
 		const now = clock.now();
 		for (const bucket of buckets) this.land(bucket);
-		const told = buckets[buckets.length - 1]; // refused: more peers than we guessed
-		this.peers[told] = Math.min((this.peers[told] ?? 0) + 1, BUCKET_LIMITS[told] - 1);
 		const ceiling = Math.min(MAX_429_BACKOFF_MS, MIN_429_WAIT_MS * 2 ** Math.max(0, attempt - 1));
 		// Equal jitter: half the ceiling for sure, the other half at random.
 		const floor = (ceiling / 2 + (clock.random() * ceiling) / 2) * scale;
 		const longerHint = hintMs === undefined || hintMs <= floor ? undefined : hintMs;
 		// The service refused: nothing more of the buckets is sent until the longer hint, or floor.
 		for (const bucket of buckets) {
-			const { inFlight } = this.buckets[bucket];
-			this.buckets[bucket] = { remaining: 0, resetAt: now + (longerHint ?? floor), inFlight };
+			const state = this.current(bucket, now);
+			const { inFlight, mine, othersSeen, opener } = state;
+			this.buckets[bucket] = {
+				remaining: 0,
+				resetAt: now + (longerHint ?? floor),
+				inFlight,
+				mine,
+				othersSeen,
+				opener,
+			};
 		}
 		if (longerHint === undefined) return floor;
 		return longerHint + clock.random() * Math.min(2000 * scale, longerHint * 0.1 + 100 * scale);
