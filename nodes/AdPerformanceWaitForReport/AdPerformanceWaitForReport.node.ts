@@ -139,10 +139,15 @@ export class AdPerformanceWaitForReport implements INodeType {
 		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 			try {
 				const input = readItemInput(new NodeParameters(this, itemIndex), settings);
-				const { id, accountId, createdAt } = items[itemIndex].json;
+				const { id, accountId, createdAt, estimatedCompletionSeconds } = items[itemIndex].json;
 				const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
 				if (id === input.reportId) {
-					hints.set(input.reportId, { accountId: text(accountId), createdAt: text(createdAt) });
+					hints.set(input.reportId, {
+						accountId: text(accountId),
+						createdAt: text(createdAt),
+						estimatedCompletionSeconds:
+							typeof estimatedCompletionSeconds === 'number' ? estimatedCompletionSeconds : undefined,
+					});
 				}
 				waits.push({ itemIndex, ...input });
 			} catch (error) {

@@ -53,6 +53,8 @@ export function unseenReportError(
 export interface ReportHint {
 	accountId?: string;
 	createdAt?: string;
+	/** Report → Generate's `estimatedCompletionSeconds` (service seconds from `createdAt`). */
+	estimatedCompletionSeconds?: number;
 }
 
 /**
@@ -71,8 +73,17 @@ export async function waitForReports(
 	const hints = new Map(givenHints);
 	/** Whether the last sweep's listing was whole, or held every report it looked for. */
 	let listedCompletely = true;
+	// The service's own estimate of when each report is done: looked at then, not a beat later.
+	const expectedAt = new Map<string, number>();
+	for (const [id, hint] of givenHints) {
+		const created = Date.parse(hint.createdAt ?? '');
+		const seconds = hint.estimatedCompletionSeconds;
+		if (Number.isFinite(created) && typeof seconds === 'number' && seconds >= 0 && seconds <= 3600)
+			expectedAt.set(id, created + client.clock.realMs(seconds * 1000));
+	}
 	return await waitUntilFinished<ServiceReport>(client, {
 		ids: [...new Set(reportIds)],
+		expectedAt,
 		intervalMs: timing.intervalSeconds * 1000,
 		timeoutMs: timing.timeoutSeconds * 1000,
 		isFinal: isFinished,

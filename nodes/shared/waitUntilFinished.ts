@@ -23,6 +23,11 @@ export interface WaitUntilFinishedOptions<V> {
 	listedCompletely?: () => boolean;
 	/** Whether a state is final (completed or failed); anything else means "keep waiting". */
 	isFinal: (state: V) => boolean;
+	/**
+	 * When the service expects a job finished (host ms, from its own estimate): a look then,
+	 * if it comes before the next beat (one look for each such time at most).
+	 */
+	expectedAt?: ReadonlyMap<string, number>;
 }
 
 export interface WaitUntilFinishedResult<V> {
@@ -127,7 +132,8 @@ export async function waitUntilFinished<V>(
 	let silentFailure: Error | undefined;
 	/** Complete looks in a row that no longer held an id an earlier look showed. */
 	const missing = new Map<string, number>();
-	for (let beat = 1; pending.length > 0; beat++) {
+	const expected = new Map(options.expectedAt);
+	for (let beat = 1; pending.length > 0; ) {
 		let seen: Map<string, V> | undefined;
 		let failure: unknown;
 		const lookedAt = Date.now();
@@ -159,8 +165,12 @@ export async function waitUntilFinished<V>(
 		if (pending.length === 0) break;
 		const now = Date.now();
 		if (now >= deadline) break;
+		// An estimate this look came after is spent; the next comes before the beat, or is not used.
+		for (const [id, at] of expected) if (at <= lookedAt || !pending.includes(id)) expected.delete(id);
 		const nextBeat = started + beat * options.intervalMs;
-		await client.wait(Math.max(0, Math.min(nextBeat, deadline) - now));
+		const soonest = Math.min(nextBeat, deadline, ...expected.values());
+		if (soonest === nextBeat) beat++;
+		await client.wait(Math.max(0, soonest - now));
 	}
 	// A job taken for deleted is not finished: it is among those not final at the end.
 	const gone = new Set([...missing.keys()]);

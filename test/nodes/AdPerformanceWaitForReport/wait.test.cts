@@ -131,6 +131,23 @@ describe('Wait for Ad Report against the time-scaled fake (a report takes 100–
 		expect(mixed.items.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
 	});
 
+	test('the look after the first comes when the service estimates the report done, not a Poll Interval later', async () => {
+		// Poll Interval 20 s; the report takes 100–200 ms (its estimate: 10–20 service seconds).
+		const result = await run(service, [
+			generateNode(service, { title: 'Estimate report' }),
+			waitNode({ pollIntervalSeconds: 20, timeoutSeconds: 60 }),
+		]);
+		expect(result.error).toBeUndefined();
+		const generated = result.nodes['Ad Performance'].items[0].json;
+		expect(generated.estimatedCompletionSeconds).toEqual(expect.any(Number));
+		expect(result.items[0].json).toMatchObject({ id: generated.id, status: 'completed' });
+		const [post] = apiRequests(service, { method: 'POST' });
+		const lists = apiRequests(service, { method: 'GET' }).filter((r) => r.path === '/v1/reports');
+		// The first look at once, one at the estimate (done by then), none on the 20 s beat.
+		expect(lists.length).toBeLessThanOrEqual(3);
+		expect(lists[lists.length - 1].at - post.at).toBeLessThan(5_000);
+	}, 30_000);
+
 	test('25 items are waited for together: one list request a sweep, not 25 loops', async () => {
 		const accounts = service.fake.accounts();
 		const items = Array.from({ length: 25 }, (_, i) => ({
