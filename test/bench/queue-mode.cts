@@ -1,7 +1,7 @@
 /**
  * One round of the queue-mode proof (scripts/scale/queue-mode.mjs) for the table: 10 webhook
  * executions of the weekly e-mail workflow at once, 6 accounts each, on n8n main + `workers`
- * workers (1, 2 or 4: one key as queue mode grows) with Postgres and Redis, against the sandbox in
+ * workers (1, 2, 4 or 8: one key as queue mode grows) with Postgres and Redis, against the sandbox in
  * its own process. Needs the cached latest n8n
  * of `npm run test:e2e` (no install here: minutes); otherwise the row says it was skipped.
  */

@@ -152,9 +152,9 @@ function queueRows(r: QueueRoundResult): Row[] {
 			ours: `${failedItems} (${r.succeeded} executions ok on ${r.workersUsed} workers; ${r.newReports} reports, ${r.mails} e-mails)`,
 			baseline: `0 (${r.executions} ok; ${total}, ${total})`,
 			ratio: undefined,
-			goal: r.workers === 4 ? '0, no duplicate' : 'info',
+			goal: r.workers <= 4 ? '0, no duplicate' : 'info',
 			pass:
-				r.workers === 4
+				r.workers <= 4
 					? failedItems === 0 && r.succeeded === r.executions && r.newReports === total
 					: undefined,
 		},
@@ -163,16 +163,16 @@ function queueRows(r: QueueRoundResult): Row[] {
 			ours: fmtMs(r.wallMs),
 			baseline: fmtMs(r.boundMs),
 			ratio: ratio(r.wallMs, r.boundMs),
-			goal: 'info',
-			pass: undefined,
+			goal: r.workers <= 4 ? '<= 1.10' : 'info',
+			pass: r.workers <= 4 ? r.wallMs <= 1.1 * r.boundMs : undefined,
 		},
 		{
 			metric: `${label}: POSTs per report (answers of 429)`,
 			ours: `${(r.posts / total).toFixed(2)} (${r.posts} POSTs, ${r.rejected429} x 429, ${r.requests} requests)`,
 			baseline: '1.00',
 			ratio: ratio(r.posts, total),
-			goal: r.workers === 4 ? '<= 1.30' : 'info',
-			pass: r.workers === 4 ? r.posts <= 1.3 * total : undefined,
+			goal: r.workers <= 4 ? '<= 1.15' : 'info',
+			pass: r.workers <= 4 ? r.posts <= 1.15 * total : undefined,
 		},
 	];
 }
@@ -395,7 +395,7 @@ async function main() {
 				});
 
 	const queueRounds: QueueRoundResult[] = [];
-	for (const workers of [1, 2, 4]) {
+	for (const workers of [1, 2, 4, 8]) {
 		progress(`queue mode: 10 executions x 6 accounts on n8n main + ${workers} worker(s)…`);
 		queueRounds.push(
 			process.env.BENCH_SKIP_N8N === '1'
@@ -431,7 +431,7 @@ async function main() {
 			.slice(0, 1)
 			.map(
 				(queueRound) =>
-					`Queue mode: n8n ${queueRound.n8nVersion} main + 1, 2 or 4 workers (concurrency 5 each), Postgres and Redis from Debian, the sandbox in its own process; ${queueRound.executions} webhook calls at once, each running the weekly e-mail workflow (list active accounts, Generate, Wait for Ad Report, Send Email) for ${queueRound.accountsEach} accounts; wall = first call to the last execution's stop; bound = (${queueRound.executions * queueRound.accountsEach}-1)/5 service minutes x time scale; requests include the archive trigger's polls. Each worker paces the key on its own: they meet at the service, whose 429 answers (with a retry time) schedule them. Failed items = accounts without their e-mail.`,
+					`Queue mode: n8n ${queueRound.n8nVersion} main + 1, 2, 4 or 8 workers (concurrency 5 each; 8 is information), Postgres and Redis from Debian, the sandbox in its own process; ${queueRound.executions} webhook calls at once, each running the weekly e-mail workflow (list active accounts, Generate, Wait for Ad Report, Send Email) for ${queueRound.accountsEach} accounts; wall = first call to the last execution's stop; bound = (${queueRound.executions * queueRound.accountsEach}-1)/5 service minutes x time scale; requests include the archive trigger's polls. Each worker paces the key on its own and they meet at the service: the worker whose request opened a window fills it, the others send one request each (docs/running-at-scale.md). Failed items = accounts without their e-mail.`,
 			),
 		`Total bench wall time: ${fmtMs(Date.now() - started)}.`,
 	];

@@ -181,6 +181,48 @@ describe('processes that meet only at the service (queue mode)', () => {
 		expect(limiter.delayBeforeSend(generation)).toBe(0);
 	});
 
+	test('a window another process opened is dated from our send, one it opened from our answer', () => {
+		const clock = fakeClock();
+		const limiter = new RateLimiter({ windowMs: 60_000, clock });
+		const sentAt = clock.at;
+		const first = limiter.onSent(generation);
+		clock.at += 2_000; // a slow answer
+		limiter.onAccepted(generation, 2, first); // others were counted first
+		expect(clock.at + limiter.delayBeforeSend(generation)).toBeLessThanOrEqual(
+			sentAt + 60_000 * 1.002 + 5,
+		);
+		clock.at = sentAt + 70_000;
+		const opened = limiter.onSent(generation);
+		clock.at += 2_000;
+		limiter.onAccepted(generation, 4, opened);
+		limiter.onSent(generation);
+		limiter.onAccepted(generation, 0, undefined);
+		expect(clock.at + limiter.delayBeforeSend(generation)).toBeGreaterThanOrEqual(clock.at + 60_000);
+	});
+
+	test('its opener leaves room early in a window for the others it saw in the last one it opened', () => {
+		const clock = fakeClock();
+		const limiter = new RateLimiter({ windowMs: 60_000, clock });
+		// A window it opened, in which 2 first requests of others were counted.
+		limiter.onAccepted(generation, 4, limiter.onSent(generation));
+		limiter.onAccepted(generation, 1, limiter.onSent(generation));
+		clock.at += 61_000;
+		limiter.onAccepted(generation, 4, limiter.onSent(generation));
+		// 4 left, 2 kept for the others for the first 5% of the window: 2 go, one at a time.
+		const taken: number[] = [];
+		for (let left = 4; ; left--) {
+			const sent = sendWhileFree(limiter);
+			if (sent.length === 0) break;
+			taken.push(left);
+			limiter.onAccepted(generation, left - 1, sent[0]);
+		}
+		expect(taken).toEqual([4, 3]);
+		expect(limiter.delayBeforeSend(generation)).toBe(300);
+		// The others did not come: after the first 5% of the window the rest is taken too.
+		clock.at += 3_200;
+		expect(sendWhileFree(limiter)).toHaveLength(1);
+	});
+
 	test('a 429 holds the buckets until the retry time the service gave, then the window opens', () => {
 		const clock = fakeClock(0, 0);
 		const limiter = new RateLimiter({ windowMs: 60_000, clock });

@@ -27,6 +27,9 @@ const BUCKET_LIMITS: Record<Bucket, number> = {
  */
 const SHARED_BY_OPENER = 10;
 
+/** The start of a window, as a share of it, in which its opener leaves room for the others. */
+const GRACE_SHARE = 0.05;
+
 export interface Clock {
 	now(): number;
 	random(): number;
@@ -68,6 +71,9 @@ export class RateLimiter {
 	/** Whether the last window this process spent showed other processes (queue mode) too. */
 	private readonly sharedLately: Partial<Record<Bucket, boolean>> = {};
 
+	/** The other processes' requests the last window this process opened showed (their firsts). */
+	private readonly followers: Partial<Record<Bucket, number>> = {};
+
 	private readonly buckets: Record<Bucket, BucketState> = {
 		read: {},
 		write: {},
@@ -93,9 +99,14 @@ export class RateLimiter {
 			else if (othersSeen > 0 && !opener) spent = true;
 			else {
 				// Shared with other processes: the opener sends one at a time, each answer's count
-				// read before the next goes (the others' first requests may still be on their way).
+				// read before the next goes, and early in the window leaves room for as many first
+				// requests of others as it saw in the last window it opened (they may still be on
+				// their way: their window's end is a guess, late by up to their answer's time).
 				const shared = othersSeen > 0 || this.sharedLately[bucket] === true;
-				spent = inFlight >= (shared ? Math.min(remaining, 1) : remaining);
+				const early = resetAt !== undefined && now < resetAt - windowMs * (1 - GRACE_SHARE);
+				const reserved = early ? Math.max(0, (this.followers[bucket] ?? 0) - othersSeen) : 0;
+				const allowed = remaining - reserved;
+				spent = inFlight >= (shared ? Math.min(allowed, 1) : allowed);
 				awaitingCount = spent && inFlight < remaining;
 			}
 			// A window's first request goes alone: the others look again shortly for the count its
@@ -133,19 +144,26 @@ export class RateLimiter {
 	 */
 	onAccepted(buckets: Bucket[], remaining: number | undefined, sent?: number): void {
 		const windowEnd = this.windowEnd();
+		const told = buckets[buckets.length - 1];
 		for (const bucket of buckets) {
 			// A request not announced with onSent is counted now.
 			if (!this.land(bucket)) this.countInWindow(bucket);
 			// The first answer of a window dates it: the service opened it when the request
-			// arrived, which may be well after it was sent (a new connection).
+			// arrived, which may be well after it was sent (a new connection). A window another
+			// process opened began before ours arrived: it keeps the date of our send, so that this
+			// process is not later to the next window than the others by its answer's time.
 			const state = this.buckets[bucket];
 			if (state.provisional !== undefined) {
-				state.resetAt = Math.max(state.resetAt ?? 0, windowEnd);
+				const openedByOthers =
+					bucket === told &&
+					remaining !== undefined &&
+					sent === state.firstSend &&
+					BUCKET_LIMITS[told] - remaining > 1;
+				if (!openedByOthers) state.resetAt = Math.max(state.resetAt ?? 0, windowEnd);
 				state.provisional = undefined;
 			}
 		}
 		if (remaining === undefined) return;
-		const told = buckets[buckets.length - 1];
 		const state = this.buckets[told];
 		if (sent !== undefined && state.firstSend !== undefined && sent < state.firstSend) return;
 		state.mine = (state.mine ?? 0) + 1;
@@ -185,6 +203,7 @@ export class RateLimiter {
 		const state = this.buckets[bucket];
 		if (state.resetAt !== undefined && state.resetAt <= now) {
 			if (state.mine) this.sharedLately[bucket] = (state.othersSeen ?? 0) > 0;
+			if (state.opener) this.followers[bucket] = state.othersSeen ?? 0;
 			this.buckets[bucket] = { inFlight: state.inFlight };
 		}
 		return this.buckets[bucket];
@@ -213,7 +232,11 @@ export class RateLimiter {
 		const { clock, windowMs } = this.options;
 		const scale = windowMs / 60_000;
 		const now = clock.now();
-		for (const bucket of buckets) this.land(bucket);
+		for (const bucket of buckets) {
+			this.land(bucket);
+			// Refused: another process spends the key too (queue mode), whatever the counts showed.
+			this.sharedLately[bucket] = true;
+		}
 		const ceiling = Math.min(MAX_429_BACKOFF_MS, MIN_429_WAIT_MS * 2 ** Math.max(0, attempt - 1));
 		// Equal jitter: half the ceiling for sure, the other half at random.
 		const floor = (ceiling / 2 + (clock.random() * ceiling) / 2) * scale;
