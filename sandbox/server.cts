@@ -1525,6 +1525,11 @@ export class FakeServer {
 				case 'POST /diagnostics/fail-next':
 					this.state.failNextDiagnostics(Number(body.count ?? 1));
 					return ok();
+				case 'POST /reports/size-next':
+					if (!Array.isArray(body.bytes))
+						return error(400, 'invalid_request', 'bytes must be a list of numbers.');
+					this.state.sizeNextReports(body.bytes as number[]);
+					return ok();
 				case 'POST /reports/:id/expire':
 					this.state.expireReport(seg[1]);
 					return ok();

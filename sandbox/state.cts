@@ -242,6 +242,8 @@ export class FakeState {
 	diagnostics: DiagnosticRec[] = [];
 	private readonly ids = new Set<string>();
 	private failReportQueue: ErrorInfo[] = [];
+	/** File sizes (bytes) of the next generated reports, in order (POST /__fake/reports/size-next). */
+	private nextFileSizes: number[] = [];
 	private failDiagnosticCount = 0;
 	/** By service account id: see AccountReportScript. */
 	private readonly reportScripts = new Map<string, AccountReportScript>();
@@ -617,6 +619,8 @@ export class FakeState {
 			pendingMs: this.scaled(pendingService),
 			failure,
 		});
+		const padTo = this.nextFileSizes.shift();
+		if (padTo !== undefined) rec.padTo = padTo;
 		if (script?.summary) {
 			const summary = { ...rec.summary, ...script.summary };
 			if (script.summary.avgRoas !== undefined && script.summary.overallRiskLevel === undefined)
@@ -862,6 +866,13 @@ export class FakeState {
 		r.expiresAtOverride = Math.min(Date.now() - 1000, Math.max(r.completeAt, Date.now() - 1000));
 		if (r.completeAt > r.expiresAtOverride) r.completeAt = r.expiresAtOverride - 1;
 		if (r.pendingUntil > r.completeAt) r.pendingUntil = r.completeAt;
+	}
+
+	/** The next generated reports' files are padded to these sizes, one each, in order. */
+	sizeNextReports(bytes: number[]): void {
+		if (!bytes.every((b) => typeof b === 'number' && Number.isFinite(b) && b >= 0))
+			throw new Error('bytes must be a list of numbers.');
+		this.nextFileSizes.push(...bytes);
 	}
 
 	setReportFileSize(reportId: string, bytes: number): void {

@@ -73,13 +73,13 @@ async function measurePeakGrowth<T>(fn: () => Promise<T>) {
 	}
 }
 
-interface ChildFake {
+export interface ChildFake {
 	url: string;
 	keys: { live: string };
 	child: ChildProcess;
 }
 
-async function startChildFake(root: string, timeScale: number): Promise<ChildFake> {
+export async function startChildFake(root: string, timeScale: number): Promise<ChildFake> {
 	const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
 	const child = spawn(
 		tsx,
@@ -114,7 +114,7 @@ async function startChildFake(root: string, timeScale: number): Promise<ChildFak
 	});
 }
 
-async function control(fake: ChildFake, method: string, route: string, body?: unknown) {
+export async function control(fake: ChildFake, method: string, route: string, body?: unknown) {
 	const response = await fetch(`${fake.url}/__fake${route}`, {
 		method,
 		headers: body ? { 'content-type': 'application/json' } : {},

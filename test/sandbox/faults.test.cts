@@ -9,7 +9,7 @@ import {
 	trickling,
 	type FakeService,
 } from '../../sandbox/index.cjs';
-import { expectError, get, post, reportBody, sleep, VERSION } from './helpers.cjs';
+import { expectError, get, post, reportBody, sleep, VERSION, waitFor } from './helpers.cjs';
 
 async function statusOrDrop(p: Promise<{ status: number }>): Promise<number | 'drop'> {
 	try {
@@ -288,6 +288,41 @@ describe('fake service: request log and control API', () => {
 		expect((await ctl('POST', '/limits/reset')).status).toBe(200);
 		expect((await get(svc, '/v1/accounts')).body.meta.remaining_requests).toBe(119);
 		expect((await ctl('GET', '/nothing')).status).toBe(404);
+	});
+
+	test('control API: POST /reports/size-next sizes the next generated reports, in order', async () => {
+		svc = await startFakeService({ seed: 3, timeScale: 0.001 });
+		const ctl = (body: unknown) =>
+			fetch(`${svc.url}/__fake/reports/size-next`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify(body),
+			});
+		expect((await ctl({ bytes: 'many' })).status).toBe(400);
+		expect((await ctl({ bytes: [-1] })).status).toBe(400);
+		expect((await ctl({ bytes: [300_000, 250_000] })).status).toBe(200);
+		const ids: string[] = [];
+		for (let i = 0; i < 3; i++) {
+			const res = await post(svc, '/v1/reports', reportBody(svc, { title: `Sized ${i}` }));
+			expect(res.status).toBe(202);
+			ids.push(res.body.data.id as string);
+		}
+		const lengths: Array<string | null> = [];
+		for (const id of ids) {
+			const dl = await waitFor(async () => {
+				const r = await fetch(`${svc.url}/v1/reports/${id}/download`, {
+					headers: { 'x-api-key': svc.keys.live, 'service-version': VERSION },
+				});
+				if (r.status === 200) return r;
+				await r.arrayBuffer();
+				return undefined;
+			});
+			lengths.push(dl.headers.get('content-length'));
+			await dl.arrayBuffer();
+		}
+		expect(lengths.slice(0, 2)).toEqual(['300000', '250000']);
+		// The list ran out: the third report has its own (small) file.
+		expect(Number(lengths[2])).toBeLessThan(250_000);
 	});
 
 	test('scenario controls: setConnectionStatus, addReports, accounts()/reports() views', async () => {
