@@ -18,7 +18,7 @@
  * Needs the cached latest n8n of `npm run test:e2e` (no install here: minutes); otherwise the
  * result says it was skipped. Not part of `npm run test:scale` (.ci/run must stay under an hour).
  */
-import { readdirSync, readFileSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
@@ -77,6 +77,7 @@ interface Cluster {
 		download(id: string): Promise<{ bytes: Buffer; disposition: string | null }>;
 	};
 	rows(table: string): Promise<Array<Record<string, string>>>;
+	logs(): Array<{ file: string; text: string }>;
 	executionsOfWorkflow(id: string): Execution[];
 	stop(): Promise<void>;
 }
@@ -135,6 +136,10 @@ export interface BigMondayResult {
 	killed?: { worker: string; atPosts: number; atMs: number; runningThere: number };
 	failedExecutions: string[];
 	recoveries: number;
+	/** What the recovery logged: failed execution → its error, as n8n passed it to the Error Workflow. */
+	recovered: string[];
+	/** Where the n8n, Postgres and Redis logs were kept when a check failed. */
+	logsKeptIn?: string;
 	reruns: string[];
 	mails: number;
 	/** Clients with exactly one e-mail whose PDF is its report's file byte for byte. */
@@ -285,6 +290,7 @@ export async function benchBigMonday(options: {
 		killToLastMailMs: 0,
 		failedExecutions: [],
 		recoveries: 0,
+		recovered: [],
 		reruns: [],
 		mails: 0,
 		clientsOk: 0,
@@ -419,6 +425,9 @@ export async function benchBigMonday(options: {
 		result.memory = memory.stop();
 		stopSampler = undefined;
 		result.recoveries = recovered.rows.length;
+		result.recovered = recovered.rows.map(
+			(r) => `${r.failed_execution_id}: ${String(r.failed_error ?? '').slice(0, 120)}`,
+		);
 		result.reruns = recovered.reruns.map((e) => `${e.id}=${e.status}`);
 		for (const e of failed) {
 			const rows = recovered.rows.filter((r) => r.failed_execution_id === String(e.id));
@@ -535,6 +544,14 @@ export async function benchBigMonday(options: {
 		return result;
 	} finally {
 		stopSampler?.();
+		if (result.failures.length > 0) {
+			// keep what an operator would read: the n8n main and worker logs, Postgres, Redis
+			const dir = mkdtempSync(path.join(os.tmpdir(), `big-monday-${clients}-logs-`));
+			for (const { file, text } of cluster.logs())
+				writeFileSync(path.join(dir, path.basename(file)), text);
+			result.logsKeptIn = dir;
+			log(`logs kept in ${dir}`);
+		}
 		await cluster.stop();
 		result.durationMs = Date.now() - startedAll;
 	}
@@ -581,6 +598,7 @@ export function describeRound(r: BigMondayResult): string[] {
 		`big Monday, ${r.clients} clients (n8n ${r.n8nVersion}, ${r.workers} workers × concurrency ${CONCURRENCY}, ${r.executions} executions × ${r.accountsEach} clients, time scale ${r.timeScale}): ${r.failures.length ? `FAILED: ${r.failures.join(' | ')}` : 'every check held'}`,
 		`  wall ${fmtS(r.wallMs)} (round ${fmtS(r.roundWallMs)}) vs bound ${fmtS(r.boundMs)}: ${(r.wallMs / r.boundMs).toFixed(2)}x; recovery ${fmtS(r.recoveryMs)} (kill → the dead worker's last execution ended); goal wall <= 1.10 x bound + recovery = ${fmtS(1.1 * r.boundMs + r.recoveryMs)}: ${r.wallMs <= 1.1 * r.boundMs + r.recoveryMs ? 'held' : 'missed'}; (wall - recovery) / bound = ${((r.wallMs - r.recoveryMs) / r.boundMs).toFixed(2)}x`,
 		`  SIGKILL ${r.killed?.worker} ${fmtS(r.killed?.atMs ?? 0)} into the round after ${r.killed?.atPosts} generations (${r.killed?.runningThere} executions running there); failed ${r.failedExecutions.join(', ') || 'none'}; ${r.recoveries} recoveries; re-runs ${r.reruns.join(', ') || 'none'}; kill → last recovery ended ${fmtS(r.killToRecoveredMs)}, kill → last e-mail ${fmtS(r.killToLastMailMs)}`,
+		`  the recovery's log (failed execution: error): ${r.recovered.join(' | ') || 'empty'}${r.logsKeptIn ? `; logs kept in ${r.logsKeptIn}` : ''}`,
 		`  ${r.mails} e-mails, ${r.clientsOk} of ${r.clients} clients with exactly one e-mail carrying their PDF byte for byte (${r.sentAgainAsWorkerDied} sent again as the worker died); ${r.newReports} new reports, ${fmtMb(r.reportBytes)} of PDFs (${fmtMb(r.reportBytes / Math.max(1, r.newReports))} each on average)`,
 		`  ${r.posts} POST /v1/reports (${(r.posts / r.clients).toFixed(2)} per report), ${r.rejected429} answers of 429, ${r.requests} requests in all (${(r.requests / r.clients).toFixed(1)} per client)`,
 		`  worker memory (VmHWM of the worker process; sampled peak RSS; RSS at the round's start; task runners' VmHWM): ${r.memory.map((m) => `${m.name}${m.killed ? ' (killed)' : ''} ${fmtMb(m.hwmBytes)} / ${fmtMb(m.sampledPeakRssBytes)} / ${fmtMb(m.startRssBytes)} / ${fmtMb(m.childrenHwmBytes)}`).join('; ')}`,
