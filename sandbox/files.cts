@@ -29,9 +29,17 @@ export interface FileContext {
 	analysis: ReportAnalysis;
 	whiteLabel?: { companyName?: string; logoUrl?: string; primaryColor?: string };
 	padTo?: number;
+	/**
+	 * What pads a PDF to padTo: lines of spaces (default), or noise, drawn bytes starting at this
+	 * offset of one shared seeded noise buffer: as incompressible as a real PDF's compressed
+	 * streams, and the same bytes on every download. Markdown and JSON are always padded with
+	 * spaces (noise is not valid text).
+	 */
+	padNoise?: number;
 }
 
-export type Part = Buffer | { filler: number };
+/** A run of filler: spaces, or (with `noise`) bytes of NOISE from that offset on, wrapping. */
+export type Part = Buffer | { filler: number; noise?: number };
 
 export interface ReportFile {
 	contentType: string;
@@ -45,6 +53,45 @@ const FILLER = Buffer.from(
 	'                                                               \n'.repeat(1024),
 	'latin1',
 );
+
+/**
+ * 4 MiB of seeded noise (mulberry32), built on first use. Longer than every window a compressor
+ * looks back over (Postgres's pglz 4 KiB, lz4 64 KiB, deflate 32 KiB), so that a padded file
+ * stored in a database takes its full size there, as a real PDF does.
+ */
+const NOISE_BYTES = 4 * 1024 * 1024;
+let noise: Buffer | undefined;
+function noiseBuffer(): Buffer {
+	if (noise) return noise;
+	const buf = Buffer.alloc(NOISE_BYTES);
+	let state = 0x9e3779b9;
+	for (let i = 0; i < NOISE_BYTES; i += 4) {
+		state = (state + 0x6d2b79f5) >>> 0;
+		let t = state;
+		t = Math.imul(t ^ (t >>> 15), t | 1);
+		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+		buf.writeUInt32LE((t ^ (t >>> 14)) >>> 0, i);
+	}
+	noise = buf;
+	return buf;
+}
+
+/** The chunks of one filler part, each at most 64 KiB. */
+function* fillerChunks(part: { filler: number; noise?: number }): Generator<Buffer> {
+	if (part.noise === undefined) {
+		for (let left = part.filler; left > 0; left -= FILLER.length)
+			yield left >= FILLER.length ? FILLER : FILLER.subarray(0, left);
+		return;
+	}
+	const buf = noiseBuffer();
+	let at = part.noise % NOISE_BYTES;
+	for (let left = part.filler; left > 0; ) {
+		const n = Math.min(left, FILLER.length, NOISE_BYTES - at);
+		yield buf.subarray(at, at + n);
+		left -= n;
+		at = (at + n) % NOISE_BYTES;
+	}
+}
 
 export function slugify(title: string): string {
 	const slug = title
@@ -251,7 +298,12 @@ function renderPdf(ctx: FileContext): Part[] {
 	const overhead = main.length + probe.head.length + probe.foot.length;
 	const fillerLength = Math.max(0, ctx.padTo - overhead);
 	const padded = tail({ offset: main.length, length: fillerLength });
-	return [main, padded.head, { filler: fillerLength }, padded.foot];
+	return [
+		main,
+		padded.head,
+		{ filler: fillerLength, ...(ctx.padNoise !== undefined ? { noise: ctx.padNoise } : {}) },
+		padded.foot,
+	];
 }
 
 /** Stream the parts with back-pressure; resolves when done or when the client went away. */
@@ -260,10 +312,7 @@ export async function collectParts(parts: Part[]): Promise<Buffer> {
 	const chunks: Buffer[] = [];
 	for (const part of parts) {
 		if (Buffer.isBuffer(part)) chunks.push(part);
-		else {
-			for (let left = part.filler; left > 0; left -= FILLER.length)
-				chunks.push(FILLER.subarray(0, Math.min(left, FILLER.length)));
-		}
+		else chunks.push(...fillerChunks(part));
 	}
 	return Buffer.concat(chunks);
 }
@@ -289,12 +338,7 @@ export async function writeParts(res: ServerResponse, parts: Part[]): Promise<vo
 			if (!(await write(part))) return;
 			continue;
 		}
-		let left = part.filler;
-		while (left > 0) {
-			const n = Math.min(left, FILLER.length);
-			if (!(await write(n === FILLER.length ? FILLER : FILLER.subarray(0, n)))) return;
-			left -= n;
-		}
+		for (const chunk of fillerChunks(part)) if (!(await write(chunk))) return;
 	}
 	res.end();
 }

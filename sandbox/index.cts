@@ -73,6 +73,7 @@ export async function startFakeService(options: FakeServiceOptions = {}): Promis
 		refuseConnections: (realMs) => server.refuseConnections(realMs),
 		expireReport: (reportId) => state.expireReport(reportId),
 		setReportFileSize: (reportId, bytes) => state.setReportFileSize(reportId, bytes),
+		setNewReportSizes: (sizes) => state.setNewReportSizes(sizes),
 		setClockOffset: (offsetMs) => {
 			state.clockOffsetMs = offsetMs;
 		},

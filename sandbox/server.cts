@@ -69,6 +69,7 @@ import {
 	type AccountReportScript,
 	type CampaignRec,
 	type Keys,
+	type NewReportSizes,
 	type ReportRec,
 	type WorkspaceId,
 } from './state.cjs';
@@ -247,6 +248,12 @@ export interface FakeService {
 	completeReportAt?: never;
 	expireReport(reportId: string): void;
 	setReportFileSize(reportId: string, bytes: number): void;
+	/**
+	 * Every report created from now on through POST /v1/reports gets a file of a size drawn
+	 * (seeded) from [minBytes, maxBytes], PDFs padded with incompressible noise unless `fill` is
+	 * 'spaces'; undefined: natural sizes again. See FakeState.setNewReportSizes.
+	 */
+	setNewReportSizes(sizes: NewReportSizes | undefined): void;
 	/**
 	 * Runs the service's clock `offsetMs` ahead of the host's (negative: behind). Record times,
 	 * the Date header and the `from`/`to` filters follow it; times given to addReports and
@@ -1242,6 +1249,7 @@ export class FakeServer {
 			analysis: r.analysis,
 			...(r.whiteLabel ? { whiteLabel: r.whiteLabel } : {}),
 			...(r.padTo ? { padTo: r.padTo } : {}),
+			...(r.padNoise !== undefined ? { padNoise: r.padNoise } : {}),
 		});
 		return { status: 200, file };
 	}
@@ -1537,6 +1545,14 @@ export class FakeServer {
 					if (typeof body.bytes !== 'number' || body.bytes < 0)
 						return error(400, 'invalid_request', 'bytes must be a number.');
 					this.state.setReportFileSize(seg[1], body.bytes);
+					return ok();
+				case 'PUT /reports/sizes':
+					// {} or null: new reports get their natural size again
+					this.state.setNewReportSizes(
+						body.minBytes === undefined && body.maxBytes === undefined
+							? undefined
+							: (body as unknown as NewReportSizes),
+					);
 					return ok();
 				case 'POST /campaigns':
 					return ok(this.addCampaigns(String(body.accountId), Number(body.count ?? 1)));

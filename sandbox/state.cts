@@ -104,6 +104,20 @@ export interface ReportRec {
 	expiresAtOverride: number | null;
 	whiteLabel?: WhiteLabel;
 	padTo?: number;
+	/** With padTo: the file is padded with noise from this offset (files.cts, FileContext). */
+	padNoise?: number;
+}
+
+/** What size the file of each new report (POST /v1/reports) gets: see FakeState.setNewReportSizes. */
+export interface NewReportSizes {
+	/** Smallest file, bytes. */
+	minBytes: number;
+	/** Largest file, bytes (drawn uniformly in [minBytes, maxBytes]). */
+	maxBytes: number;
+	/** Seed of the draws (their own generator: the service's other draws stay as they were). */
+	seed?: number;
+	/** PDFs padded with 'noise' (incompressible, default) or 'spaces'. */
+	fill?: 'noise' | 'spaces';
 }
 
 export interface DiagnosticRec {
@@ -247,6 +261,10 @@ export class FakeState {
 	private failDiagnosticCount = 0;
 	/** By service account id: see AccountReportScript. */
 	private readonly reportScripts = new Map<string, AccountReportScript>();
+	/** See setNewReportSizes. */
+	private newReportSizes:
+		| { minBytes: number; maxBytes: number; fill: 'noise' | 'spaces'; rng: Rng }
+		| undefined;
 	/** Origin that downloadUrl points at; set by the server once it listens. */
 	downloadOrigin = 'http://127.0.0.1';
 
@@ -619,8 +637,14 @@ export class FakeState {
 			pendingMs: this.scaled(pendingService),
 			failure,
 		});
+		// A size given for this very report (size-next) comes first, then the drawn range (sizes).
 		const padTo = this.nextFileSizes.shift();
+		const sizes = this.newReportSizes;
 		if (padTo !== undefined) rec.padTo = padTo;
+		else if (sizes) {
+			rec.padTo = sizes.rng.int(sizes.minBytes, sizes.maxBytes);
+			if (sizes.fill === 'noise') rec.padNoise = sizes.rng.int(0, 0x3fffffff);
+		}
 		if (script?.summary) {
 			const summary = { ...rec.summary, ...script.summary };
 			if (script.summary.avgRoas !== undefined && script.summary.overallRiskLevel === undefined)
@@ -873,6 +897,31 @@ export class FakeState {
 		if (!bytes.every((b) => typeof b === 'number' && Number.isFinite(b) && b >= 0))
 			throw new Error('bytes must be a list of numbers.');
 		this.nextFileSizes.push(...bytes);
+	}
+
+	/**
+	 * From now on, every report created through POST /v1/reports gets a file of a size drawn from
+	 * [minBytes, maxBytes] (what setReportFileSize sets for one report), from a generator of its
+	 * own seeded with `seed` (default 1): the same sequence of sizes for the same sequence of
+	 * reports, and the service's other draws unchanged. undefined: new reports get their natural
+	 * size again. Existing reports keep theirs.
+	 */
+	setNewReportSizes(sizes: NewReportSizes | undefined): void {
+		if (sizes === undefined) {
+			this.newReportSizes = undefined;
+			return;
+		}
+		const { minBytes, maxBytes, seed = 1, fill = 'noise' } = sizes;
+		if (
+			!Number.isInteger(minBytes) ||
+			!Number.isInteger(maxBytes) ||
+			minBytes < 0 ||
+			maxBytes < minBytes
+		)
+			throw new Error('minBytes and maxBytes must be whole numbers, 0 <= minBytes <= maxBytes.');
+		if (!Number.isInteger(seed)) throw new Error('seed must be a whole number.');
+		if (fill !== 'noise' && fill !== 'spaces') throw new Error("fill must be 'noise' or 'spaces'.");
+		this.newReportSizes = { minBytes, maxBytes, fill, rng: new Rng(seed) };
 	}
 
 	setReportFileSize(reportId: string, bytes: number): void {

@@ -57,6 +57,15 @@ export async function startFakeProcess({ timeScale = 0.02, extraArgs = [] } = {}
 			);
 			if (!res?.data?.ok) throw new Error(`setNextReports: ${JSON.stringify(res)}`);
 		},
+		/**
+		 * Every report created from now on through POST /v1/reports gets a file of a size drawn
+		 * from [minBytes, maxBytes] with `seed` (PDFs padded with incompressible noise unless
+		 * `fill: 'spaces'`); `undefined`: natural sizes again. PUT /__fake/reports/sizes.
+		 */
+		async setNewReportSizes(sizes) {
+			const res = await control('PUT', '/__fake/reports/sizes', sizes ?? {});
+			if (!res?.data?.ok) throw new Error(`setNewReportSizes: ${JSON.stringify(res)}`);
+		},
 		/** The data of an Ad Performance API credential for this sandbox (live key, its Time Scale). */
 		credentialData: () => ({
 			apiKey: info.keys.live,

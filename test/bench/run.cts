@@ -5,6 +5,7 @@
  *   BENCH_TIME_SCALE=0.05   service seconds per real second (0.05: a service minute = 3 s)
  *   BENCH_SKIP_N8N=1        skip the rows that need a real n8n (HTTP Request baseline, queue mode)
  *   BENCH_N8N_LINE=latest   which cached n8n line the baseline row uses (scripts/e2e/install-n8n.mjs)
+ *   BENCH_SKIP_BIG_MONDAY=1 skip the big agency's Monday (300 and 100 clients in queue mode: about 11 minutes)
  *
  * The table is also written to .bench-out/latest.txt.
  */
@@ -24,6 +25,12 @@ import {
 	type MemoryResult,
 } from './memory.cjs';
 import { benchOneExecution, type OneExecutionResult } from './one-execution.cjs';
+import {
+	benchBigMondayPair,
+	bigMondayRows,
+	describeRound,
+	type BigMondayResult,
+} from './big-monday.cjs';
 import { benchQueueRound, type QueueRoundResult } from './queue-mode.cjs';
 import {
 	benchGenerate,
@@ -460,6 +467,18 @@ async function main() {
 		);
 	}
 
+	progress('big Monday: 100, then 300 clients on n8n main + 4 workers, a worker killed…');
+	const bigMonday: BigMondayResult[] =
+		process.env.BENCH_SKIP_N8N === '1' || process.env.BENCH_SKIP_BIG_MONDAY === '1'
+			? [
+					{
+						clients: 300,
+						skipped:
+							process.env.BENCH_SKIP_N8N === '1' ? 'BENCH_SKIP_N8N=1' : 'BENCH_SKIP_BIG_MONDAY=1',
+					} as BigMondayResult,
+				]
+			: await benchBigMondayPair({ root: ROOT, timeScale: TIME_SCALE, log: progress });
+
 	const rows: Row[] = [
 		...listingRows(listing),
 		...largeListingRows(largeListing),
@@ -472,6 +491,7 @@ async function main() {
 		...oneExecutionRows(oneExecution),
 		...baselineRows(baseline, listing),
 		...queueRounds.flatMap(queueRows),
+		...bigMondayRows(bigMonday),
 	];
 	const notes = [
 		`Listing: the rate-limit bound for ${listing.minRequests} reads is ${fmtMs(listing.rateBoundMs)} (they fit in one window of 120), so wall time is compared with the floor: the same ${listing.minRequests} page requests sent back-to-back by a bare fetch loop against the same fake (ours: runs through n8n-core's WorkflowExecute, of which a one-request run (Limit 1) takes ${fmtMs(listing.fixedMs)}: the workflow engine's fixed cost, which the bare loop does not pay). Measured in ${listing.minimalRatios.length} fresh processes, ${listing.trials / listing.minimalRatios.length} trials each after 3 warm-up rounds, ours and the minimal node taking turns going first; times are medians across the processes, and the minimal-node ratio is the median of the processes' own ratios (${listing.minimalRatios.map((x) => x.toFixed(2)).join(', ')}).`,
@@ -491,6 +511,12 @@ async function main() {
 				(queueRound) =>
 					`Queue mode: n8n ${queueRound.n8nVersion} main + 1, 2, 4 or 8 workers (concurrency 5 each; 8 is information), Postgres and Redis from Debian, the sandbox in its own process; ${queueRound.executions} webhook calls at once, each running the weekly e-mail workflow (list active accounts, Generate, Wait for Ad Report, Send Email) for ${queueRound.accountsEach} accounts; wall = first call to the last execution's stop; bound = (${queueRound.executions * queueRound.accountsEach}-1)/5 service minutes x time scale; requests include the archive trigger's polls. Each worker paces the key on its own and they meet at the service: the worker whose request opened a window fills it, the others send one request each (docs/running-at-scale.md). Failed items = accounts without their e-mail.`,
 			),
+		...(bigMonday.some((r) => !r.skipped)
+			? [
+					`Big Monday: the exactly-once weekly example (test/bench/big-monday.cts) in queue mode, 4 workers at concurrency 5, clients/5 webhook calls of 5 clients at once, report files of 0.2-2 MB drawn per report (incompressible), binary data in Postgres (N8N_DEFAULT_BINARY_DATA_MODE=database), SIGKILL on the busiest worker after a third of the generations, recovered by the Error Workflow; wall = first call to the last client's e-mail; recovery = kill to n8n ending the dead worker's last execution; peak RSS = the highest VmHWM of the workers that ran to the end, 300 vs 100 clients (each round in a cluster of its own). Figures:`,
+					...bigMonday.flatMap(describeRound).map((line) => `  ${line.trim()}`),
+				]
+			: []),
 		`Total bench wall time: ${fmtMs(Date.now() - started)}.`,
 	];
 	const text = [...header, '', renderTable(rows), '', ...notes.map((n) => `- ${n}`), ''].join('\n');

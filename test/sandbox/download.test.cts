@@ -1,3 +1,5 @@
+import { deflateSync } from 'node:zlib';
+
 import { startFakeService, type FakeService } from '../../sandbox/index.cjs';
 import { call, expectError, get, post, reportBody, VERSION, waitFor } from './helpers.cjs';
 import type { Report } from '../../sandbox/types.cjs';
@@ -200,6 +202,79 @@ describe('fake service: GET /v1/reports/{id}/download', () => {
 			const off = Number(entries[n].slice(0, 10));
 			expect(headText.slice(off, off + 7)).toBe(`${n} 0 obj`);
 		}
+	});
+
+	test('new report sizes (PUT /__fake/reports/sizes): drawn, seeded, noise that does not compress, the same bytes on every download', async () => {
+		const sizes = async (seed: number): Promise<number[]> => {
+			const set = await call(svc, 'PUT', '/__fake/reports/sizes', {
+				body: { minBytes: 200_000, maxBytes: 400_000, seed },
+			});
+			expect(set.status).toBe(200);
+			const out: number[] = [];
+			for (let i = 0; i < 4; i++) {
+				const r = await completedReport(svc, { format: 'pdf', title: `Sized ${seed} ${i}` });
+				const res = await fetch(`${svc.url}/v1/reports/${r.id}/download`, {
+					headers: authHeaders(svc),
+				});
+				const buf = Buffer.from(await res.arrayBuffer());
+				expect(Number(res.headers.get('content-length'))).toBe(buf.length);
+				checkPdf(buf);
+				// what a real PDF's compressed streams are: deflate cannot shrink it
+				expect(deflateSync(buf).length).toBeGreaterThan(0.95 * buf.length);
+				const again = await fetch(`${svc.url}/v1/reports/${r.id}/download`, {
+					headers: authHeaders(svc),
+				});
+				expect(Buffer.from(await again.arrayBuffer()).equals(buf)).toBe(true);
+				out.push(buf.length);
+			}
+			return out;
+		};
+		const first = await sizes(7);
+		for (const n of first) {
+			expect(n).toBeGreaterThanOrEqual(200_000 - 64);
+			expect(n).toBeLessThanOrEqual(400_000 + 64);
+		}
+		expect(new Set(first).size).toBeGreaterThan(1);
+		expect(await sizes(7)).toEqual(first);
+		expect(await sizes(8)).not.toEqual(first);
+
+		// spaces instead of noise; an existing report keeps its size; {} gives natural sizes again
+		await call(svc, 'PUT', '/__fake/reports/sizes', {
+			body: { minBytes: 300_000, maxBytes: 300_000, fill: 'spaces' },
+		});
+		const spaced = await completedReport(svc, { format: 'pdf', title: 'Spaces' });
+		const spacedBuf = Buffer.from(
+			await (
+				await fetch(`${svc.url}/v1/reports/${spaced.id}/download`, { headers: authHeaders(svc) })
+			).arrayBuffer(),
+		);
+		expect(Math.abs(spacedBuf.length - 300_000)).toBeLessThan(64);
+		expect(deflateSync(spacedBuf).length).toBeLessThan(0.05 * spacedBuf.length);
+		expect((await call(svc, 'PUT', '/__fake/reports/sizes', { body: {} })).status).toBe(200);
+		const natural = await completedReport(svc, { format: 'pdf', title: 'Natural' });
+		const naturalRes = await fetch(`${svc.url}/v1/reports/${natural.id}/download`, {
+			headers: authHeaders(svc),
+		});
+		expect(Number(naturalRes.headers.get('content-length'))).toBeLessThan(20_000);
+		await naturalRes.arrayBuffer();
+		expect(
+			Number(
+				(
+					await fetch(`${svc.url}/v1/reports/${spaced.id}/download`, { headers: authHeaders(svc) })
+				).headers.get('content-length'),
+			),
+		).toBe(spacedBuf.length);
+
+		for (const body of [
+			{ minBytes: 10, maxBytes: 5 },
+			{ minBytes: -1, maxBytes: 5 },
+			{ minBytes: 1, maxBytes: 5, fill: 'zeros' },
+		])
+			expectError(
+				await call(svc, 'PUT', '/__fake/reports/sizes', { body }),
+				400,
+				'invalid_request',
+			);
 	});
 
 	test('padding works for markdown and json too', async () => {
