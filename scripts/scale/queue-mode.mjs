@@ -509,10 +509,20 @@ function storedRun(pg, executionId) {
  * The executions of a workflow, oldest first. Unless `allModes`, only those started by its own
  * trigger: not the runs a recovery starts through the Execute Workflow node (mode `integrated`).
  */
-function executionsOf(pg, workflowId, { allModes = false } = {}) {
-	const rows = pg.query(
-		`SELECT id, status, extract(epoch from "startedAt") * 1000, extract(epoch from "stoppedAt") * 1000, mode FROM execution_entity WHERE "workflowId" = '${workflowId}'${allModes ? '' : ` AND mode <> 'integrated'`} ORDER BY id`,
-	);
+function executionsOf(pg, workflowId, options) {
+	return parseExecutions(pg.query(executionsSql(workflowId, options)));
+}
+
+/** executionsOf without blocking this process (the mail catcher runs in it). */
+async function executionsOfAsync(pg, workflowId, options) {
+	return parseExecutions(await pg.queryAsync(executionsSql(workflowId, options)));
+}
+
+function executionsSql(workflowId, { allModes = false } = {}) {
+	return `SELECT id, status, extract(epoch from "startedAt") * 1000, extract(epoch from "stoppedAt") * 1000, mode FROM execution_entity WHERE "workflowId" = '${workflowId}'${allModes ? '' : ` AND mode <> 'integrated'`} ORDER BY id`;
+}
+
+function parseExecutions(rows) {
 	return rows
 		.split('\n')
 		.filter(Boolean)
@@ -535,12 +545,12 @@ function executionsOf(pg, workflowId, { allModes = false } = {}) {
  * replaces the data of its stalled executions with an empty run, so runRound reads each
  * execution as soon as it exists. Undefined when the data names no list, or more than one.
  */
-function accountsOfExecution(pg, id) {
-	const text = pg
-		.query(`SELECT data FROM execution_data WHERE "executionId" = ${Number(id)}`, {
+async function accountsOfExecution(pg, id) {
+	const text = (
+		await pg.queryAsync(`SELECT data FROM execution_data WHERE "executionId" = ${Number(id)}`, {
 			maxBuffer: 256 * 1024 * 1024,
 		})
-		.trim();
+	).trim();
 	if (!text) return undefined;
 	const lists = new Set();
 	const stack = [unflatten(text)];
@@ -595,8 +605,8 @@ export async function runRound(
 	if (executions * accountsEach > accounts.length)
 		throw new Error('not enough accounts for the round');
 	const workflowExecutions = () =>
-		workflowId ? executionsOf(cluster.pg, workflowId) : cluster.executions();
-	const before = new Set(workflowExecutions().map((e) => e.id));
+		executionsOfAsync(cluster.pg, workflowId ?? cluster.workflows.weeklyId);
+	const before = new Set((await workflowExecutions()).map((e) => e.id));
 	const logSeqBefore = Math.max(0, ...(await sandbox.log()).data.map((e) => e.seq));
 	const mailsBefore = mail.messages.length;
 	const reportsBefore = new Set((await sandbox.state()).data.reports.map((r) => r.id));
@@ -620,15 +630,16 @@ export async function runRound(
 		throw new Error(`webhook refused ${refused.length} calls: ${JSON.stringify(refused[0])}`);
 
 	let killed;
-	const roundExecutions = () => workflowExecutions().filter((e) => !before.has(e.id));
+	const roundExecutions = async () =>
+		(await workflowExecutions()).filter((e) => !before.has(e.id));
 	const accountsOf = new Map();
-	const readAccounts = (ids) => {
+	const readAccounts = async (ids) => {
 		for (const id of ids)
-			if (!accountsOf.get(id)) accountsOf.set(id, accountsOfExecution(cluster.pg, id));
+			if (!accountsOf.get(id)) accountsOf.set(id, await accountsOfExecution(cluster.pg, id));
 	};
 	const ended = await waitUntil(
 		async () => {
-			readAccounts(roundExecutions().map((e) => e.id));
+			await readAccounts((await roundExecutions()).map((e) => e.id));
 			if (killAfterPosts !== undefined && !killed) {
 				const posts = (await sandbox.log()).data.filter(
 					(e) =>
@@ -639,7 +650,7 @@ export async function runRound(
 				).length;
 				if (posts >= killAfterPosts) {
 					// the executions of this round still running, by the worker that runs them
-					const unfinished = roundExecutions().filter((e) => UNFINISHED.has(e.status));
+					const unfinished = (await roundExecutions()).filter((e) => UNFINISHED.has(e.status));
 					const owner = workerOfExecutions(cluster.workers);
 					const load = cluster.workers
 						.map((w) => ({
@@ -660,7 +671,7 @@ export async function runRound(
 					load[0].w.kill('SIGKILL');
 				}
 			}
-			const mine = roundExecutions();
+			const mine = await roundExecutions();
 			return mine.length >= executions && mine.every((e) => !UNFINISHED.has(e.status))
 				? mine
 				: undefined;
@@ -670,7 +681,7 @@ export async function runRound(
 	const wallMs = Math.max(...ended.map((e) => e.stoppedAt ?? Date.now())) - started;
 
 	const owner = workerOfExecutions(cluster.workers);
-	readAccounts(ended.map((e) => e.id));
+	await readAccounts(ended.map((e) => e.id));
 	const requests = (await sandbox.log()).data.filter(
 		(e) => e.seq > logSeqBefore && e.path.startsWith('/v1/'),
 	);

@@ -9,7 +9,7 @@
 // Postgres refuses to run as root, so as root the throwaway cluster belongs to the `postgres`
 // system user the package creates. Both servers live in a temporary folder that stop() removes.
 
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -70,6 +70,19 @@ export function ensureDebianPackages({ log = (m) => process.stderr.write(`${m}\n
 function asPostgres(bin, args, options = {}) {
 	const [cmd, argv] = isRoot ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args];
 	return execFileSync(cmd, argv, { encoding: 'utf8', ...options });
+}
+
+/**
+ * asPostgres without blocking: a round's progress is read while the mail catcher, in this same
+ * process, answers n8n's SMTP dialogue (a blocking psql held each of its replies up).
+ */
+function asPostgresAsync(bin, args, options = {}) {
+	const [cmd, argv] = isRoot ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args];
+	return new Promise((resolve, reject) =>
+		execFile(cmd, argv, { encoding: 'utf8', ...options }, (error, stdout) =>
+			error ? reject(error) : resolve(stdout),
+		),
+	);
 }
 
 /** Asks a server's process group to stop, and kills it if it has not after `graceMs`. */
@@ -156,25 +169,22 @@ export async function startPostgres({ database = 'n8n', user = 'n8n' } = {}) {
 	);
 	let exited = false;
 	server.on('exit', () => (exited = true));
+	const psqlArgs = (sql, db) => [
+		'-h',
+		socketDir,
+		'-p',
+		String(port),
+		'-U',
+		'postgres',
+		'-d',
+		db,
+		'-v',
+		'ON_ERROR_STOP=1',
+		'-qAtc',
+		sql,
+	];
 	const psql = (sql, db = 'postgres', options = {}) =>
-		asPostgres(
-			path.join(bin, 'psql'),
-			[
-				'-h',
-				socketDir,
-				'-p',
-				String(port),
-				'-U',
-				'postgres',
-				'-d',
-				db,
-				'-v',
-				'ON_ERROR_STOP=1',
-				'-qAtc',
-				sql,
-			],
-			options,
-		);
+		asPostgres(path.join(bin, 'psql'), psqlArgs(sql, db), options);
 	await waitUntil(
 		() => {
 			if (exited)
@@ -207,6 +217,9 @@ export async function startPostgres({ database = 'n8n', user = 'n8n' } = {}) {
 		}),
 		/** One SQL statement's rows as text (psql -At); options for execFileSync (maxBuffer). */
 		query: (sql, options) => psql(sql, database, options),
+		/** query without blocking this process (a Promise of the same text). */
+		queryAsync: (sql, options) =>
+			asPostgresAsync(path.join(bin, 'psql'), psqlArgs(sql, database), options),
 		/** The whole database as `pg_dump` writes it (plain SQL, data included). */
 		dump: () =>
 			asPostgres(
