@@ -156,6 +156,7 @@ export class RateLimiter {
 			if (state.provisional !== undefined) {
 				const openedByOthers =
 					bucket === told &&
+					BUCKET_LIMITS[told] <= SHARED_BY_OPENER &&
 					remaining !== undefined &&
 					sent === state.firstSend &&
 					BUCKET_LIMITS[told] - remaining > 1;
