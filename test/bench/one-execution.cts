@@ -36,7 +36,7 @@ import { Rng } from '../../sandbox/rng.cjs';
 import { harnessUserFolder } from '../harness/env.cjs';
 import { registerNodeType, runWorkflow, type RunWorkflowResult } from '../harness/run-workflow.cjs';
 import { control, startChildFake, type ChildFake } from './memory.cjs';
-import { AD_NODE, credentialsFor, WAIT_NODE } from './rows.cjs';
+import { credentialsFor, generateFromItems, WAIT_NODE } from './rows.cjs';
 
 const MB = 1024 * 1024;
 const SMALLEST_FILE = 0.2 * MB;
@@ -292,18 +292,9 @@ async function runOnce(
 	const workflow = {
 		nodes: [
 			{ name: 'Set Items', type: 'test.setItems', parameters: { items: JSON.stringify(clients) } },
-			{
-				name: 'Generate',
-				type: AD_NODE,
-				parameters: {
-					resource: 'report',
-					operation: 'generate',
-					accountId: { __rl: true, mode: 'id', value: '={{ $json.account }}' },
-					title: '={{ $json.title }}',
-					dateStart: '2026-10-01',
-					dateEnd: '2026-10-07',
-				},
-			},
+			// Report → Generate for each `{ account, title }`, as the other rows (without Continue
+			// On Fail: a failed item fails the row).
+			{ ...generateFromItems, name: 'Generate', continueOnFail: false },
 			{
 				name: 'Wait for Ad Report',
 				type: WAIT_NODE,

@@ -47,7 +47,7 @@ export async function runNodes(
 }
 
 /** Report → Generate for every input item `{ account, title }`, under Continue On Fail. */
-const generateFromItems: WorkflowNodeInput = {
+export const generateFromItems: WorkflowNodeInput = {
 	name: 'Ad Performance',
 	type: AD_NODE,
 	continueOnFail: true,
