@@ -45,7 +45,10 @@ interface BucketState {
 	remaining?: number;
 	/** Requests counted since we saw the window open, when the service did not say. */
 	sent?: number;
-	/** When we believe the current window ends; later than the service's, never earlier. */
+	/**
+	 * When we believe the current window ends: late, never early, for a window we opened; for one
+	 * another process opened, dated from our send (early by at most our request's way there).
+	 */
 	resetAt?: number;
 	/** Requests sent and not yet answered: counted against `remaining`, which predates them. */
 	inFlight?: number;
@@ -139,7 +142,7 @@ export class RateLimiter {
 	 * An accepted request, with the count the service told (`remaining`, of the request's
 	 * strictest bucket) and its send number. Answers come back, and requests arrive, in any
 	 * order: the lowest count told in a window is kept, a higher one never taken for a new window
-	 * (our window's end, late and never early, says when one opens), and a count from a request
+	 * (our window's end says when one opens), and a count from a request
 	 * sent before the window opened tells of the window before.
 	 */
 	onAccepted(buckets: Bucket[], remaining: number | undefined, sent?: number): void {
