@@ -68,3 +68,64 @@ export function accountIdOption(
 		description,
 	};
 }
+
+/**
+ * How a report is waited for and output: Wait for Ad Report's parameters, and Report →
+ * Generate's under Wait for Completion. The same names, defaults and reader (waitInput.ts) in
+ * both, so a workflow can swap one form for the other.
+ */
+export const reportWaitProperties: INodeProperties[] = [
+	{
+		displayName: 'Poll Interval (Seconds)',
+		name: 'pollIntervalSeconds',
+		type: 'number',
+		typeOptions: { minValue: 0.1, numberPrecision: 1 },
+		default: 5,
+		description:
+			'How often to check. One check covers every report of the run, so many items cost no more than one.',
+	},
+	{
+		displayName: 'Timeout (Seconds)',
+		name: 'timeoutSeconds',
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 300,
+		description: 'How long to wait at most. Reports usually take 10–20 seconds.',
+	},
+	{
+		displayName: 'On Timeout',
+		name: 'onTimeout',
+		type: 'options',
+		default: 'error',
+		description: 'What to do with a report that is not finished when the timeout is reached',
+		options: [
+			{
+				name: 'Fail',
+				value: 'error',
+				description: 'Stop with an error (or output { error } with Continue On Fail)',
+			},
+			{
+				name: 'Output the Report As It Is',
+				value: 'outputPending',
+				description: 'Output the report with its last known status, without a file',
+			},
+		],
+	},
+	{
+		displayName: 'Download File',
+		name: 'download',
+		type: 'boolean',
+		default: true,
+		description: 'Whether to download the finished report and output it as binary data',
+	},
+	{ ...binaryPropertyNameProperty, displayOptions: { show: { download: [true] } } },
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add option',
+		default: {},
+		displayOptions: { show: { download: [true] } },
+		options: [maxFileSizeOption],
+	},
+];

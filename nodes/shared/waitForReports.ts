@@ -1,9 +1,17 @@
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
+import type { ItemResults } from './items';
 import { reportNotFound, walkReports } from './reportLedger';
+import { downloadReportFile } from './reportFiles';
 import { CLOCK_SKEW_MARGIN_MS, type AdPerformanceClient } from './transport';
 import { isFinished, type ServiceReport } from './types';
-import { waitUntilFinished, type Unseen, type WaitUntilFinishedResult } from './waitUntilFinished';
+import type { WaitSettings } from './waitInput';
+import {
+	settle,
+	waitUntilFinished,
+	type Unseen,
+	type WaitUntilFinishedResult,
+} from './waitUntilFinished';
 
 /**
  * The error for a report the wait did not see: "not found" only when the last look was answered
@@ -55,6 +63,18 @@ export interface ReportHint {
 	createdAt?: string;
 	/** Report → Generate's `estimatedCompletionSeconds` (service seconds from `createdAt`). */
 	estimatedCompletionSeconds?: number;
+}
+
+/** Where to look for a report, from the record Report → Generate output: texts and numbers only. */
+export function reportHintOf(json: IDataObject): ReportHint {
+	const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+	const { accountId, createdAt, estimatedCompletionSeconds } = json;
+	return {
+		accountId: text(accountId),
+		createdAt: text(createdAt),
+		estimatedCompletionSeconds:
+			typeof estimatedCompletionSeconds === 'number' ? estimatedCompletionSeconds : undefined,
+	};
 }
 
 /**
@@ -122,4 +142,96 @@ export async function waitForReports(
 			return seen;
 		},
 	});
+}
+
+/** What one item waits for, how, and where it goes in the output. */
+export interface ReportWait {
+	itemIndex: number;
+	reportId: string;
+	settings: WaitSettings;
+	/** Output field of the file; undefined when nothing is downloaded. */
+	binaryPropertyName?: string;
+	/** Where to look for it, from Report → Generate's output. */
+	hint?: ReportHint;
+	/** Fields the output record gets besides the report's (Generate's `reused` mark). */
+	mark?: IDataObject;
+}
+
+/**
+ * The settle step of Wait for Ad Report and of Report → Generate with Wait for Completion: one
+ * wait for the reports of every item, then each item settled with its report (and its file) or
+ * its error. Items whose Poll Interval or Timeout differ (expressions) share a wait with those of
+ * the same timing, one such wait after the other. A sweep that failed for good (the key was
+ * revoked, the service is down) fails every item still waiting; with Continue On Fail each gets
+ * the error. `notFound` says why a report never listed may be missing, for the node's own input.
+ */
+export async function settleReportWaits(
+	ctx: IExecuteFunctions,
+	client: AdPerformanceClient,
+	waits: ReportWait[],
+	results: ItemResults,
+	notFound: string,
+): Promise<void> {
+	const byTiming = new Map<string, ReportWait[]>();
+	for (const wait of waits) {
+		const key = `${wait.settings.intervalSeconds}/${wait.settings.timeoutSeconds}`;
+		byTiming.set(key, [...(byTiming.get(key) ?? []), wait]);
+	}
+	for (const group of byTiming.values()) {
+		const hints = new Map<string, ReportHint>();
+		for (const wait of group) if (wait.hint) hints.set(wait.reportId, wait.hint);
+		const found = waitForReports(
+			client,
+			group[0].settings,
+			group.map((wait) => wait.reportId),
+			hints,
+		);
+		for (const wait of group) {
+			await results.settle(wait.itemIndex, async () => [
+				await settleReport(ctx, client, wait, await found, notFound),
+			]);
+		}
+	}
+}
+
+/** The output item of one wait: the finished report with its file, or an error. */
+async function settleReport(
+	ctx: IExecuteFunctions,
+	client: AdPerformanceClient,
+	wait: ReportWait,
+	found: WaitUntilFinishedResult<ServiceReport>,
+	notFound: string,
+): Promise<INodeExecutionData> {
+	const { itemIndex, reportId, settings } = wait;
+	const { timeoutSeconds, maxFileBytes } = settings;
+	const settled = settle(found, reportId, {
+		// Also with On Timeout → output: a report last seen before the service fell silent is
+		// not one seen still unfinished at the timeout.
+		unseen: (outcome) =>
+			unseenReportError(
+				client,
+				outcome,
+				{ id: reportId, itemIndex, timeoutSeconds },
+				`No report with this ID was listed within the timeout (${timeoutSeconds} seconds). ${notFound}`,
+			),
+		failed: (report) => client.errors.reportFailed({ ...report, id: reportId }, itemIndex),
+	});
+	const report = { ...settled.state, ...wait.mark };
+	if (settled.kind === 'pending') {
+		if (settings.onTimeout === 'outputPending') return { json: report };
+		throw client.errors.timedOut(
+			`Report ${reportId} was still ${report.status ?? 'unknown'} after ${timeoutSeconds} seconds`,
+			'Reports usually take 10–20 seconds, longer when the service is busy. Raise Timeout, or set On Timeout to output the report as it is and check it later.',
+			itemIndex,
+		);
+	}
+	if (wait.binaryPropertyName === undefined) return { json: report };
+	// After the wait, the download is an operation of its own: its Request Options bound it. A
+	// file the list showed finished and not ready yet is waited for within the Timeout.
+	const file = await downloadReportFile(ctx, client, report, itemIndex, maxFileBytes, {
+		deadline: client.deadline(),
+		notReadyUntil: found.startedAt + timeoutSeconds * 1000,
+		listedFinished: true,
+	});
+	return { json: report, binary: { [wait.binaryPropertyName]: file } };
 }

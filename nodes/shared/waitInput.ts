@@ -3,8 +3,9 @@ import { ANSWER_LIMITS, BYTES_PER_MB } from './limits';
 import { maxFileBytesOf, readBinaryPropertyName } from './reportFiles';
 
 /**
- * The input of Wait for Ad Report, from either source (inputSource.ts). The tool's Timeout is its
- * own setting (a tool call answers within a conversation: at most 10 minutes); it outputs no file.
+ * The input of Wait for Ad Report, from either source (inputSource.ts), and of Report → Generate
+ * with Wait for Completion. The tool's Timeout is its own setting (a tool call answers within a
+ * conversation: at most 10 minutes); it outputs no file.
  */
 export interface WaitSettings {
 	intervalSeconds: number;
@@ -50,6 +51,11 @@ export function readWaitSettings(source: InputSource): WaitSettings {
 	};
 }
 
+/** The field an item's file goes in when the settings download it; else undefined. */
+export function readFileField(source: InputSource, settings: WaitSettings): string | undefined {
+	return settings.download ? readBinaryPropertyName(source) : undefined;
+}
+
 /** One item's report, and the field its file goes in when the settings download it. */
 export function readItemInput(
 	source: InputSource,
@@ -57,6 +63,6 @@ export function readItemInput(
 ): { reportId: string; binaryPropertyName?: string } {
 	return {
 		reportId: read(source, REPORT_ID, (name, value) => source.check.id(name, value, 'report')),
-		binaryPropertyName: settings.download ? readBinaryPropertyName(source) : undefined,
+		binaryPropertyName: readFileField(source, settings),
 	};
 }

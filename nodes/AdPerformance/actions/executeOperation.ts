@@ -7,7 +7,11 @@ import { asToolError, presented } from '../../shared/tool/presenter';
 import { NodeParameters, type InputSource } from '../../shared/inputSource';
 import { isToolVariant, ToolArguments } from '../../shared/tool/toolArguments';
 import type { AdPerformanceClient } from '../../shared/transport';
-import type { ExecuteArgs, OperationTool } from '../../shared/tool/operationTool';
+import type {
+	ExecuteArgs,
+	ExecutedItem,
+	OperationTool,
+} from '../../shared/tool/operationTool';
 import * as account from './account/Account.resource';
 import * as campaign from './campaign/Campaign.resource';
 import * as diagnostic from './diagnostic/Diagnostic.resource';
@@ -19,6 +23,17 @@ interface Operation<Input = unknown> {
 	execute(this: IExecuteFunctions, ...args: ExecuteArgs<Input>): Promise<INodeExecutionData[]>;
 	/** Runs it when the node runs as `adPerformanceTool`, shaping what a model receives. */
 	tool?: OperationTool<Input>;
+	/**
+	 * A second step over every item execute ran, at once (regular node only): Report → Generate's
+	 * Wait for Completion waits for all its reports in one wait, as Wait for Ad Report does. It
+	 * records each item's final output, or its error, in `results`.
+	 */
+	afterEveryItem?(
+		this: IExecuteFunctions,
+		client: AdPerformanceClient,
+		executed: Array<ExecutedItem<Input>>,
+		results: ItemResults,
+	): Promise<void>;
 }
 
 const operations: Record<string, Record<string, Operation>> = {
@@ -61,10 +76,15 @@ export async function executeOperation(this: IExecuteFunctions): Promise<INodeEx
 		}
 	}
 
+	const executed: Array<ExecutedItem<unknown>> = [];
 	for (const [itemIndex, input] of inputs) {
 		await results.settle(itemIndex, async () => {
 			try {
-				if (!tool) return await handler.execute.call(this, client, itemIndex, input);
+				if (!tool) {
+					const output = await handler.execute.call(this, client, itemIndex, input);
+					executed.push({ itemIndex, input, output });
+					return output;
+				}
 				const answer = await tool.execute.call(this, client, itemIndex, input);
 				return [{ json: presented(answer, client.redactor) }];
 			} catch (error) {
@@ -72,5 +92,7 @@ export async function executeOperation(this: IExecuteFunctions): Promise<INodeEx
 			}
 		});
 	}
+	if (!tool && handler.afterEveryItem && executed.length > 0)
+		await handler.afterEveryItem.call(this, client, executed, results);
 	return [results.list()];
 }

@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { hiddenInTool, optionalArgument, toolProperties, type ToolArgument } from './toolArguments';
@@ -10,6 +15,13 @@ import { InputValidator } from '../validation';
 
 /** What an operation's execute gets for one item: the client, the item and its checked input. */
 export type ExecuteArgs<Input> = [client: AdPerformanceClient, itemIndex: number, input: Input];
+
+/** One item an operation's execute ran: its checked input and its output items. */
+export interface ExecutedItem<Input> {
+	itemIndex: number;
+	input: Input;
+	output: INodeExecutionData[];
+}
 
 /** How an operation runs one item's checked input: to its output items, or a tool's answer. */
 export type ExecuteItem<Input, Output> = (

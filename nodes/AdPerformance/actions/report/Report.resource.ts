@@ -20,7 +20,7 @@ export const description = resourceProperties(
 			name: 'Generate',
 			value: 'generate',
 			description:
-				'Start generating an AI performance report (takes 10–20 seconds; follow with Wait for Ad Report)',
+				'Generate an AI performance report (takes 10–20 seconds): turn on Wait for Completion to output the finished report and its file, or follow with Wait for Ad Report',
 			action: 'Generate a report',
 		},
 		{

@@ -4,8 +4,11 @@ import type {
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import { daysBeforeToday } from '../../../shared/calendar';
+import { reportWaitProperties } from '../../../shared/descriptions';
+import type { ItemResults } from '../../../shared/items';
 import {
 	defined,
 	read,
@@ -19,12 +22,19 @@ import { reportForRequest } from '../../../shared/reportLedger';
 import type { AdPerformanceClient } from '../../../shared/transport';
 import { REPORT_FORMAT_OPTIONS, REPORT_FORMATS, type ServiceReport } from '../../../shared/types';
 import { accountLocator } from '../common.descriptions';
-import { optionalArgument } from '../../../shared/tool/toolArguments';
+import { hiddenInTool, optionalArgument } from '../../../shared/tool/toolArguments';
 import {
 	platformAccountIdOf,
 	withTool,
+	type ExecutedItem,
 	type OperationTool,
 } from '../../../shared/tool/operationTool';
+import { readFileField, readWaitSettings, type WaitSettings } from '../../../shared/waitInput';
+import {
+	reportHintOf,
+	settleReportWaits,
+	type ReportWait,
+} from '../../../shared/waitForReports';
 
 const properties: INodeProperties[] = [
 	accountLocator,
@@ -56,6 +66,21 @@ const properties: INodeProperties[] = [
 		description:
 			'Last day of the period, as YYYY-MM-DD; after the start date and at most 90 days from it. The default is yesterday.',
 	},
+	// The tool never waits (the wait-for-report tool does): hidden there, and not read.
+	...hiddenInTool(
+		[
+			{
+				displayName: 'Wait for Completion',
+				name: 'waitForCompletion',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to wait until the report is finished and output it as Wait for Ad Report does: the finished report, with its file as binary data when Download File is on. Off, the report is output at once, still generating.',
+			},
+			...updateDisplayOptions({ show: { waitForCompletion: [true] } }, reportWaitProperties),
+		],
+		['waitForCompletion', ...reportWaitProperties.map((property) => property.name)],
+	),
 	{
 		displayName: 'Additional Fields',
 		name: 'additionalFields',
@@ -144,6 +169,9 @@ const REUSE = inputField(
 	undefined,
 	{ setting: 'toolReuseRecentReport' },
 );
+const WAIT_FOR_COMPLETION = inputField('waitForCompletion', 'Wait for Completion', undefined, {
+	default: false,
+});
 const BRANDING = 'additionalFields.whiteLabel.branding';
 const COMPANY_NAME = inputField(`${BRANDING}.companyName`, 'White Label → Company Name');
 const LOGO_URL = inputField(`${BRANDING}.logoUrl`, 'White Label → Logo URL');
@@ -157,6 +185,8 @@ interface ReportRequest {
 	accountName: FieldName;
 	body: IDataObject;
 	reuse: boolean;
+	/** Wait for Completion: how the report is waited for (Wait for Ad Report's settings). */
+	wait?: { settings: WaitSettings; binaryPropertyName?: string };
 }
 
 /** Reads and checks a Generate; optional fields go into the body only when set. */
@@ -187,7 +217,16 @@ export function readInput(source: InputSource): ReportRequest {
 		whiteLabel: Object.keys(whiteLabel).length > 0 ? whiteLabel : undefined,
 	});
 	const reuse = readOr(source, REUSE, check.boolean, false);
-	return { account, accountName: source.name(ACCOUNT), body, reuse };
+	return { account, accountName: source.name(ACCOUNT), body, reuse, wait: readWait(source) };
+}
+
+/** Wait for Completion and, when on, Wait for Ad Report's settings, read by its own reader. */
+function readWait(source: InputSource): ReportRequest['wait'] {
+	// A model waits with the wait-for-report tool: a Generate tool call answers at once.
+	if (source.isTool || !readOr(source, WAIT_FOR_COMPLETION, source.check.boolean, false))
+		return undefined;
+	const settings = readWaitSettings(source);
+	return { settings, binaryPropertyName: readFileField(source, settings) };
 }
 
 /** Creates the report, or with reuse on returns a recent identical one (reportLedger.ts). */
@@ -214,6 +253,50 @@ export async function execute(
 	const { report, reused } = await generateReport(client, itemIndex, input);
 	// Reuse off (the default): exactly the output of before the option existed.
 	return [{ json: input.reuse ? { ...report, reused } : report }];
+}
+
+/**
+ * Wait for Completion: once every item's report is requested, one wait for all of them on Wait
+ * for Ad Report's settle step (waitForReports.ts), which replaces each item's output with its
+ * finished report and file, or its error. The Timeout counts from the start of that wait, as it
+ * does for a Wait for Ad Report after Generate.
+ */
+export async function afterEveryItem(
+	this: IExecuteFunctions,
+	client: AdPerformanceClient,
+	executed: Array<ExecutedItem<ReportRequest>>,
+	results: ItemResults,
+): Promise<void> {
+	const waits: ReportWait[] = [];
+	for (const { itemIndex, input, output } of executed) {
+		if (!input.wait) continue;
+		const { json } = output[0];
+		if (typeof json.id !== 'string') {
+			results.fail(
+				itemIndex,
+				client.errors.api(
+					'The service created a report without an ID, so it cannot be waited for',
+					'Its answer to POST /v1/reports had no id. Run the workflow again; if it persists, the service is having trouble.',
+					itemIndex,
+				),
+			);
+			continue;
+		}
+		waits.push({
+			itemIndex,
+			reportId: json.id,
+			...input.wait,
+			hint: reportHintOf(json),
+			mark: input.reuse ? { reused: json.reused } : undefined,
+		});
+	}
+	await settleReportWaits(
+		this,
+		client,
+		waits,
+		results,
+		'The service had answered Generate with this ID; it may be slow to list new reports. Raise Timeout, or run the workflow again with Additional Fields → Reuse a Recent Identical Report on.',
+	);
 }
 
 export const tool: OperationTool<ReportRequest> = {
