@@ -21,6 +21,19 @@ const lines = (process.env.E2E_LINES ?? 'latest,1.x,oldest')
 	.filter(Boolean);
 const TIME_SCALE = 0.02;
 const EXAMPLES_DIR = path.join(REPO_ROOT, 'examples');
+/** The simple weekly example, and its older form kept as a fixture. */
+const WEEKLY_FORMS = [
+	{
+		label: 'example "Weekly client report e-mail" (Generate with Wait for Completion)',
+		file: path.join(EXAMPLES_DIR, 'weekly-client-report-email.json'),
+		waiter: "Generate last week's report",
+	},
+	{
+		label: 'its older form (Generate → Wait for Ad Report)',
+		file: path.join(REPO_ROOT, 'test/e2e/fixtures/weekly-client-report-email-two-nodes.json'),
+		waiter: 'Wait for Ad Report',
+	},
+];
 const AD_CREDENTIAL = {
 	adPerformanceApi: { id: 'adperf-sandbox', name: 'Ad Performance sandbox' },
 };
@@ -209,9 +222,15 @@ for (const line of lines) {
 			assert.deepEqual(accounts.map((a) => a.json.id).sort(), [...expected].sort());
 		});
 
-		test('every example workflow imports without warnings', async () => {
-			for (const file of fs.readdirSync(EXAMPLES_DIR).filter((f) => f.endsWith('.json'))) {
-				const workflow = JSON.parse(fs.readFileSync(path.join(EXAMPLES_DIR, file), 'utf8'));
+		test("every example workflow, and the weekly one's older form, imports without warnings", async () => {
+			const files = fs
+				.readdirSync(EXAMPLES_DIR)
+				.filter((f) => f.endsWith('.json'))
+				.map((f) => path.join(EXAMPLES_DIR, f))
+				.concat(WEEKLY_FORMS[1].file);
+			for (const filePath of files) {
+				const file = path.basename(filePath);
+				const workflow = JSON.parse(fs.readFileSync(filePath, 'utf8'));
 				const input = path.join(filesDir, `import-${file}`);
 				fs.writeFileSync(
 					input,
@@ -228,37 +247,45 @@ for (const line of lines) {
 			}
 		});
 
-		test('example "Weekly client report e-mail" runs: one e-mail with the PDF per active account', async () => {
-			const workflow = JSON.parse(
-				fs.readFileSync(path.join(EXAMPLES_DIR, 'weekly-client-report-email.json'), 'utf8'),
-			);
-			const schedule = workflow.nodes.find((n) => n.type === 'n8n-nodes-base.scheduleTrigger');
-			Object.assign(schedule, {
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				parameters: {},
-			});
-			const before = smtp.messages.length;
-			const id = await n8n.importWorkflow({ ...workflow, name: `${workflow.name} (${line})` });
-			const run = await n8n.execute(id);
-			assert.equal(run.exitCode, 0, run.stderr.slice(-2000));
-			const active = (await fake.state()).data.accounts.filter(
-				(a) => a.connectionStatus === 'active',
-			);
-			const reports = outputOf(run.result, 'Wait for Ad Report');
-			assert.equal(reports.length, active.length);
-			const mails = smtp.messages.slice(before);
-			assert.equal(mails.length, active.length);
-			for (const report of reports) {
-				const mail = mails.find(
-					(m) => m.subject === `Your weekly ad performance report: ${report.json.title}`,
+		// The example as it is (Generate with Wait for Completion → Send Email) and in its older
+		// form (Generate → Wait for Ad Report → Send Email), which saved workflows still have.
+		for (const form of WEEKLY_FORMS)
+			test(`${form.label} runs: one e-mail with the PDF per active account`, async () => {
+				const workflow = JSON.parse(fs.readFileSync(form.file, 'utf8'));
+				const schedule = workflow.nodes.find((n) => n.type === 'n8n-nodes-base.scheduleTrigger');
+				Object.assign(schedule, {
+					type: 'n8n-nodes-base.manualTrigger',
+					typeVersion: 1,
+					parameters: {},
+				});
+				const mailNode = workflow.nodes.find((n) => n.type === 'n8n-nodes-base.emailSend');
+				// The node whose output is e-mailed: the one that waited for the reports.
+				const [waiter] = Object.entries(workflow.connections).find(([, c]) =>
+					c.main[0].some((to) => to.node === mailNode.name),
 				);
-				assert.ok(mail, `no e-mail for ${report.json.title}`);
-				const expected = await fake.download(report.json.id);
-				assert.equal(mail.attachments[0].filename, report.binary.data.fileName);
-				assert.ok(mail.attachments[0].content.equals(expected.bytes));
-			}
-		});
+				assert.equal(waiter, form.waiter);
+				const before = smtp.messages.length;
+				const id = await n8n.importWorkflow({ ...workflow, name: `${workflow.name} (${line})` });
+				const run = await n8n.execute(id);
+				assert.equal(run.exitCode, 0, run.stderr.slice(-2000));
+				const active = (await fake.state()).data.accounts.filter(
+					(a) => a.connectionStatus === 'active',
+				);
+				const reports = outputOf(run.result, waiter);
+				assert.equal(reports.length, active.length);
+				const mails = smtp.messages.slice(before);
+				assert.equal(mails.length, active.length);
+				for (const report of reports) {
+					assert.equal(report.json.status, 'completed');
+					const mail = mails.find(
+						(m) => m.subject === `Your weekly ad performance report: ${report.json.title}`,
+					);
+					assert.ok(mail, `no e-mail for ${report.json.title}`);
+					const expected = await fake.download(report.json.id);
+					assert.equal(mail.attachments[0].filename, report.binary.data.fileName);
+					assert.ok(mail.attachments[0].content.equals(expected.bytes));
+				}
+			});
 
 		test('a revoked key fails the run with our message', async () => {
 			const id = await n8n.importWorkflow({
