@@ -96,16 +96,21 @@ function accountsFilter(includes, position) {
 }
 
 /**
- * The weekly e-mail example, reached through a Webhook instead of the Monday schedule so that
- * executions are enqueued on demand: the request names the accounts of this execution, a Filter
- * keeps those of the listed active accounts, and each client's e-mail goes to an address made of
- * its account id (so that the test can tell whose e-mail is whose).
+ * The weekly e-mail example (Generate with Wait for Completion → Send Email: an execution's
+ * reports are all requested, then waited for in one wait), reached through a Webhook instead of
+ * the Monday schedule so that executions are enqueued on demand: the request names the accounts
+ * of this execution, a Filter keeps those of the listed active accounts, and each client's e-mail
+ * goes to an address made of its account id (so that the test can tell whose e-mail is whose).
  */
 export function weeklyEmailWebhookVariant() {
 	const wf = readExample('weekly-client-report-email.json');
 	const schedule = wf.nodes.find((n) => n.type === 'n8n-nodes-base.scheduleTrigger');
 	const list = wf.nodes.find((n) => n.name === 'Active client accounts');
+	// Generate waits for its reports (Wait for Completion) and feeds the e-mail node.
+	const generate = wf.nodes.find((n) => n.name === "Generate last week's report");
 	const mail = wf.nodes.find((n) => n.type === 'n8n-nodes-base.emailSend');
+	if (!list || !generate?.parameters.waitForCompletion || !mail)
+		throw new Error('the weekly example no longer has the nodes this variant is made of');
 	const webhook = roundWebhook(WEBHOOK_PATH, schedule.position);
 	const filter = accountsFilter(
 		"$('Round of client reports').first().json.body.accounts.includes",
@@ -121,9 +126,7 @@ export function weeklyEmailWebhookVariant() {
 	delete connections[schedule.name];
 	connections[webhook.name] = { main: [[{ node: list.name, type: 'main', index: 0 }]] };
 	connections[list.name] = { main: [[{ node: filter.name, type: 'main', index: 0 }]] };
-	connections[filter.name] = {
-		main: [[{ node: "Generate last week's report", type: 'main', index: 0 }]],
-	};
+	connections[filter.name] = { main: [[{ node: generate.name, type: 'main', index: 0 }]] };
 	return {
 		...wf,
 		id: undefined,
@@ -630,8 +633,7 @@ export async function runRound(
 		throw new Error(`webhook refused ${refused.length} calls: ${JSON.stringify(refused[0])}`);
 
 	let killed;
-	const roundExecutions = async () =>
-		(await workflowExecutions()).filter((e) => !before.has(e.id));
+	const roundExecutions = async () => (await workflowExecutions()).filter((e) => !before.has(e.id));
 	const accountsOf = new Map();
 	const readAccounts = async (ids) => {
 		for (const id of ids)
