@@ -349,4 +349,18 @@ describe('Report → Generate with Wait for Completion, reports in real time (10
 		expect(result.items[0].binary).toBeUndefined();
 		expect(result.items[0].pairedItem).toEqual({ item: 0 });
 	});
+
+	// Without the stop, this run would poll until its 60 s timeout, past the test's own timeout.
+	test('cancelling the execution while Generate waits stops polling at once', async () => {
+		const result = await run(
+			service,
+			[generateAndWait(service, { timeoutSeconds: 60, pollIntervalSeconds: 0.5 })],
+			{ cancelAfterMs: 1200 },
+		);
+		expect(result.run.status).toBe('canceled');
+		expect(lists(service).length).toBeGreaterThan(0);
+		const requestsAtCancel = apiRequests(service).length;
+		await new Promise((resolve) => setTimeout(resolve, 1500));
+		expect(apiRequests(service).length).toBe(requestsAtCancel);
+	});
 });
