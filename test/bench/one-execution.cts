@@ -12,7 +12,10 @@
  * stand-in that reads each item's file as Send Email does (getBinaryDataBuffer, then nodemailer)
  * takes its place, and the note says so.
  *
- * Alone: node --expose-gc --require tsx/cjs test/bench/one-execution.cts [items...]
+ * What the peak holds beyond the items (every node's output JSON, still held when the run ends)
+ * is the measure of the files: it must stay within 2× the largest file.
+ *
+ * Alone: node --expose-gc --no-concurrent-array-buffer-sweeping --require tsx/cjs test/bench/one-execution.cts [items...]
  */
 import '../harness/env.cjs';
 
@@ -89,8 +92,18 @@ export interface OneExecutionResult {
 	runs: OneExecutionRun[];
 	emailNode: string;
 	timeScale: number;
+	/**
+	 * Whether V8 frees a dead Buffer's memory within the GC that found it dead: with concurrent
+	 * ArrayBuffer sweeping (V8's default) `process.memoryUsage().arrayBuffers` read right after a
+	 * forced GC still counts Buffers that GC found dead (measured: +12 to +20 MB "held" at 100
+	 * clients with it, +2 to +6 MB without; a heap snapshot at such a peak held one file).
+	 */
+	sweptAtOnce: boolean;
 	note: string;
 }
+
+/** The V8 flag the held figures need (see sweptAtOnce); `npm run bench` passes it. */
+export const SWEEP_AT_ONCE_FLAG = '--no-concurrent-array-buffer-sweeping';
 
 function gcHandle(): (() => void) | undefined {
 	const exposed = (globalThis as { gc?: () => void }).gc;
@@ -470,12 +483,14 @@ export async function benchOneExecution(options: {
 			)
 				.map(([name, ms]) => `${name} ${(ms / 1000).toFixed(1)} s`)
 				.join(', ')})${r.error ? `; ERROR: ${r.error}` : ''}`;
+		const sweptAtOnce = process.execArgv.includes(SWEEP_AT_ONCE_FLAG);
 		return {
 			ok,
 			runs,
 			emailNode,
 			timeScale: options.timeScale,
-			note: `Set Items → Report > Generate → Wait for Ad Report (Download File on) → Send Email (${emailNode}; one attachment per e-mail, to the mail catcher of scripts/mail/ in a child process) in ONE execution through n8n-core's WorkflowExecute; the fake in a child process at time scale ${options.timeScale} (the generation limit paces Generate), files sized 0.2–2 MB (drawn, the largest exactly 2 MB) through POST /__fake/reports/size-next; binary data mode measured: ${runs[0]?.binaryMode ?? '?'} (N8N_DEFAULT_BINARY_DATA_MODE=${process.env.N8N_DEFAULT_BINARY_DATA_MODE ?? '(unset)'}); held = heap + Buffers after a forced GC, sampled every ${LIVE_SAMPLE_MS} ms or 4× the last GC's time if longer (GC at most ${GC_DUTY * 100}% of the run), growth = peak - the same after a GC before the run (garbage not yet collected is not held: the unforced figures are given for comparison). ${runs.map(describe).join('. ')}.`,
+			sweptAtOnce,
+			note: `${sweptAtOnce ? '' : `NOT MEASURED AS HELD: node ran without ${SWEEP_AT_ONCE_FLAG}, so the held figures count dead Buffers not yet freed. `}Set Items → Report > Generate → Wait for Ad Report (Download File on) → Send Email (${emailNode}; one attachment per e-mail, to the mail catcher of scripts/mail/ in a child process) in ONE execution through n8n-core's WorkflowExecute; the fake in a child process at time scale ${options.timeScale} (the generation limit paces Generate), files sized 0.2–2 MB (drawn, the largest exactly 2 MB) through POST /__fake/reports/size-next; binary data mode measured: ${runs[0]?.binaryMode ?? '?'} (N8N_DEFAULT_BINARY_DATA_MODE=${process.env.N8N_DEFAULT_BINARY_DATA_MODE ?? '(unset)'}); held = heap + Buffers after a forced GC, sampled every ${LIVE_SAMPLE_MS} ms or 4× the last GC's time if longer (GC at most ${GC_DUTY * 100}% of the run), growth = peak - the same after a GC before the run (garbage not yet collected is not held: the unforced figures are given for comparison); the goal is on the growth beyond the items, that is the peak less what the run's items hold at its end. ${runs.map(describe).join('. ')}.`,
 		};
 	} finally {
 		fake.child.kill('SIGTERM');

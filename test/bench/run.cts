@@ -24,7 +24,11 @@ import {
 	type HostileAnswerResult,
 	type MemoryResult,
 } from './memory.cjs';
-import { benchOneExecution, type OneExecutionResult } from './one-execution.cjs';
+import {
+	benchOneExecution,
+	type OneExecutionResult,
+	type OneExecutionRun,
+} from './one-execution.cjs';
 import {
 	benchBigMondayPair,
 	bigMondayRows,
@@ -335,14 +339,28 @@ function oneExecutionRows(r: OneExecutionResult): Row[] {
 	const largest = r.runs[r.runs.length - 1];
 	const smaller = r.runs.length > 1 ? r.runs[0] : undefined;
 	const label = `one execution, ${largest.items} clients (Generate > Wait > Send Email)`;
+	// The files must not add up: what the peak holds beyond the items (every node's output JSON,
+	// still held when the run ends) is at most two files' worth.
+	const beyondItems = (run: OneExecutionRun) => run.liveGrowth - Math.max(0, run.heldAfter);
 	return [
 		{
-			metric: `${label}: peak memory held (heap + Buffers after GC)`,
-			ours: `+${fmtMb(largest.liveGrowth)}`,
+			metric: `${label}: peak memory held beyond the items (heap + Buffers after GC, less what the run's items hold at its end)`,
+			ours: `+${fmtMb(beyondItems(largest))}`,
 			baseline: `${fmtMb(largest.largestBytes)} largest file (${fmtMb(largest.totalBytes)} in all)`,
-			ratio: ratio(largest.liveGrowth, largest.largestBytes),
+			ratio: ratio(beyondItems(largest), largest.largestBytes),
 			goal: '<= 2.00',
-			pass: r.ok && r.runs.every((run) => run.liveGrowth <= 2 * run.largestBytes),
+			pass:
+				r.ok &&
+				r.sweptAtOnce &&
+				r.runs.every((run) => beyondItems(run) <= 2 * run.largestBytes),
+		},
+		{
+			metric: `${label}: the items' data held at the end (info)`,
+			ours: `+${fmtMb(largest.heldAfter)} (${(largest.heldAfter / largest.items / 1024).toFixed(1)} KB a client)`,
+			baseline: `peak +${fmtMb(largest.liveGrowth)}`,
+			ratio: ratio(largest.liveGrowth, largest.largestBytes),
+			goal: 'info',
+			pass: undefined,
 		},
 		...(smaller
 			? [
