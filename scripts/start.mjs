@@ -208,7 +208,7 @@ async function main() {
 
   Already there: the credentials "Ad Performance sandbox" (the offline sandbox at
   ${sandbox.url}) and "Demo mail catcher (SMTP)", the data table "clients" (one row per
-  sandbox account, each with its own demo address), the table "weekly_report_figures" (each
+  sandbox account, each with its own demo address and locale), the table "weekly_report_figures" (each
   week's figures per account) and the example workflows. Try "Weekly client report e-mail
   (client directory)": open it and click Execute workflow. About 25 seconds later the inbox has
   one e-mail per active client account, at that client's address, each with its PDF report

@@ -468,7 +468,7 @@ export async function openNodeInWorkflow({ workflowId, nodeName, screenshotPath,
 }
 
 /** Screenshot of a page that needs no login (e.g. the demo inbox); returns its visible text. */
-export async function screenshotUrl({ url, screenshotPath, browser: given, viewport = { width: 1280, height: 1000 } }) {
+export async function screenshotUrl({ url, screenshotPath, browser: given, viewport = { width: 1280, height: 1000 }, fullPage = false }) {
 	const browser = given ?? (await launchBrowser());
 	const context = await browser.newContext({ viewport });
 	const page = await context.newPage();
@@ -476,7 +476,7 @@ export async function screenshotUrl({ url, screenshotPath, browser: given, viewp
 		await page.goto(url);
 		await page.waitForLoadState('load');
 		await page.waitForTimeout(500);
-		await page.screenshot({ path: screenshotPath });
+		await page.screenshot({ path: screenshotPath, fullPage });
 		return await page.locator('body').innerText();
 	} finally {
 		await context.close().catch(() => {});

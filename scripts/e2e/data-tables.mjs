@@ -9,10 +9,18 @@
 
 /**
  * The client directory of the weekly directory example: one row per ad account (its ad platform
- * ID `act_…`), the client's name, To, optional Cc, and whether to send at all.
+ * ID `act_…`), the client's name, To, optional Cc, whether to send at all, and the locale its
+ * e-mail's figures are written in (`de-DE`; empty: `en-US`).
  */
 export const CLIENT_DIRECTORY_TABLE = Object.freeze({
-	clients: ['account_id', 'client_name', 'to_email', 'cc_email', { name: 'send', type: 'boolean' }],
+	clients: [
+		'account_id',
+		'client_name',
+		'to_email',
+		'cc_email',
+		{ name: 'send', type: 'boolean' },
+		'locale',
+	],
 });
 
 /**
@@ -60,8 +68,32 @@ async function listDataTables(server, projectId) {
 }
 
 /**
+ * Adds the columns a table made by an earlier version lacks (a kept `npm start` folder: the
+ * client directory before its `locale` column). Rows and other columns stay as they are.
+ */
+async function addMissingColumns(server, projectId, id, columns) {
+	const r = await server.request('GET', `/rest/projects/${projectId}/data-tables/${id}/columns`);
+	if (r.status !== 200) return;
+	const have = new Set((Array.isArray(r.json.data) ? r.json.data : []).map((c) => c.name));
+	for (const column of columns) {
+		const wanted = typeof column === 'string' ? { name: column, type: 'string' } : column;
+		if (have.has(wanted.name)) continue;
+		const added = await server.request(
+			'POST',
+			`/rest/projects/${projectId}/data-tables/${id}/columns`,
+			wanted,
+		);
+		if (added.status !== 200)
+			throw new Error(
+				`adding column ${wanted.name} answered ${added.status}: ${added.text.slice(0, 300)}`,
+			);
+	}
+}
+
+/**
  * Creates each table (name → columns) in the owner's personal project unless a table of
- * that name exists. Returns { projectId, ids: Map(name → id) }.
+ * that name exists; an existing one gets the columns it lacks. Returns
+ * { projectId, ids: Map(name → id) }.
  */
 export async function ensureDataTables(server, tables) {
 	const projectId = await personalProjectId(server);
@@ -70,6 +102,7 @@ export async function ensureDataTables(server, tables) {
 	for (const [name, columns] of Object.entries(tables)) {
 		if (existing.has(name)) {
 			ids.set(name, existing.get(name));
+			await addMissingColumns(server, projectId, existing.get(name), columns);
 			continue;
 		}
 		const r = await server.request('POST', `/rest/projects/${projectId}/data-tables`, {
@@ -117,9 +150,36 @@ export async function insertDataTableRows(server, { projectId, ids }, name, rows
 }
 
 /**
+ * Changes the rows whose `column` equals `value` (only the columns in `data`), as the editor's
+ * table view does.
+ */
+export async function updateDataTableRows(server, { projectId, ids }, name, [column, value], data) {
+	const r = await server.request(
+		'PATCH',
+		`/rest/projects/${projectId}/data-tables/${ids.get(name)}/rows`,
+		{ filter: { type: 'and', filters: [{ columnName: column, condition: 'eq', value }] }, data },
+	);
+	if (r.status !== 200)
+		throw new Error(`updating data table ${name} answered ${r.status}: ${r.text.slice(0, 300)}`);
+}
+
+/**
+ * The locale a demo client's e-mail is written in, from its account's time zone: what an agency
+ * would put in the directory's `locale` column for a client there.
+ */
+const DEMO_LOCALES = Object.freeze({
+	'Europe/Paris': 'fr-FR',
+	'Europe/Berlin': 'de-DE',
+	'Europe/London': 'en-GB',
+	'Australia/Sydney': 'en-AU',
+	'America/Toronto': 'en-CA',
+});
+
+/**
  * The demo's client directory: every sandbox account, each with a distinct demo address
- * (`<client-name>@clients.example`), sending switched on.
- * @param {{ platformAccountId: string, name: string }[]} accounts
+ * (`<client-name>@clients.example`), sending switched on, the locale of its time zone (en-US
+ * when not listed above).
+ * @param {{ platformAccountId: string, name: string, timezone?: string }[]} accounts
  */
 export function demoClientRows(accounts) {
 	const used = new Set();
@@ -139,6 +199,7 @@ export function demoClientRows(accounts) {
 			to_email: `${local}@clients.example`,
 			cc_email: '',
 			send: true,
+			locale: DEMO_LOCALES[account.timezone] ?? 'en-US',
 		};
 	});
 }

@@ -6,7 +6,7 @@
 //
 //   const mail = await startMailCatcher({ smtpPort: 0, webPort: 0 });
 //   mail.credentialData()     // data of an n8n `smtp` credential pointing at it
-//   mail.inboxUrl             // http://127.0.0.1:<port>/
+//   mail.inboxUrl             // http://127.0.0.1:<port>/ (a message's HTML body alone: /messages/<id>/html)
 //   await mail.waitForMessage((m) => m.subject === '…')
 //   mail.messages             // [{ id, from, to, toHeader, cc, auth, subject, text, html, attachments, receivedAt }]
 //                             // (to: every envelope recipient; toHeader, cc: the message's To and Cc headers)
@@ -93,6 +93,19 @@ export async function startMailCatcher(options = {}) {
 			}));
 			return send(200, 'application/json', JSON.stringify(list));
 		}
+		// A message's HTML body alone, as a mail client shows it (open it in a 600 px wide window
+		// to see what a client sees); nothing it contains may run or load.
+		const body = /^\/messages\/(\d+)\/html$/.exec(url.pathname);
+		if (body) {
+			const message = messages[Number(body[1]) - 1];
+			if (!message?.html) return send(404, 'text/plain', 'not found');
+			res.writeHead(200, {
+				'Content-Type': 'text/html; charset=utf-8',
+				'Cache-Control': 'no-store',
+				'Content-Security-Policy': "sandbox; default-src 'none'; style-src 'unsafe-inline'",
+			});
+			return res.end(`<!doctype html><html><head><meta charset="utf-8"></head><body style="margin:8px">${message.html}</body></html>`);
+		}
 		const file = /^\/messages\/(\d+)\/attachments\/(\d+)$/.exec(url.pathname);
 		if (file) {
 			const attachment = messages[Number(file[1]) - 1]?.attachments[Number(file[2])];
@@ -115,6 +128,7 @@ export async function startMailCatcher(options = {}) {
 			? `<iframe title="HTML body" sandbox srcdoc="${escapeHtml(m.html)}"></iframe>`
 			: `<pre>${escapeHtml((m.text ?? '').slice(0, 2000))}</pre>`
 	}
+  ${m.html ? `<p><a data-test-id="html-body" href="/messages/${m.id}/html">The HTML body alone</a></p>` : ''}
   <ul>${m.attachments
 		.map(
 			(a, i) =>

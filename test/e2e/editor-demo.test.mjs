@@ -14,7 +14,7 @@
 //
 // Env: E2E_EDITOR_LINES (default latest; the editor path is checked on the line `npm start`
 //      uses) · E2E_BROWSER=0 skips it.
-import { after, before, describe, test } from 'node:test';
+import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -39,6 +39,7 @@ import {
 	dataTableRows,
 	fillDemoClientDirectory,
 	insertDataTableRows,
+	updateDataTableRows,
 } from '../../scripts/e2e/data-tables.mjs';
 import { installedLine } from '../../scripts/e2e/install-n8n.mjs';
 import { createInstance, executionRun } from '../../scripts/e2e/n8n-instance.mjs';
@@ -79,27 +80,29 @@ const DIRECTORY_SKIPS = {
 	),
 };
 /**
- * The directory example as it ran a week ago: Generate asks for the week before last week (the
- * Monday schedule's run of last week); every other node is the example's. Its figures are the
- * "last week" of the example's next run.
+ * The directory example as it ran `weeks` weeks ago: Generate asks for the week before (the
+ * Monday schedule's run of that week); every other node is the example's. Its figures are the
+ * earlier weeks of the example's next runs (last week's: the "last week" of each change).
  */
-const DIRECTORY_LAST_WEEK = {
+const directoryWeeksAgo = (weeks, id, label) => ({
 	...DIRECTORY,
-	id: 'adperfDirectoryLastWeek',
-	name: `${DIRECTORY.name}: last week`,
+	id,
+	name: `${DIRECTORY.name}: ${label}`,
 	nodes: DIRECTORY.nodes.map((n) =>
 		n.name === "Generate last week's report"
 			? {
 					...n,
 					parameters: {
 						...n.parameters,
-						dateStart: n.parameters.dateStart.replace('days: 7', 'days: 14'),
-						dateEnd: n.parameters.dateEnd.replace('days: 1', 'days: 8'),
+						dateStart: n.parameters.dateStart.replace('days: 7', `days: ${7 * (weeks + 1)}`),
+						dateEnd: n.parameters.dateEnd.replace('days: 1', `days: ${7 * weeks + 1}`),
 					},
 				}
 			: n,
 	),
-};
+});
+const DIRECTORY_LAST_WEEK = directoryWeeksAgo(1, 'adperfDirectoryLastWeek', 'last week');
+const DIRECTORY_TWO_WEEKS_AGO = directoryWeeksAgo(2, 'adperfDirectoryTwoWeeksAgo', 'two weeks ago');
 assert.notEqual(
 	JSON.stringify(DIRECTORY_LAST_WEEK.nodes),
 	JSON.stringify(DIRECTORY.nodes),
@@ -136,13 +139,51 @@ async function lastRunSummary(server, workflowId) {
 const clientMessages = (mail) => mail.messages.filter((m) => m.toHeader !== TEAM_ADDRESS);
 
 /**
- * What a client's e-mail must say of a figure's change, worked out from the two reports' figures
- * as the service gave them: ▲/▼ and the difference, or "same as last week".
+ * How an e-mail writes money, counts and ratios. The simple example: plain figures ("3934.59");
+ * the directory examples: the account's currency in the client's locale (Intl.NumberFormat, as
+ * the user's n8n does: "$3,934.59", "1.540,00 AU$").
  */
-function expectedChange(now, before, digits) {
-	if (now > before) return `▲ ${(now - before).toFixed(digits)} from last week`;
-	if (now < before) return `▼ ${(before - now).toFixed(digits)} from last week`;
+const PLAIN = { money: (n) => n.toFixed(2), count: String, ratio: (n) => n.toFixed(2) };
+const formatIn = (locale, currency) => ({
+	money: (n) => new Intl.NumberFormat(locale, { style: 'currency', currency }).format(n),
+	count: (n) => new Intl.NumberFormat(locale, { maximumFractionDigits: 0 }).format(n),
+	ratio: (n) =>
+		new Intl.NumberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(n),
+});
+
+/**
+ * What a client's e-mail must say of a figure's change, worked out from the two reports' figures
+ * as the service gave them: ▲/▼ and the difference (written by `show`), or "same as last week".
+ */
+function expectedChange(now, before, show) {
+	if (now > before) return `▲ ${show(now - before)} from last week`;
+	if (now < before) return `▼ ${show(before - now)} from last week`;
 	return 'same as last week';
+}
+
+/** The bars of an e-mail's trend chart: one per week for spend, one per week for ROAS. */
+const trendBars = (html) => ({
+	spend: html.match(/class="trend-spend"/g)?.length ?? 0,
+	roas: html.match(/class="trend-roas"/g)?.length ?? 0,
+});
+
+/** Every e-mail HTML body checked (size in bytes), for the run's figures. */
+const checkedHtml = [];
+/**
+ * What every example e-mail's HTML must be for Gmail, Outlook (Word engine) and Apple Mail: no
+ * SVG, no script, no `data:` image (most clients block them), and under 100 KB (Gmail clips a
+ * message at 102 KB).
+ */
+function assertMailClientSafe(message) {
+	if (!message.html) return;
+	const label = `${message.subject} to ${message.toHeader}`;
+	assert.doesNotMatch(message.html, /<svg/i, `${label}: SVG`);
+	assert.doesNotMatch(message.html, /<script/i, `${label}: script`);
+	assert.doesNotMatch(message.html, /\bsrc\s*=\s*["']?\s*data:/i, `${label}: data: image`);
+	assert.doesNotMatch(message.html, /url\(\s*["']?\s*data:/i, `${label}: data: image in a style`);
+	const bytes = Buffer.byteLength(message.html);
+	assert.ok(bytes <= 100 * 1024, `${label}: ${bytes} bytes of HTML`);
+	checkedHtml.push({ subject: message.subject, to: message.toHeader, bytes });
 }
 const RISK_ORDER = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'];
 function expectedRiskChange(now, before) {
@@ -154,15 +195,18 @@ function expectedRiskChange(now, before) {
 			: 'same as last week';
 }
 
-/** Asserts that an e-mail carries a report's figures in its HTML body and its text alternative. */
-function assertFigures(message, report, label) {
+/**
+ * Asserts that an e-mail carries a report's figures in its HTML body and its text alternative,
+ * written as `format` writes them (PLAIN or formatIn(locale, currency)).
+ */
+function assertFigures(message, report, label, format = PLAIN) {
 	const s = report.summary;
 	const figures = [
 		report.dateRange.from,
 		report.dateRange.to,
-		s.totalSpend.toFixed(2),
-		String(s.totalConversions),
-		s.avgRoas.toFixed(2),
+		format.money(s.totalSpend),
+		format.count(s.totalConversions),
+		format.ratio(s.avgRoas),
 		s.overallRiskLevel,
 	];
 	assert.ok(message.html, `${label}: no HTML body`);
@@ -226,6 +270,7 @@ for (const line of lines) {
 					DIRECTORY,
 					DIRECTORY_SKIPS,
 					DIRECTORY_LAST_WEEK,
+					DIRECTORY_TWO_WEEKS_AGO,
 					EXACTLY_ONCE,
 					...AGENT_EXAMPLES,
 				])
@@ -242,7 +287,24 @@ for (const line of lines) {
 			browser = await launchBrowser();
 			fs.mkdirSync(docsImages, { recursive: true });
 		});
+		// every e-mail a test caught, before the next test clears the catcher
+		afterEach(() => {
+			for (const message of mail?.messages ?? []) assertMailClientSafe(message);
+		});
 		after(async () => {
+			if (checkedHtml.length)
+				fs.writeFileSync(
+					path.join(outDir, `email-html-${line}.json`),
+					JSON.stringify(
+						{
+							messages: checkedHtml.length,
+							largestBytes: Math.max(...checkedHtml.map((m) => m.bytes)),
+							checked: checkedHtml,
+						},
+						null,
+						2,
+					),
+				);
 			await browser?.close().catch(() => {});
 			await n8n?.dispose();
 			await mail?.close();
@@ -361,10 +423,18 @@ for (const line of lines) {
 				const report = reports.find((r) => r.id === sent.report_id);
 				assert.equal(message.subject, `Your weekly ad performance report: ${report.title}`);
 				assert.match(message.html, new RegExp(`Hello ${account.name},`));
-				assertFigures(message, report, account.name);
-				// nothing to compare with yet: the first report of this n8n's figures table
+				// money in the account's currency, written in the client's locale (demo: by time zone)
+				const format = formatIn(row.locale, account.currency);
+				assertFigures(message, report, account.name, format);
+				// nothing to compare with yet: the first report of this n8n's figures table, no chart
 				for (const body of [message.text, message.html])
 					assert.equal(body.match(/\(first report\)/g)?.length, 4, `${account.name}: ${body}`);
+				assert.deepEqual(trendBars(message.html), { spend: 0, roas: 0 }, account.name);
+				assert.doesNotMatch(message.text, /The last \d+ weeks/);
+				// the digest's portfolio: one line per client, its ROAS and risk
+				const s = report.summary;
+				const portfolioLine = `${account.name}: ROAS ${format.ratio(s.avgRoas)}× (first report) · spend ${format.money(s.totalSpend)} · risk ${s.overallRiskLevel}`;
+				assert.ok(digests[0].text.includes(portfolioLine), `"${portfolioLine}" not in ${digests[0].text}`);
 				const expected = await fake.download(report.id);
 				assert.equal(message.attachments.length, 1);
 				assert.ok(message.attachments[0].content.equals(expected.bytes), `${account.name}: PDF`);
@@ -462,6 +532,13 @@ for (const line of lines) {
 				again(acme),
 				/ROAS: \d+\.\d\d× (▲ \d+\.\d\d from|▼ \d+\.\d\d from|same as) this week's earlier report/,
 			);
+			// the same week again is no earlier week: still no chart
+			const html = (account) =>
+				mail.messages.find(
+					(m) =>
+						m.toHeader === rows.find((r) => r.account_id === account.platformAccountId).to_email,
+				).html;
+			assert.deepEqual(trendBars(html(acme)), { spend: 0, roas: 0 });
 			assert.equal(again(newClient).match(/\(first report\)/g)?.length, 4);
 			assert.deepEqual(
 				summary.sent.map((s) => s.client_name).sort(),
@@ -490,14 +567,40 @@ for (const line of lines) {
 			const byName = (name) => accounts.find((a) => a.name === name);
 			const acme = byName('Acme Outdoor');
 			const delta = byName('Delta Fitness');
+			// Delta's e-mails in German, as the directory's locale column says
+			await updateDataTableRows(server, tables, 'clients', ['account_id', delta.platformAccountId], {
+				locale: 'de-DE',
+			});
 			const directory = (await dataTableRows(server, tables, 'clients')).filter(
 				(r) => r.account_id,
 			);
 			const inDirectory = (a) => directory.some((r) => r.account_id === a.platformAccountId);
 			const active = accounts.filter((a) => a.connectionStatus === 'active');
+
+			// two weeks ago: the first week of each client's chart
+			const twoWeeksAgoFigures = {
+				[acme.id]: { totalSpend: 500, totalConversions: 20, avgRoas: 2.5 },
+				[delta.id]: { totalSpend: 1200, totalConversions: 30, avgRoas: 3 },
+				[quarry.id]: { totalSpend: 200, totalConversions: 8, avgRoas: 1.5 },
+			};
+			for (const [id, summary] of Object.entries(twoWeeksAgoFigures))
+				await fake.setNextReports(id, { summary });
+			await executeWorkflowInEditor({
+				...server,
+				browser,
+				workflowId: DIRECTORY_TWO_WEEKS_AGO.id,
+				screenshotPath: path.join(outDir, `weekly-directory-two-weeks-ago-${line}.png`),
+			});
+			await lastRun(server, DIRECTORY_TWO_WEEKS_AGO.id);
+			await mail.waitForMessage(
+				() => mail.messages.some((m) => m.toHeader === TEAM_ADDRESS),
+				30_000,
+			);
+			for (const message of mail.messages) assertMailClientSafe(message);
+
 			const lastWeekFigures = {
 				[acme.id]: { totalSpend: 1000, totalConversions: 40, avgRoas: 3.5 },
-				[delta.id]: { totalSpend: 600, totalConversions: 25, avgRoas: 2.4 },
+				[delta.id]: { totalSpend: 1600, totalConversions: 25, avgRoas: 2.4 },
 				[quarry.id]: { totalSpend: 300, totalConversions: 10, avgRoas: 2 },
 			};
 			for (const [id, summary] of Object.entries(lastWeekFigures))
@@ -524,6 +627,10 @@ for (const line of lines) {
 			);
 			for (const r of lastWeek.values()) assert.ok(!reportsBefore.has(r.id));
 			await mail.waitForMessage(() => mail.messages.length >= sentLastWeek.length + 1, 30_000);
+			for (const message of mail.messages) assertMailClientSafe(message);
+			// last week's e-mails: two weeks in their chart
+			for (const message of clientMessages(mail))
+				assert.deepEqual(trendBars(message.html), { spend: 2, roas: 2 }, message.toHeader);
 
 			// this week: Acme does better, Delta falls to a critical ROAS, Quarry's report fails.
 			// (A report still generating at the Wait's Timeout takes the same path, the Wait's error
@@ -532,7 +639,7 @@ for (const line of lines) {
 				summary: { totalSpend: 1250.5, totalConversions: 35, avgRoas: 3.91 },
 			});
 			await fake.setNextReports(delta.id, {
-				summary: { totalSpend: 540, totalConversions: 25, avgRoas: 0.8 },
+				summary: { totalSpend: 1540, totalConversions: 25, avgRoas: 0.8 },
 			});
 			await fake.setNextReports(quarry.id, {
 				error: {
@@ -576,13 +683,14 @@ for (const line of lines) {
 					(r) => r.id === lastWeek.get(account.platformAccountId).id,
 				);
 				assert.ok(now.dateRange.from > before.dateRange.to, 'last week is the week before');
-				assertFigures(message, now, account.name);
+				const format = formatIn(row.locale, account.currency);
+				assertFigures(message, now, account.name, format);
 				const s = now.summary;
 				const b = before.summary;
 				const lines = {
-					spend: `Spend: ${s.totalSpend.toFixed(2)} ${account.currency} ${expectedChange(s.totalSpend, b.totalSpend, 2)}`,
-					conversions: `Conversions: ${s.totalConversions} ${expectedChange(s.totalConversions, b.totalConversions, 0)}`,
-					roas: `ROAS: ${s.avgRoas.toFixed(2)}× ${expectedChange(s.avgRoas, b.avgRoas, 2)}`,
+					spend: `Spend: ${format.money(s.totalSpend)} ${expectedChange(s.totalSpend, b.totalSpend, format.money)}`,
+					conversions: `Conversions: ${format.count(s.totalConversions)} ${expectedChange(s.totalConversions, b.totalConversions, format.count)}`,
+					roas: `ROAS: ${format.ratio(s.avgRoas)}× ${expectedChange(s.avgRoas, b.avgRoas, format.ratio)}`,
 					risk: `Overall risk: ${s.overallRiskLevel} ${expectedRiskChange(s.overallRiskLevel, b.overallRiskLevel)}`,
 				};
 				for (const [figure, line] of Object.entries(lines)) {
@@ -605,6 +713,47 @@ for (const line of lines) {
 					),
 				);
 				assert.doesNotMatch(message.text, /first report/);
+				// the chart: two weeks ago, last week and this week, a bar each for spend and ROAS
+				assert.deepEqual(trendBars(message.html), { spend: 3, roas: 3 }, account.name);
+				const weeks = [twoWeeksAgoFigures[account.id], b, s];
+				const trendText = `Spend: ${weeks.map((w) => format.money(w.totalSpend)).join(' · ')}\nROAS: ${weeks.map((w) => `${format.ratio(w.avgRoas)}×`).join(' · ')}`;
+				assert.ok(message.text.includes(trendText), `${account.name}: "${trendText}" not in ${message.text}`);
+				for (const w of weeks) assert.ok(message.html.includes(format.money(w.totalSpend)));
+			}
+			// money as money, in the client's locale: Acme in en-US, Delta in de-DE
+			const textTo = (account) =>
+				mail.messages.find(
+					(m) =>
+						m.toHeader === directory.find((r) => r.account_id === account.platformAccountId).to_email,
+				);
+			assert.ok(textTo(acme).text.includes('Spend: $1,250.50 ▲ $250.50 from last week'));
+			assert.ok(textTo(delta).text.includes('Spend: 1.540,00\u00a0AU$ ▼ 60,00\u00a0AU$ from last week'));
+			assert.ok(textTo(delta).text.includes('ROAS: 0,80× ▼ 1,60 from last week'));
+			assert.ok(
+				textTo(delta).text.includes('Spend: 1.200,00\u00a0AU$ · 1.600,00\u00a0AU$ · 1.540,00\u00a0AU$'),
+				textTo(delta).text,
+			);
+			// what a client sees, at 600 px wide: the chart and the money (README picture: Acme)
+			for (const [account, file] of [
+				[acme, path.join(docsImages, 'client-email-trend.png')],
+				[delta, path.join(outDir, `client-email-trend-de-DE-${line}.png`)],
+			]) {
+				const shown = await screenshotUrl({
+					url: `${mail.inboxUrl}messages/${textTo(account).id}/html`,
+					browser,
+					viewport: { width: 600, height: 900 },
+					fullPage: true,
+					screenshotPath: file,
+				});
+				assert.match(shown, /The last 3 weeks/);
+				const format = formatIn(
+					directory.find((r) => r.account_id === account.platformAccountId).locale,
+					account.currency,
+				);
+				assert.ok(
+					shown.includes(format.money(thisWeek.get(account.platformAccountId).summary.totalSpend)),
+					`${account.name}: the rendered e-mail does not show its spend: ${shown}`,
+				);
 			}
 
 			// the figures table: one row per account and week, this week's upserted (the walk-through
@@ -654,14 +803,15 @@ for (const line of lines) {
 					.map((a) => a.name),
 			);
 			assert.ok(message.at_risk.some((r) => r.client_name === delta.name));
-			const deltaLine = `${delta.name}: ${deltaNow.summary.overallRiskLevel} ${deltaNow.change.risk} · spend ${deltaNow.summary.totalSpend.toFixed(2)} ${delta.currency} ${deltaNow.change.spend} · ROAS ${deltaNow.summary.avgRoas.toFixed(2)}× ${deltaNow.change.roas}`;
+			const deltaFormat = formatIn('de-DE', delta.currency);
+			const deltaLine = `${delta.name}: ${deltaNow.summary.overallRiskLevel} ${deltaNow.change.risk} · spend ${deltaFormat.money(deltaNow.summary.totalSpend)} ${deltaNow.change.spend} · ROAS ${deltaFormat.ratio(deltaNow.summary.avgRoas)}× ${deltaNow.change.roas}`;
 			assert.ok(
 				digest.text.includes(deltaLine),
 				`"${deltaLine}" not in the digest: ${digest.text}`,
 			);
 			assert.match(
 				deltaLine,
-				/▲ from MEDIUM last week · spend 540\.00 \w+ ▼ 60\.00 from last week · ROAS 0\.80× ▼ 1\.60 from last week/,
+				/▲ from MEDIUM last week · spend 1\.540,00\u00a0AU\$ ▼ 60,00\u00a0AU\$ from last week · ROAS 0,80× ▼ 1,60 from last week/,
 			);
 			// accounts to reconnect, with where to do it
 			const disconnected = accounts.filter((a) => a.connectionStatus !== 'active');
@@ -690,6 +840,34 @@ for (const line of lines) {
 				);
 			}
 			assert.ok(digest.html.includes(`${delta.name}: ${deltaNow.summary.overallRiskLevel}`));
+			// the portfolio: one line per client reported, its ROAS week by week and its risk
+			assert.deepEqual(
+				message.portfolio.map((p) => p.client_name).sort(),
+				sentNow.map((a) => a.name).sort(),
+			);
+			assert.ok(
+				digest.text.includes(
+					`${delta.name}: ROAS 3,00× → 2,40× → 0,80× ▼ · spend 1.540,00\u00a0AU$ · risk ${deltaNow.summary.overallRiskLevel}`,
+				),
+				digest.text,
+			);
+			assert.ok(
+				digest.text.includes(
+					`${acme.name}: ROAS 2.50× → 3.50× → 3.91× ▲ · spend $1,250.50 · risk ${thisWeek.get(acme.platformAccountId).summary.overallRiskLevel}`,
+				),
+				digest.text,
+			);
+			assert.equal(digest.html.match(/class="spark"/g)?.length, 3 * sentNow.length);
+			const digestShown = await screenshotUrl({
+				url: `${mail.inboxUrl}messages/${digest.id}/html`,
+				browser,
+				viewport: { width: 600, height: 900 },
+				fullPage: true,
+				screenshotPath: path.join(docsImages, 'team-digest.png'),
+			});
+			assert.match(digestShown, /Portfolio: ROAS week by week/);
+			assert.ok(digestShown.includes('1.540,00\u00a0AU$'), digestShown);
+			assert.ok(digestShown.includes('$1,250.50'), digestShown);
 
 			// Slack: one message per run, the composed text is the input of "Post the digest to Slack"
 			const slackNode = DIRECTORY.nodes.find((n) => n.name === 'Post the digest to Slack');
@@ -754,6 +932,7 @@ for (const line of lines) {
 				};
 			};
 
+			const figuresBefore = await dataTableRows(server, tables, 'weekly_report_figures');
 			const first = await run('first');
 			assert.deepEqual(
 				first.clients.map((m) => m.toHeader).sort(),
@@ -764,7 +943,20 @@ for (const line of lines) {
 			);
 			assert.equal(first.team.length, 1, 'first run: one digest');
 			assert.deepEqual(first.digest.sent.sort(), expected.map((a) => a.name).sort());
-			for (const m of first.clients) assert.match(m.text, /ROAS: \d+\.\d\d× \S/, m.text);
+			for (const m of first.clients) assert.match(m.text, /ROAS: \d+[.,]\d\d× \S/, m.text);
+			// each chart: the earlier weeks of the figures table, and this week
+			for (const r of outputOf(first.runData, 'Compare with last week')) {
+				const earlierWeeks = new Set(
+					figuresBefore
+						.filter((f) => f.account_id === r.accountId && f.date_to < r.dateRange.from)
+						.map((f) => f.date_from),
+				).size;
+				const m = first.clients.find(
+					(c) => c.toHeader === directory.find((d) => d.account_id === r.accountId).to_email,
+				);
+				const bars = earlierWeeks ? Math.min(8, earlierWeeks + 1) : 0;
+				assert.deepEqual(trendBars(m.html), { spend: bars, roas: bars }, r.client_name);
+			}
 			const figures = new Set(
 				(await dataTableRows(server, tables, 'weekly_report_figures')).map((r) => r.account_week),
 			);

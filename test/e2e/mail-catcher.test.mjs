@@ -109,6 +109,13 @@ test('the mail catcher captures a message with attachments, and its inbox shows 
 		assert.equal(list[0].attachments[0].filename, 'Résumé of a long name.pdf');
 		const page = await (await fetch(smtp.inboxUrl)).text();
 		assert.match(page, /Wochenbericht ✓ for campaign 42/);
+		// the HTML body alone, linked from the inbox, where nothing it holds may run or load
+		assert.ok(page.includes(`href="/messages/${m.id}/html"`), 'the inbox links the HTML body');
+		const body = await fetch(`${smtp.inboxUrl}messages/${m.id}/html`);
+		assert.equal(body.status, 200);
+		assert.match(body.headers.get('content-security-policy'), /sandbox; default-src 'none'/);
+		assert.match(await body.text(), /<body[^>]*><p>hi<\/p>/);
+		assert.equal((await fetch(`${smtp.inboxUrl}messages/99/html`)).status, 404);
 		const file = await fetch(`${smtp.inboxUrl}messages/${m.id}/attachments/0`);
 		assert.equal(file.headers.get('content-type'), 'application/pdf');
 		assert.ok(

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { installedLine } from '../../scripts/e2e/install-n8n.mjs';
-import { createInstance } from '../../scripts/e2e/n8n-instance.mjs';
+import { createInstance, parseExecuteOutput } from '../../scripts/e2e/n8n-instance.mjs';
 import { packPackage, REPO_ROOT } from '../../scripts/e2e/pack.mjs';
 import { startMailCatcher } from '../../scripts/mail/mail-catcher.mjs';
 import { startFakeProcess } from '../../scripts/e2e/sandbox-process.mjs';
@@ -220,6 +220,64 @@ for (const line of lines) {
 			const accounts = outputOf(run.result, 'Accounts');
 			const expected = (await fake.state()).data.accounts.map((a) => a.id);
 			assert.deepEqual(accounts.map((a) => a.json.id).sort(), [...expected].sort());
+		});
+
+		test('Intl with full ICU in an expression and in the Code node (the examples format money with it)', async () => {
+			// What the examples' e-mails rely on: a locale other than en-US formats as that locale
+			// does (small-icu builds know only en and fall back to it).
+			const probe = `({
+				de: new Intl.NumberFormat('de-DE', { style: 'currency', currency: 'EUR' }).format(1665.74),
+				fr: new Intl.NumberFormat('fr-FR', { style: 'currency', currency: 'EUR' }).format(1665.74),
+				us: new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(3934.59),
+				ja: new Intl.NumberFormat('ja-JP', { style: 'currency', currency: 'JPY' }).format(1665.74),
+				supported: Intl.NumberFormat.supportedLocalesOf(['de-DE', 'fr-FR', 'ja-JP', 'en-AU']),
+			})`;
+			const expected = {
+				de: '1.665,74\u00a0€',
+				fr: '1\u202f665,74\u00a0€',
+				us: '$3,934.59',
+				ja: '￥1,666',
+				supported: ['de-DE', 'fr-FR', 'ja-JP', 'en-AU'],
+			};
+			const id = await n8n.importWorkflow({
+				name: `e2e Intl ${line}`,
+				...chain(
+					manualTrigger,
+					{
+						name: 'In an expression',
+						type: 'n8n-nodes-base.set',
+						typeVersion: 3.4,
+						parameters: {
+							assignments: {
+								assignments: [
+									{ id: 'i1', name: 'expression', value: `={{ ${probe} }}`, type: 'object' },
+								],
+							},
+							options: {},
+						},
+					},
+					{
+						name: 'In the Code node',
+						type: 'n8n-nodes-base.code',
+						typeVersion: 2,
+						parameters: {
+							jsCode: `return [{ json: { ...$input.first().json, code: ${probe} } }];`,
+						},
+					},
+				),
+			});
+			// n8n 1.x runs the Code node in its own process unless task runners are on (2.x: always
+			// on). 1.85.3's `n8n execute` with runners on did not finish within 180 s here, so the
+			// runners are checked from 1.100 on (measured on 1.123.81).
+			const [major, minor] = n8n.version.split('.').map(Number);
+			const modes = major === 1 && minor >= 100 ? [{}, { N8N_RUNNERS_ENABLED: 'true' }] : [{}];
+			for (const env of modes) {
+				const r = await n8n.cli(['execute', `--id=${id}`, '--rawOutput'], { env });
+				assert.equal(r.exitCode, 0, r.stderr.slice(-2000));
+				const [item] = outputOf(parseExecuteOutput(r.stdout), 'In the Code node');
+				assert.deepEqual(item.json.expression, expected, `expression, ${JSON.stringify(env)}`);
+				assert.deepEqual(item.json.code, expected, `Code node, ${JSON.stringify(env)}`);
+			}
 		});
 
 		test("every example workflow, and the weekly one's older form, imports without warnings", async () => {

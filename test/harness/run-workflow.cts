@@ -20,13 +20,14 @@ import path from 'node:path';
 
 import { AdPerformanceApi } from '../../credentials/AdPerformanceApi.credentials';
 import { TestCredentialsHelper } from './credentials-helper.cjs';
-import { BinaryInspector, ManualTrigger, SetItems } from './test-nodes.cjs';
+import { Assignments, BinaryInspector, ManualTrigger, SetItems } from './test-nodes.cjs';
 
 /** Every node type a harness workflow can use, keyed by the type id saved in workflows. */
 const nodeTypeClasses: Record<string, () => INodeType | IVersionedNodeType> = {
 	'n8n-nodes-base.manualTrigger': () => new ManualTrigger(),
 	'test.setItems': () => new SetItems(),
 	'test.binaryInspector': () => new BinaryInspector(),
+	'test.assignments': () => new Assignments(),
 };
 
 /** Our package's nodes register themselves here (kept lazy so a broken node fails only its tests). */

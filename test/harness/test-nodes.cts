@@ -91,3 +91,46 @@ export class BinaryInspector implements INodeType {
 		return [out];
 	}
 }
+
+/**
+ * The assignments of n8n's Set node (Edit Fields, "Manual Mapping"), each value read through
+ * n8n's expression engine for its item as the Set node reads it; with `includeOtherFields` the
+ * input's fields are kept. Lets a test evaluate an example's expressions (its Set nodes, an
+ * e-mail body) with the engine n8n runs them with.
+ */
+export class Assignments implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Assignments',
+		name: 'assignments',
+		group: ['transform'],
+		version: 1,
+		description: "Sets fields as n8n's Set node does",
+		defaults: { name: 'Assignments' },
+		inputs: ['main'],
+		outputs: ['main'],
+		properties: [
+			{ displayName: 'Assignments', name: 'assignments', type: 'json', default: {} },
+			{
+				displayName: 'Include Other Fields',
+				name: 'includeOtherFields',
+				type: 'boolean',
+				default: false,
+			},
+		],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const items = this.getInputData();
+		return [
+			items.map((item, i) => {
+				const { assignments } = this.getNodeParameter('assignments', i) as {
+					assignments: Array<{ name: string; value: unknown }>;
+				};
+				const keep = this.getNodeParameter('includeOtherFields', i) as boolean;
+				const json = keep ? { ...item.json } : {};
+				for (const a of assignments) json[a.name] = a.value as never;
+				return { json, pairedItem: { item: i } };
+			}),
+		];
+	}
+}
