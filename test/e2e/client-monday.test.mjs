@@ -2,7 +2,9 @@
 // (examples/weekly-client-report-email-exactly-once.json, imported unchanged) runs in real n8n
 // (latest line) once for every hour of a simulated week around Monday 2026-10-26, and for the
 // hours around each client's next Monday 08:00, through its "When the recovery runs it again" trigger with the
-// instant in its input item (`{ now }`): no OS clock is faked. Three clients: Pacific/Auckland
+// instant in its input item as the Schedule Trigger gives it (`{ timestamp }`): no OS clock is
+// faked. (Its Schedule Trigger is switched off in the imported copy, so the real clock does not
+// run it too; the example is published, as n8n 2.x runs only published sub-workflows.) Three clients: Pacific/Auckland
 // (the account's zone), Europe/Berlin (the directory's `timezone`, over the account's
 // America/New_York) and America/Los_Angeles (the account's; the directory's "Mars/Olympus" is not
 // a zone and the run summary says so). The agency (n8n's GENERIC_TIMEZONE) is Europe/London.
@@ -12,6 +14,8 @@
 // its own last week (the dates Generate sent to the fake service, and the period the e-mail
 // states); every other run sends nothing; the team digest goes out at most once per agency day,
 // from the day's last sending run, and names every client e-mailed since the last one, once.
+// Then two runs as the recovery starts it (no timestamp, the real clock): the first catches every
+// client up for the week of its latest send time, the second sends nothing.
 //
 // Env: E2E_CLOCK_LINES (default latest; the example needs n8n 2.x).
 import { after, before, describe, test } from 'node:test';
@@ -45,6 +49,12 @@ const EXAMPLE = JSON.parse(
 		'utf8',
 	),
 );
+const EXAMPLE_NO_CLOCK = {
+	...EXAMPLE,
+	nodes: EXAMPLE.nodes.map((n) =>
+		n.type === 'n8n-nodes-base.scheduleTrigger' ? { ...n, disabled: true } : n,
+	),
+};
 const TEAM_ADDRESS = EXAMPLE.nodes.find((n) => n.name === 'E-mail the team').parameters.toEmail;
 const TICK_PATH = 'adperf-simulated-clock';
 
@@ -129,7 +139,15 @@ function driverWorkflow(exampleId) {
 		),
 		node('The instant', 'n8n-nodes-base.set', 3.4, 220, {
 			assignments: {
-				assignments: [{ id: 'i1', name: 'now', value: '={{ $json.body.now }}', type: 'string' }],
+				assignments: [
+					{
+						id: 'i1',
+						name: 'timestamp',
+						value: "={{ $json.body.timestamp ?? '' }}",
+						type: 'string',
+					},
+					{ id: 'i2', name: 'now', value: "={{ $json.body.now ?? '' }}", type: 'string' },
+				],
 			},
 			options: {},
 		}),
@@ -207,7 +225,7 @@ for (const line of lines) {
 					data: mail.credentialData(),
 				},
 			]);
-			await n8n.importWorkflow(EXAMPLE);
+			await n8n.importWorkflow(EXAMPLE_NO_CLOCK);
 			await n8n.importWorkflow(driverWorkflow(EXAMPLE.id));
 			server = await n8n.start();
 			tables = await ensureDataTables(server, EXAMPLE_DATA_TABLES);
@@ -224,8 +242,7 @@ for (const line of lines) {
 					timezone: c.directoryZone,
 				})),
 			);
-			// n8n 2.x calls only published sub-workflows. Its hourly trigger is then live on the real
-			// clock too: such a run (Friday 2026-11-27 or later here) finds no client due and sends nothing.
+			// n8n 2.x calls only published sub-workflows (its Schedule Trigger is off: see above)
 			await n8n.publishWorkflow(EXAMPLE.id);
 			await n8n.publishWorkflow('adperfSimulatedClock');
 			await n8n.waitUntilPublished('adperfSimulatedClock');
@@ -241,15 +258,7 @@ for (const line of lines) {
 			const started = Date.now();
 			const runs = [];
 			for (const at of ticks()) {
-				const before = mail.messages.length;
-				const res = await fetch(`${server.baseUrl}/webhook/${TICK_PATH}`, {
-					method: 'POST',
-					headers: { 'content-type': 'application/json' },
-					body: JSON.stringify({ now: at.toISOString() }),
-				});
-				const body = await res.text();
-				assert.equal(res.status, 200, `run at ${at.toISOString()}: ${body.slice(0, 500)}`);
-				const messages = mail.messages.slice(before);
+				const messages = await run({ timestamp: at.toISOString() });
 				runs.push({ at, messages });
 				// the run where the invalid directory zone's client is due: its summary says so
 				if (messages.some((m) => m.toHeader === clients[2].to))
@@ -396,7 +405,48 @@ for (const line of lines) {
 				[clients[2].id],
 			);
 			assert.match(summary.time_zone_notes[0].note, /"Mars\/Olympus".*America\/Los_Angeles/);
+
+			// As the recovery runs it (no timestamp; the real clock): every client is caught up for the
+			// week of its latest send time at or before now, then a second such run sends nothing.
+			const now = new Date();
+			const caughtUp = await run({});
+			for (const c of clients) {
+				let send = new Date(Math.floor(now.getTime() / HOUR) * HOUR);
+				for (;;) {
+					const w = wallClock(send, c.zone);
+					if (w.weekday === 'Mon' && w.hour === 8) break;
+					send = new Date(send.getTime() - HOUR);
+				}
+				const monday = wallClock(send, c.zone).day;
+				const mails = caughtUp.filter((m) => m.toHeader === c.to);
+				assert.equal(mails.length, 1, `${c.name}: caught up once`);
+				assert.ok(
+					mails[0].text.includes(`from ${plusDays(monday, -7)} to ${plusDays(monday, -1)}`),
+					`${c.name}: caught up for ${plusDays(monday, -7)}: ${mails[0].text.slice(0, 300)}`,
+				);
+			}
+			assert.equal(caughtUp.filter((m) => m.toHeader !== TEAM_ADDRESS).length, clients.length);
+			// one digest, unless a client's send time comes later today (a Monday): then that run sends it
+			assert.ok(caughtUp.filter((m) => m.toHeader === TEAM_ADDRESS).length <= 1);
+			assert.deepEqual(
+				(await run({})).map((m) => m.subject),
+				[],
+				'run again: nothing sent (already e-mailed; the day has its digest)',
+			);
 		});
+
+		/** One run of the example through the driver; resolves with the e-mails it sent. */
+		async function run(input) {
+			const before = mail.messages.length;
+			const res = await fetch(`${server.baseUrl}/webhook/${TICK_PATH}`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify(input),
+			});
+			const body = await res.text();
+			assert.equal(res.status, 200, `run ${JSON.stringify(input)}: ${body.slice(0, 500)}`);
+			return mail.messages.slice(before);
+		}
 
 		/** The run data of the example's latest execution (the sub-workflow run by the driver). */
 		async function lastRun() {
@@ -404,7 +454,10 @@ for (const line of lines) {
 				'GET',
 				`/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId: EXAMPLE.id }))}`,
 			);
-			const latest = (list.json?.data?.results ?? list.json?.data ?? [])[0];
+			// the driver's run (integrated), not one of the real clock's hourly runs (trigger)
+			const latest = (list.json?.data?.results ?? list.json?.data ?? []).find(
+				(e) => e.mode === 'integrated',
+			);
 			assert.equal(latest?.status, 'success', `execution: ${JSON.stringify(latest).slice(0, 400)}`);
 			return (await executionRun(server, latest.id)).resultData.runData;
 		}
