@@ -9,8 +9,9 @@
 
 /**
  * The client directory of the weekly directory example: one row per ad account (its ad platform
- * ID `act_…`), the client's name, To, optional Cc, whether to send at all, and the locale its
- * e-mail's figures are written in (`de-DE`; empty: `en-US`).
+ * ID `act_…`), the client's name, To, optional Cc, whether to send at all, the locale its
+ * e-mail's figures are written in (`de-DE`; empty: `en-US`); for the exactly-once example,
+ * optionally the client's time zone, send day and hour.
  */
 export const CLIENT_DIRECTORY_TABLE = Object.freeze({
 	clients: [
@@ -20,6 +21,10 @@ export const CLIENT_DIRECTORY_TABLE = Object.freeze({
 		'cc_email',
 		{ name: 'send', type: 'boolean' },
 		'locale',
+		// the exactly-once example's own Monday per client: empty = the account's zone, Monday, 8
+		'timezone',
+		'send_day',
+		{ name: 'send_hour', type: 'number' },
 	],
 });
 
@@ -43,6 +48,15 @@ export const EXAMPLE_DATA_TABLES = Object.freeze({
 		'risk',
 		'currency',
 		'report_id',
+	],
+	// each run's team digest until the day's digest carries it (once per agency day)
+	weekly_report_digests: [
+		'execution_id',
+		'run_at',
+		'agency_day',
+		'digest',
+		'digest_execution',
+		'digest_day',
 	],
 	weekly_report_recoveries: [
 		'failed_execution_id',

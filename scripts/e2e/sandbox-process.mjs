@@ -34,11 +34,16 @@ export async function startFakeProcess({ timeScale = 0.02, extraArgs = [] } = {}
 		control,
 		state: () => control('GET', '/__fake/state'),
 		/**
-		 * Adds an account to workspace A (the one the live key reaches) with `campaigns` campaigns;
-		 * resolves with the account's record.
+		 * Adds an account to workspace A (the one the live key reaches) with `campaigns` campaigns
+		 * (and its `timezone`, `currency` when given); resolves with the account's record.
 		 */
-		async addAccount({ name, connectionStatus = 'active', campaigns = 3 }) {
-			const res = await control('POST', '/__fake/accounts', { name, connectionStatus });
+		async addAccount({ name, connectionStatus = 'active', campaigns = 3, timezone, currency }) {
+			const res = await control('POST', '/__fake/accounts', {
+				name,
+				connectionStatus,
+				...(timezone ? { timezone } : {}),
+				...(currency ? { currency } : {}),
+			});
 			if (campaigns > 0)
 				await control('POST', '/__fake/campaigns', { accountId: res.data.id, count: campaigns });
 			return res.data;

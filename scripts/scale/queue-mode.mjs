@@ -180,7 +180,8 @@ function insertColumns(values) {
  * to the address the client directory gives it (`clients`, filled by clientDirectoryRows: one
  * made of its account id). The team digest after the Run summary is left out: a sharded run would
  * send one per execution, and these tests count every e-mail as a client's. Every other node is
- * the example's, unchanged.
+ * the example's, unchanged: run by a webhook, it e-mails every client of the run not yet e-mailed
+ * for its last full week in its own time zone (as a run by hand or by the recovery does).
  */
 export function exactlyOnceWebhookVariant({ errorWorkflow } = {}) {
 	const wf = readExample('weekly-client-report-email-exactly-once.json');
@@ -234,9 +235,16 @@ export function exactlyOnceWebhookVariant({ errorWorkflow } = {}) {
 	const digest = new Set([
 		'All ad accounts',
 		'Compose the team digest',
+		"Keep for the day's digest",
+		"Parts of the day's digest",
+		"The day's digest",
 		'E-mail the team',
 		'Post the digest to Slack',
+		'Mark the parts sent',
 	]);
+	// where both triggers lead ("What time is it": the run's instant; a webhook run catches up
+	// every client not yet e-mailed for its week)
+	const entry = wf.connections[again.name].main[0][0].node;
 	const connections = { ...wf.connections };
 	delete connections[schedule.name];
 	delete connections['Run summary'];
@@ -246,7 +254,7 @@ export function exactlyOnceWebhookVariant({ errorWorkflow } = {}) {
 		[remember.name]: to(clients.name),
 		[again.name]: to(failedRun.name),
 		[failedRun.name]: to(clients.name),
-		[clients.name]: to('Client directory'),
+		[clients.name]: to(entry),
 		[list.name]: to(filter.name),
 		[filter.name]: to('Look up the client'),
 	});
