@@ -23,13 +23,19 @@ export const sendingFields = (node) => ({
 });
 
 export function reviewEmailDiffers() {
-	const source = JSON.parse(fs.readFileSync(SOURCE, 'utf8')).nodes.find((n) => n.name === EMAIL_NODE);
-	const target = JSON.parse(fs.readFileSync(TARGET, 'utf8')).nodes.find((n) => n.name === EMAIL_NODE);
+	const source = JSON.parse(fs.readFileSync(SOURCE, 'utf8')).nodes.find(
+		(n) => n.name === EMAIL_NODE,
+	);
+	const target = JSON.parse(fs.readFileSync(TARGET, 'utf8')).nodes.find(
+		(n) => n.name === EMAIL_NODE,
+	);
 	return JSON.stringify(sendingFields(source)) !== JSON.stringify(sendingFields(target));
 }
 
 function sync() {
-	const source = JSON.parse(fs.readFileSync(SOURCE, 'utf8')).nodes.find((n) => n.name === EMAIL_NODE);
+	const source = JSON.parse(fs.readFileSync(SOURCE, 'utf8')).nodes.find(
+		(n) => n.name === EMAIL_NODE,
+	);
 	const text = fs.readFileSync(TARGET, 'utf8');
 	const review = JSON.parse(text);
 	const index = review.nodes.findIndex((n) => n.name === EMAIL_NODE);
@@ -42,8 +48,16 @@ function sync() {
 if (import.meta.url === `file://${process.argv[1]}`) {
 	if (process.argv.includes('--check')) {
 		const differs = reviewEmailDiffers();
-		process.stdout.write(differs ? `${EMAIL_NODE} differs: run node scripts/examples/sync-review-email.mjs\n` : `${EMAIL_NODE}: the same\n`);
+		process.stdout.write(
+			differs
+				? `${EMAIL_NODE} differs: run node scripts/examples/sync-review-email.mjs\n`
+				: `${EMAIL_NODE}: the same\n`,
+		);
 		process.exit(differs ? 1 : 0);
 	}
-	process.stdout.write(sync() ? `copied ${EMAIL_NODE} into ${path.relative(REPO_ROOT, TARGET)}\n` : 'already the same\n');
+	process.stdout.write(
+		sync()
+			? `copied ${EMAIL_NODE} into ${path.relative(REPO_ROOT, TARGET)}\n`
+			: 'already the same\n',
+	);
 }
