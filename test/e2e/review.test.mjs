@@ -5,6 +5,9 @@
 // the held client its e-mail with the PDF (once: a second click and a later run send nothing
 // more); Hold it never sends; the team digest lists them waiting, then approved and held.
 //
+// The approval request as the inbox shows it is saved to docs/images/ (E2E_DOCS_IMAGES) for
+// docs/review-before-it-goes.md; the canvas after the run to .e2e-out/ (E2E_OUT).
+//
 // Env: E2E_EDITOR_LINES (default latest) · E2E_BROWSER=0 skips it.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -34,6 +37,9 @@ const lines = (process.env.E2E_EDITOR_LINES ?? 'latest')
 	.map((s) => s.trim())
 	.filter(Boolean);
 const outDir = path.resolve(process.env.E2E_OUT ?? path.join(REPO_ROOT, '.e2e-out'));
+const docsImages = path.resolve(
+	process.env.E2E_DOCS_IMAGES ?? path.join(REPO_ROOT, 'docs', 'images'),
+);
 const TIME_SCALE = 0.02;
 const readExample = (file) =>
 	JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'examples', file), 'utf8'));
@@ -234,7 +240,7 @@ for (const line of lines) {
 			const click = await clickInInbox(
 				approved.name,
 				'Approve and send',
-				path.join(outDir, `review-request-${line}.png`),
+				path.join(docsImages, 'review-approval-request.png'),
 			);
 			assert.equal(click.title, 'Action recorded');
 			const sent = await mail.waitForMessage((m) => m.toHeader === addressOf(approved), 30_000);
