@@ -139,7 +139,12 @@ for (const line of lines) {
 						});
 						const button = article.frameLocator('iframe').getByRole('link', { name: label });
 						await button.waitFor({ state: 'visible', timeout: 4_000 });
-						if (screenshot) await article.screenshot({ path: screenshot });
+						if (screenshot) {
+							// the frame's body has painted (a shot right after the button appears can be blank)
+							await page.waitForLoadState('load');
+							await page.waitForTimeout(500);
+							await article.screenshot({ path: screenshot });
+						}
 						const opened = context.waitForEvent('page', { timeout: 4_000 });
 						await button.click({ timeout: 3_000 });
 						const answer = await opened;
@@ -262,7 +267,9 @@ for (const line of lines) {
 
 			// clicking Approve again finds the review over: nothing more is sent
 			const again = await fetch(click.url, { headers: { 'user-agent': DESKTOP_CHROME } });
+			const againPage = await again.text();
 			t.diagnostic(`a second click on Approve and send: HTTP ${again.status}`);
+			assert.match(againPage, /<title>No action required<\/title>/);
 			await sleep(3_000);
 			assert.equal(to(addressOf(approved)).length, 1, 'approved: e-mailed once');
 			assert.equal(to(addressOf(held)).length, 0, 'held: never e-mailed');
