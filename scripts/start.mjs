@@ -18,6 +18,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 
 import {
+	DEMO_ACCOUNT_MANAGER,
 	EXAMPLE_DATA_TABLES,
 	ensureDataTables,
 	fillDemoClientDirectory,
@@ -162,6 +163,13 @@ async function prepareExamples(n8n, server, userFolder, sandbox) {
 		record.recoveryPublished = true;
 		save();
 	}
+	// The review before it goes is a sub-workflow: scheduled runs of the weekly workflow call only
+	// published ones.
+	if (record.workflows.includes('weekly-report-review.json') && !record.reviewPublished) {
+		await n8n.publishWorkflow('adperfWeeklyReview');
+		record.reviewPublished = true;
+		save();
+	}
 	// Published as the editor's Publish button does (the server runs), so that its URL answers.
 	if (record.workflows.includes('ad-performance-mcp-server.json') && !record.mcpServerPublished) {
 		await n8n.publishWorkflow('adperfMcpServer');
@@ -214,7 +222,9 @@ async function main() {
   one e-mail per active client account, at that client's address, each with its PDF report
   attached, and one team digest (sent, skipped, failed, high risk, accounts to reconnect);
   "Run summary" lists who was sent what and who was skipped and why. Execute it again: each
-  figure shows its change. The sandbox behaves like the real service: reports take 10–20 s,
+  figure shows its change. A report at high or critical risk is held for review: the approval
+  request goes to ${DEMO_ACCOUNT_MANAGER}; click Approve and send in the inbox
+  and the client gets it. The sandbox behaves like the real service: reports take 10–20 s,
   rate limits apply.
 
     MCP server (published):  ${mcp.mcpUrl}

@@ -11,7 +11,9 @@
  * The client directory of the weekly directory example: one row per ad account (its ad platform
  * ID `act_…`), the client's name, To, optional Cc, whether to send at all, the locale its
  * e-mail's figures are written in (`de-DE`; empty: `en-US`); for the exactly-once example,
- * optionally the client's time zone, send day and hour.
+ * optionally the client's time zone, send day and hour. Review before it
+ * goes: `review` (empty = on), `review_spend_change_pct` (empty = 50) and
+ * `account_manager_email` (who approves; empty = the team's address).
  */
 export const CLIENT_DIRECTORY_TABLE = Object.freeze({
 	clients: [
@@ -25,8 +27,14 @@ export const CLIENT_DIRECTORY_TABLE = Object.freeze({
 		'timezone',
 		'send_day',
 		{ name: 'send_hour', type: 'number' },
+		{ name: 'review', type: 'boolean' },
+		{ name: 'review_spend_change_pct', type: 'number' },
+		'account_manager_email',
 	],
 });
+
+/** The demo's account manager: approval requests of the review before it goes go there. */
+export const DEMO_ACCOUNT_MANAGER = 'account-manager@your-agency.example';
 
 /**
  * The data tables the examples use, with their columns (see their sticky notes): those of the
@@ -57,6 +65,19 @@ export const EXAMPLE_DATA_TABLES = Object.freeze({
 		'digest',
 		'digest_execution',
 		'digest_day',
+	],
+	// review before it goes: one row per client and week (`<act_ id>:<from>`), its status
+	weekly_report_reviews: [
+		'client_week',
+		'account_id',
+		'client_name',
+		'report_id',
+		'reason',
+		'reviewer',
+		'status',
+		'asked_at',
+		'decided_at',
+		'execution_id',
 	],
 	weekly_report_recoveries: [
 		'failed_execution_id',
@@ -192,10 +213,12 @@ const DEMO_LOCALES = Object.freeze({
 /**
  * The demo's client directory: every sandbox account, each with a distinct demo address
  * (`<client-name>@clients.example`), sending switched on, the locale of its time zone (en-US
- * when not listed above).
+ * when not listed above), and the review before it goes on (`review: false` switches it off)
+ * with the demo's account manager.
  * @param {{ platformAccountId: string, name: string, timezone?: string }[]} accounts
+ * @param {{ review?: boolean }} [options]
  */
-export function demoClientRows(accounts) {
+export function demoClientRows(accounts, { review = true } = {}) {
 	const used = new Set();
 	return accounts.map((account) => {
 		const base =
@@ -214,17 +237,20 @@ export function demoClientRows(accounts) {
 			cc_email: '',
 			send: true,
 			locale: DEMO_LOCALES[account.timezone] ?? 'en-US',
+			review,
+			review_spend_change_pct: 50,
+			account_manager_email: DEMO_ACCOUNT_MANAGER,
 		};
 	});
 }
 
 /**
  * Fills the client directory from the sandbox's accounts when it is empty (a kept user folder
- * keeps the user's rows). Returns the number of rows added.
+ * keeps the user's rows). Returns the number of rows added. `options` as demoClientRows.
  */
-export async function fillDemoClientDirectory(server, tables, accounts) {
+export async function fillDemoClientDirectory(server, tables, accounts, options) {
 	if ((await dataTableRows(server, tables, 'clients')).length > 0) return 0;
-	const rows = demoClientRows(accounts);
+	const rows = demoClientRows(accounts, options);
 	await insertDataTableRows(server, tables, 'clients', rows);
 	return rows.length;
 }

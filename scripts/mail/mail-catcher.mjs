@@ -117,6 +117,8 @@ export async function startMailCatcher(options = {}) {
 			return res.end(attachment.content);
 		}
 		if (url.pathname !== '/') return send(404, 'text/plain', 'not found');
+		// Each HTML body in a sandboxed frame: no scripts, no forms; its links (an approval request's
+		// Approve and Hold buttons, target=_blank) open in a tab of their own, as in a mail client.
 		const rows = [...messages]
 			.reverse()
 			.map(
@@ -125,7 +127,7 @@ export async function startMailCatcher(options = {}) {
   <p class="meta">To ${escapeHtml(m.toHeader ?? m.to.join(', '))}${m.cc ? ` · Cc ${escapeHtml(m.cc)}` : ''} · from ${escapeHtml(m.from)} · ${m.receivedAt.toISOString()}</p>
   ${
 		m.html
-			? `<iframe title="HTML body" sandbox srcdoc="${escapeHtml(m.html)}"></iframe>`
+			? `<iframe title="HTML body" sandbox="allow-popups allow-popups-to-escape-sandbox" srcdoc="${escapeHtml(m.html)}"></iframe>`
 			: `<pre>${escapeHtml((m.text ?? '').slice(0, 2000))}</pre>`
 	}
   ${m.html ? `<p><a data-test-id="html-body" href="/messages/${m.id}/html">The HTML body alone</a></p>` : ''}
