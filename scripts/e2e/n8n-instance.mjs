@@ -77,6 +77,17 @@ export function freePort() {
 	});
 }
 
+/**
+ * The credentials the examples name, bound to a fake service (scripts/e2e/sandbox-process.mjs)
+ * and a mail catcher (scripts/mail/mail-catcher.mjs), as `npm start` binds them.
+ */
+export function demoCredentials(fake, mail) {
+	return [
+		{ id: 'adperf-sandbox', name: 'Ad Performance sandbox', type: 'adPerformanceApi', data: fake.credentialData() },
+		{ id: 'smtp-agency', name: 'Demo mail catcher (SMTP)', type: 'smtp', data: mail.credentialData() },
+	];
+}
+
 /** n8n-style workflow/credential id: 16 alphanumerics. */
 export function newId() {
 	const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';

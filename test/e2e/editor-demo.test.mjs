@@ -42,7 +42,7 @@ import {
 	updateDataTableRows,
 } from '../../scripts/e2e/data-tables.mjs';
 import { installedLine } from '../../scripts/e2e/install-n8n.mjs';
-import { createInstance, executionRun } from '../../scripts/e2e/n8n-instance.mjs';
+import { createInstance, demoCredentials, executionRun } from '../../scripts/e2e/n8n-instance.mjs';
 import { packPackage, REPO_ROOT } from '../../scripts/e2e/pack.mjs';
 import { startMailCatcher } from '../../scripts/mail/mail-catcher.mjs';
 import { startFakeProcess } from '../../scripts/e2e/sandbox-process.mjs';
@@ -238,18 +238,7 @@ for (const line of lines) {
 			// What `npm start` imports: the sandbox credential, the catcher as the examples' SMTP
 			// credential, and the example itself, unchanged.
 			await n8n.importCredentials([
-				{
-					id: 'adperf-sandbox',
-					name: 'Ad Performance sandbox',
-					type: 'adPerformanceApi',
-					data: fake.credentialData(),
-				},
-				{
-					id: 'smtp-agency',
-					name: 'Demo mail catcher (SMTP)',
-					type: 'smtp',
-					data: mail.credentialData(),
-				},
+				...demoCredentials(fake, mail),
 				// the agent examples' credentials: a model that is never called, the MCP token
 				{
 					id: 'openai-agency',
@@ -438,7 +427,10 @@ for (const line of lines) {
 				// the digest's portfolio: one line per client, its ROAS and risk
 				const s = report.summary;
 				const portfolioLine = `${account.name}: ROAS ${format.ratio(s.avgRoas)}× (first report) · spend ${format.money(s.totalSpend)} · risk ${s.overallRiskLevel}`;
-				assert.ok(digests[0].text.includes(portfolioLine), `"${portfolioLine}" not in ${digests[0].text}`);
+				assert.ok(
+					digests[0].text.includes(portfolioLine),
+					`"${portfolioLine}" not in ${digests[0].text}`,
+				);
 				const expected = await fake.download(report.id);
 				assert.equal(message.attachments.length, 1);
 				assert.ok(message.attachments[0].content.equals(expected.bytes), `${account.name}: PDF`);
@@ -580,9 +572,15 @@ for (const line of lines) {
 			const acme = byName('Acme Outdoor');
 			const delta = byName('Delta Fitness');
 			// Delta's e-mails in German, as the directory's locale column says
-			await updateDataTableRows(server, tables, 'clients', ['account_id', delta.platformAccountId], {
-				locale: 'de-DE',
-			});
+			await updateDataTableRows(
+				server,
+				tables,
+				'clients',
+				['account_id', delta.platformAccountId],
+				{
+					locale: 'de-DE',
+				},
+			);
 			const directory = (await dataTableRows(server, tables, 'clients')).filter(
 				(r) => r.account_id,
 			);
@@ -729,20 +727,28 @@ for (const line of lines) {
 				assert.deepEqual(trendBars(message.html), { spend: 3, roas: 3 }, account.name);
 				const weeks = [twoWeeksAgoFigures[account.id], b, s];
 				const trendText = `Spend: ${weeks.map((w) => format.money(w.totalSpend)).join(' · ')}\nROAS: ${weeks.map((w) => `${format.ratio(w.avgRoas)}×`).join(' · ')}`;
-				assert.ok(message.text.includes(trendText), `${account.name}: "${trendText}" not in ${message.text}`);
+				assert.ok(
+					message.text.includes(trendText),
+					`${account.name}: "${trendText}" not in ${message.text}`,
+				);
 				for (const w of weeks) assert.ok(message.html.includes(format.money(w.totalSpend)));
 			}
 			// money as money, in the client's locale: Acme in en-US, Delta in de-DE
 			const textTo = (account) =>
 				mail.messages.find(
 					(m) =>
-						m.toHeader === directory.find((r) => r.account_id === account.platformAccountId).to_email,
+						m.toHeader ===
+						directory.find((r) => r.account_id === account.platformAccountId).to_email,
 				);
 			assert.ok(textTo(acme).text.includes('Spend: $1,250.50 ▲ $250.50 from last week'));
-			assert.ok(textTo(delta).text.includes('Spend: 1.540,00\u00a0AU$ ▼ 60,00\u00a0AU$ from last week'));
+			assert.ok(
+				textTo(delta).text.includes('Spend: 1.540,00\u00a0AU$ ▼ 60,00\u00a0AU$ from last week'),
+			);
 			assert.ok(textTo(delta).text.includes('ROAS: 0,80× ▼ 1,60 from last week'));
 			assert.ok(
-				textTo(delta).text.includes('Spend: 1.200,00\u00a0AU$ · 1.600,00\u00a0AU$ · 1.540,00\u00a0AU$'),
+				textTo(delta).text.includes(
+					'Spend: 1.200,00\u00a0AU$ · 1.600,00\u00a0AU$ · 1.540,00\u00a0AU$',
+				),
 				textTo(delta).text,
 			);
 			// what a client sees, at 600 px wide: the chart and the money (README picture: Acme)

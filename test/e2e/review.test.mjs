@@ -25,7 +25,7 @@ import {
 	insertDataTableRows,
 } from '../../scripts/e2e/data-tables.mjs';
 import { installedLine } from '../../scripts/e2e/install-n8n.mjs';
-import { createInstance, executionRun } from '../../scripts/e2e/n8n-instance.mjs';
+import { createInstance, demoCredentials, executionRun } from '../../scripts/e2e/n8n-instance.mjs';
 import { packPackage, REPO_ROOT } from '../../scripts/e2e/pack.mjs';
 import { startMailCatcher } from '../../scripts/mail/mail-catcher.mjs';
 import { startFakeProcess } from '../../scripts/e2e/sandbox-process.mjs';
@@ -75,20 +75,7 @@ for (const line of lines) {
 			fake = await startFakeProcess({ timeScale: TIME_SCALE });
 			mail = await startMailCatcher();
 			n8n = await createInstance({ line, packageTarball: tarball });
-			await n8n.importCredentials([
-				{
-					id: 'adperf-sandbox',
-					name: 'Ad Performance sandbox',
-					type: 'adPerformanceApi',
-					data: fake.credentialData(),
-				},
-				{
-					id: 'smtp-agency',
-					name: 'Demo mail catcher (SMTP)',
-					type: 'smtp',
-					data: mail.credentialData(),
-				},
-			]);
+			await n8n.importCredentials(demoCredentials(fake, mail));
 			await n8n.importWorkflows([DIRECTORY, REVIEW]);
 			server = await n8n.start();
 			tables = await ensureDataTables(server, EXAMPLE_DATA_TABLES);
