@@ -258,6 +258,9 @@ describe('Ad Performance node through n8n’s engine against the fake service', 
 	test('Diagnostic → Run answers 409 and 422 with their plain meaning', async () => {
 		const acme = service.fake.accounts().find((a) => a.name === 'Acme Outdoor')!;
 		const campaign = service.fake.campaigns().filter((c) => c.accountId === acme.id)[1];
+		// The first diagnostic runs 50–100 ms at this time scale: held running, so that a busy
+		// machine cannot let it finish before the second item asks.
+		service.fake.holdNextDiagnosticRunning(10_000);
 		const twice = await run(
 			service,
 			[
