@@ -144,6 +144,23 @@ describe('processes that meet only at the service (queue mode)', () => {
 		}
 	});
 
+	test('alone, answers that overtake each other on the way show no other process', () => {
+		const clock = fakeClock();
+		const limiter = new RateLimiter({ windowMs: 60_000, clock });
+		for (let window = 0; window < 3; window++) {
+			limiter.onAccepted(generation, 4, limiter.onSent(generation));
+			const more = sendWhileFree(limiter);
+			expect(more).toHaveLength(4);
+			// The service counted them in the reverse order of sending: the last one sent took the
+			// 2nd place (3 left), the first one the 5th (0 left). Each count is ours alone.
+			more.forEach((sent, i) => limiter.onAccepted(generation, i, sent));
+			clock.at += 61_000;
+		}
+		// Still alone: the next window is filled in parallel, not one request at a time.
+		limiter.onAccepted(generation, 4, limiter.onSent(generation));
+		expect(sendWhileFree(limiter)).toHaveLength(4);
+	});
+
 	test('a window another process opened: this process sends its one request and no more in it', () => {
 		const clock = fakeClock();
 		const limiter = new RateLimiter({ windowMs: 60_000, clock });

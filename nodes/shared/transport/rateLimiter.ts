@@ -172,12 +172,11 @@ export class RateLimiter {
 		if (sent !== undefined && state.firstSend !== undefined && sent < state.firstSend) return;
 		state.mine = (state.mine ?? 0) + 1;
 		// What the service counted before this answer that was not ours: at most every request
-		// of ours sent up to this one counted first, so this is never more than the others took.
-		const oursUpTo =
-			sent !== undefined && state.sends
-				? state.sends.filter((number) => number <= sent).length
-				: (state.mine ?? 1);
-		const othersNow = BUCKET_LIMITS[told] - remaining - Math.max(oursUpTo, 1);
+		// of ours sent in this window so far counted first (requests overtake each other on the
+		// way, so a later one of ours may have been counted before this one), so this is never
+		// more than the others took.
+		const oursSoFar = state.sends ? state.sends.length : (state.mine ?? 1);
+		const othersNow = BUCKET_LIMITS[told] - remaining - Math.max(oursSoFar, 1);
 		state.othersSeen = Math.max(state.othersSeen ?? 0, othersNow);
 		state.opener ??= othersNow <= 0;
 		state.remaining = Math.min(state.remaining ?? remaining, remaining);
