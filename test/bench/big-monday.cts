@@ -14,6 +14,7 @@
  *   node --expose-gc --require tsx/cjs test/bench/big-monday.cts     # both rounds, prints figures
  *   BIG_MONDAY_CLIENTS=300 …                                          # one round only
  *   BENCH_TIME_SCALE=0.05                                             # the sandbox's time scale
+ *   BIG_MONDAY_ENV='MALLOC_ARENA_MAX=2 …'                             # more env for every n8n process
  *
  * Needs the cached latest n8n of `npm run test:e2e` (no install here: minutes); otherwise the
  * result says it was skipped. Not part of `npm run test:scale` (.ci/run must stay under an hour).
@@ -341,7 +342,7 @@ export async function benchBigMonday(options: {
 		workers: WORKERS,
 		concurrency: CONCURRENCY,
 		archiveTrigger: false,
-		env: { N8N_DEFAULT_BINARY_DATA_MODE: 'database' },
+		env: { N8N_DEFAULT_BINARY_DATA_MODE: 'database', ...extraEnv() },
 	});
 	let stopSampler: (() => unknown) | undefined;
 	try {
@@ -581,6 +582,21 @@ export async function benchBigMondayPair(options: {
 	return out;
 }
 
+/**
+ * More environment for every n8n process of the cluster (BIG_MONDAY_ENV, space-separated
+ * NAME=value pairs): a deployment's own settings, such as the allocator's, to measure with.
+ */
+function extraEnv(): Record<string, string> {
+	const pairs = (process.env.BIG_MONDAY_ENV ?? '').split(/\s+/).filter(Boolean);
+	return Object.fromEntries(
+		pairs.map((pair) => {
+			const at = pair.indexOf('=');
+			if (at < 1) throw new Error(`BIG_MONDAY_ENV: "${pair}" is not NAME=value`);
+			return [pair.slice(0, at), pair.slice(at + 1)];
+		}),
+	);
+}
+
 const fmtS = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const fmtMb = (bytes: number) => `${(bytes / 1024 ** 2).toFixed(1)} MB`;
 
@@ -595,7 +611,7 @@ export function describeRound(r: BigMondayResult): string[] {
 	const growth = r.db.afterBytes - r.db.beforeBytes;
 	const binaryGrowth = r.db.binaryAfterBytes - r.db.binaryBeforeBytes;
 	return [
-		`big Monday, ${r.clients} clients (n8n ${r.n8nVersion}, ${r.workers} workers × concurrency ${CONCURRENCY}, ${r.executions} executions × ${r.accountsEach} clients, time scale ${r.timeScale}): ${r.failures.length ? `FAILED: ${r.failures.join(' | ')}` : 'every check held'}`,
+		`big Monday, ${r.clients} clients (n8n ${r.n8nVersion}, ${r.workers} workers × concurrency ${CONCURRENCY}, ${r.executions} executions × ${r.accountsEach} clients, time scale ${r.timeScale}${process.env.BIG_MONDAY_ENV ? `, env ${process.env.BIG_MONDAY_ENV}` : ''}): ${r.failures.length ? `FAILED: ${r.failures.join(' | ')}` : 'every check held'}`,
 		`  wall ${fmtS(r.wallMs)} (round ${fmtS(r.roundWallMs)}) vs bound ${fmtS(r.boundMs)}: ${(r.wallMs / r.boundMs).toFixed(2)}x; recovery ${fmtS(r.recoveryMs)} (kill → the dead worker's last execution ended); goal wall <= 1.10 x bound + recovery = ${fmtS(1.1 * r.boundMs + r.recoveryMs)}: ${r.wallMs <= 1.1 * r.boundMs + r.recoveryMs ? 'held' : 'missed'}; (wall - recovery) / bound = ${((r.wallMs - r.recoveryMs) / r.boundMs).toFixed(2)}x`,
 		`  SIGKILL ${r.killed?.worker} ${fmtS(r.killed?.atMs ?? 0)} into the round after ${r.killed?.atPosts} generations (${r.killed?.runningThere} executions running there); failed ${r.failedExecutions.join(', ') || 'none'}; ${r.recoveries} recoveries; re-runs ${r.reruns.join(', ') || 'none'}; kill → last recovery ended ${fmtS(r.killToRecoveredMs)}, kill → last e-mail ${fmtS(r.killToLastMailMs)}`,
 		`  the recovery's log (failed execution: error): ${r.recovered.join(' | ') || 'empty'}${r.logsKeptIn ? `; logs kept in ${r.logsKeptIn}` : ''}`,
