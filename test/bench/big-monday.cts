@@ -15,6 +15,7 @@
  *   BIG_MONDAY_CLIENTS=300 …                                          # one round only
  *   BENCH_TIME_SCALE=0.05                                             # the sandbox's time scale
  *   BIG_MONDAY_ENV='MALLOC_ARENA_MAX=2 …'                             # more env for every n8n process
+ *   BIG_MONDAY_KEEP_LOGS=1                                            # keep the n8n logs of a round that held
  *
  * Needs the cached latest n8n of `npm run test:e2e` (no install here: minutes); otherwise the
  * result says it was skipped. Not part of `npm run test:scale` (.ci/run must stay under an hour).
@@ -545,7 +546,7 @@ export async function benchBigMonday(options: {
 		return result;
 	} finally {
 		stopSampler?.();
-		if (result.failures.length > 0) {
+		if (result.failures.length > 0 || process.env.BIG_MONDAY_KEEP_LOGS === '1') {
 			// keep what an operator would read: the n8n main and worker logs, Postgres, Redis
 			const dir = mkdtempSync(path.join(os.tmpdir(), `big-monday-${clients}-logs-`));
 			for (const { file, text } of cluster.logs())
