@@ -14,7 +14,7 @@
  *   node --expose-gc --require tsx/cjs test/bench/big-monday.cts     # both rounds, prints figures
  *   BIG_MONDAY_CLIENTS=300 …                                          # one round only
  *   BENCH_TIME_SCALE=0.05                                             # the sandbox's time scale
- *   BIG_MONDAY_ENV='MALLOC_ARENA_MAX=2 …'                             # more env for every n8n process
+ *   BIG_MONDAY_ENV='MALLOC_ARENA_MAX=2 NODE_OPTIONS=--a --b'          # more env for every n8n process
  *   BIG_MONDAY_KEEP_LOGS=1                                            # keep the n8n logs of a round that held
  *
  * Needs the cached latest n8n of `npm run test:e2e` (no install here: minutes); otherwise the
@@ -588,11 +588,16 @@ export async function benchBigMondayPair(options: {
  * NAME=value pairs): a deployment's own settings, such as the allocator's, to measure with.
  */
 function extraEnv(): Record<string, string> {
-	const pairs = (process.env.BIG_MONDAY_ENV ?? '').split(/\s+/).filter(Boolean);
+	// A value may hold spaces (NODE_OPTIONS): a pair ends where the next NAME= begins.
+	const pairs = (process.env.BIG_MONDAY_ENV ?? '')
+		.trim()
+		.split(/\s+(?=[A-Za-z_][A-Za-z0-9_]*=)/)
+		.filter(Boolean);
 	return Object.fromEntries(
 		pairs.map((pair) => {
 			const at = pair.indexOf('=');
-			if (at < 1) throw new Error(`BIG_MONDAY_ENV: "${pair}" is not NAME=value`);
+			if (!/^[A-Za-z_][A-Za-z0-9_]*=/.test(pair))
+				throw new Error(`BIG_MONDAY_ENV: "${pair}" is not NAME=value`);
 			return [pair.slice(0, at), pair.slice(at + 1)];
 		}),
 	);
