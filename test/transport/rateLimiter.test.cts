@@ -132,34 +132,27 @@ describe('processes that meet only at the service (queue mode)', () => {
 		return sent;
 	};
 
-	test('alone (each first answer shows no other request), the window is filled in parallel', () => {
-		const clock = fakeClock();
-		const limiter = new RateLimiter({ windowMs: 60_000, clock });
-		for (let window = 0; window < 3; window++) {
-			limiter.onAccepted(generation, 4, limiter.onSent(generation));
-			const more = sendWhileFree(limiter);
-			expect(more).toHaveLength(4);
-			more.forEach((sent, i) => limiter.onAccepted(generation, 3 - i, sent));
-			clock.at += 61_000;
-		}
+	// The service may count a window's requests in any order: they overtake each other on the
+	// way. Whatever the order, every count is ours alone, and each window is filled in parallel.
+	const countOrders = fc.array(fc.shuffledSubarray([0, 1, 2, 3], { minLength: 4, maxLength: 4 }), {
+		minLength: 3,
+		maxLength: 3,
 	});
-
-	test('alone, answers that overtake each other on the way show no other process', () => {
-		const clock = fakeClock();
-		const limiter = new RateLimiter({ windowMs: 60_000, clock });
-		for (let window = 0; window < 3; window++) {
-			limiter.onAccepted(generation, 4, limiter.onSent(generation));
-			const more = sendWhileFree(limiter);
-			expect(more).toHaveLength(4);
-			// The service counted them in the reverse order of sending: the last one sent took the
-			// 2nd place (3 left), the first one the 5th (0 left). Each count is ours alone.
-			more.forEach((sent, i) => limiter.onAccepted(generation, i, sent));
-			clock.at += 61_000;
-		}
-		// Still alone: the next window is filled in parallel, not one request at a time.
-		limiter.onAccepted(generation, 4, limiter.onSent(generation));
-		expect(sendWhileFree(limiter)).toHaveLength(4);
-	});
+	fcTest.prop([countOrders])(
+		'alone (each first answer shows no other request), the window is filled in parallel, whatever order the service counted its requests in',
+		(orders) => {
+			const clock = fakeClock();
+			const limiter = new RateLimiter({ windowMs: 60_000, clock });
+			for (const order of [...orders, [3, 2, 1, 0]]) {
+				limiter.onAccepted(generation, 4, limiter.onSent(generation));
+				const more = sendWhileFree(limiter);
+				expect(more).toHaveLength(4);
+				// order[i]: what was left after the i-th request sent, as the service counted it.
+				more.forEach((sent, i) => limiter.onAccepted(generation, order[i], sent));
+				clock.at += 61_000;
+			}
+		},
+	);
 
 	test('a window another process opened: this process sends its one request and no more in it', () => {
 		const clock = fakeClock();
@@ -214,7 +207,9 @@ describe('processes that meet only at the service (queue mode)', () => {
 		limiter.onAccepted(generation, 4, opened);
 		limiter.onSent(generation);
 		limiter.onAccepted(generation, 0, undefined);
-		expect(clock.at + limiter.delayBeforeSend(generation)).toBeGreaterThanOrEqual(clock.at + 60_000);
+		expect(clock.at + limiter.delayBeforeSend(generation)).toBeGreaterThanOrEqual(
+			clock.at + 60_000,
+		);
 	});
 
 	test('its opener leaves room early in a window for the others it saw in the last one it opened', () => {
