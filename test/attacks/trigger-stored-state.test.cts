@@ -114,8 +114,8 @@ const notANumber = fc.oneof(
 );
 
 /**
- * What is drawn as "not a list of entries": an empty list is a valid one (a CI run drew `[]` out
- * of notANumber as a broken `emitted`, and the trigger rightly read it), so no list at all.
+ * What is drawn as "not a list of entries": no list at all, since notANumber's `[]` (or junk's
+ * list of good entries) is a valid `emitted` or `statuses` that the trigger rightly reads.
  */
 const notAList = notANumber.filter((value) => !Array.isArray(value));
 

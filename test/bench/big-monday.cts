@@ -595,10 +595,9 @@ function extraEnv(): Record<string, string> {
 		.filter(Boolean);
 	return Object.fromEntries(
 		pairs.map((pair) => {
-			const at = pair.indexOf('=');
-			if (!/^[A-Za-z_][A-Za-z0-9_]*=/.test(pair))
-				throw new Error(`BIG_MONDAY_ENV: "${pair}" is not NAME=value`);
-			return [pair.slice(0, at), pair.slice(at + 1)];
+			const named = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(pair);
+			if (!named) throw new Error(`BIG_MONDAY_ENV: "${pair}" is not NAME=value`);
+			return [named[1], named[2]];
 		}),
 	);
 }
