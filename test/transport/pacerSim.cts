@@ -20,6 +20,8 @@ export interface SimOptions {
 	/** Longest delay before an execution starts. */
 	startSpreadMs: number;
 	seed: number;
+	/** Each process tells its pacer how many requests its executions have still to send. */
+	tellWork?: boolean;
 }
 
 export interface SimResult {
@@ -74,6 +76,7 @@ export function simulateQueueMode(options: SimOptions): SimResult {
 	}
 	options.threads.forEach((threads, process) => {
 		const limiter = new RateLimiter({ windowMs, clock });
+		if (options.tellWork) limiter.expect('generation', threads * options.itemsEach);
 		const line: Request[] = [];
 		let pumping = false;
 		const pump = () => {
@@ -99,6 +102,7 @@ export function simulateQueueMode(options: SimOptions): SimResult {
 								(clock.at - request.joined) / windowMs,
 							);
 							limiter.onAccepted(BUCKETS, taken.remaining, sendNumber);
+							if (options.tellWork) limiter.expect('generation', -1);
 							request.done();
 						} else {
 							result.rejected++;

@@ -154,6 +154,32 @@ describe('processes that meet only at the service (queue mode)', () => {
 		},
 	);
 
+	fcTest.prop([
+		fc.integer({ min: 0, max: 4 }),
+		fc.option(fc.integer({ min: 0, max: 8 }), { nil: undefined }),
+	])(
+		'a process with fewer reports to come than a window would give its opener leaves opening it to the others, alone it never does',
+		(othersBefore, toCome) => {
+			const clock = fakeClock();
+			const limiter = new RateLimiter({ windowMs: 60_000, clock });
+			if (toCome !== undefined) limiter.expect('generation', toCome + 1);
+			// A window in which `othersBefore` requests of other processes were counted before ours.
+			const first = limiter.onSent(generation);
+			clock.at += 100;
+			limiter.onAccepted(generation, 4 - othersBefore, first);
+			if (toCome !== undefined) limiter.expect('generation', -1);
+			const due = clock.at + limiter.delayBeforeSend(generation);
+			clock.at = due;
+			// An opener takes what the others' first requests leave: 5 less the others it expects.
+			const leaves = toCome !== undefined && othersBefore > 0 && toCome < 5 - othersBefore;
+			// It comes 4% of a window late, within the opener's first 8%.
+			expect(limiter.delayBeforeSend(generation)).toBe(leaves ? 2_400 : 0);
+			// Past that, it sends its first request: as one of the others, or as the opener.
+			clock.at += 2_400;
+			expect(limiter.delayBeforeSend(generation)).toBe(0);
+		},
+	);
+
 	test('a window another process opened: this process sends its one request and no more in it', () => {
 		const clock = fakeClock();
 		const limiter = new RateLimiter({ windowMs: 60_000, clock });
@@ -162,9 +188,11 @@ describe('processes that meet only at the service (queue mode)', () => {
 		expect(sendWhileFree(limiter)).toHaveLength(0);
 		expect(limiter.delayBeforeSend(generation)).toBeGreaterThan(59_000);
 		// The next window it opens itself: it fills it, one request at a time now that it has
-		// seen others (each answer's count is read before the next goes).
+		// seen others (each answer's count is read before the next goes), once the window's first
+		// 8% (when the others' first requests come) is past.
 		clock.at += 61_000;
 		limiter.onAccepted(generation, 4, limiter.onSent(generation));
+		clock.at += 5_000;
 		let left = 4;
 		const order: number[] = [];
 		while (left > 0) {
@@ -185,6 +213,7 @@ describe('processes that meet only at the service (queue mode)', () => {
 		limiter.onAccepted(generation, 2, limiter.onSent(generation)); // others seen: shared
 		clock.at += 61_000;
 		limiter.onAccepted(generation, 4, limiter.onSent(generation)); // opened by us
+		clock.at += 5_000; // past the window's first 8%, the others' firsts' time
 		const [second] = sendWhileFree(limiter);
 		expect(limiter.delayBeforeSend(generation)).toBe(300);
 		limiter.onAccepted(generation, 3, second);
@@ -212,27 +241,28 @@ describe('processes that meet only at the service (queue mode)', () => {
 		);
 	});
 
-	test('its opener leaves room early in a window for the others it saw in the last one it opened', () => {
+	test('its opener, with others about, sends no more in the window’s first 8%, so that its next count includes their first requests', () => {
 		const clock = fakeClock();
 		const limiter = new RateLimiter({ windowMs: 60_000, clock });
 		// A window it opened, in which 2 first requests of others were counted.
 		limiter.onAccepted(generation, 4, limiter.onSent(generation));
 		limiter.onAccepted(generation, 1, limiter.onSent(generation));
 		clock.at += 61_000;
-		limiter.onAccepted(generation, 4, limiter.onSent(generation));
-		// 4 left, 2 kept for the others for the first 5% of the window: 2 go, one at a time.
-		const taken: number[] = [];
-		for (let left = 4; ; left--) {
-			const sent = sendWhileFree(limiter);
-			if (sent.length === 0) break;
-			taken.push(left);
-			limiter.onAccepted(generation, left - 1, sent[0]);
-		}
-		expect(taken).toEqual([4, 3]);
-		expect(limiter.delayBeforeSend(generation)).toBe(300);
-		// The others did not come: after the first 5% of the window the rest is taken too.
-		clock.at += 3_200;
-		expect(sendWhileFree(limiter)).toHaveLength(1);
+		const opened = limiter.onSent(generation);
+		clock.at += 20;
+		limiter.onAccepted(generation, 4, opened);
+		// Held until the first 8% of the window (dated from the answer, late) is over.
+		const held = limiter.delayBeforeSend(generation);
+		expect(held).toBeGreaterThan(4_800 - 20);
+		expect(held).toBeLessThanOrEqual(4_800 + 60_000 * 0.002 + 5);
+		clock.at += held;
+		// Then one at a time: the others' 2 firsts came in the meantime, and the count says so.
+		const [second] = sendWhileFree(limiter);
+		expect(sendWhileFree(limiter)).toHaveLength(0);
+		limiter.onAccepted(generation, 1, second);
+		const [third] = sendWhileFree(limiter);
+		limiter.onAccepted(generation, 0, third);
+		expect(limiter.delayBeforeSend(generation)).toBeGreaterThan(50_000);
 	});
 
 	test('a 429 holds the buckets until the retry time the service gave, then the window opens', () => {
@@ -353,6 +383,7 @@ describe('generated queue-mode runs: processes with their own pacers meet at one
 		latencyMs: fc.integer({ min: 1, max: 100 }),
 		startSpreadMs: fc.integer({ min: 0, max: 1_000 }),
 		seed: fc.integer(),
+		tellWork: fc.boolean(),
 	});
 
 	fcTest.prop([run], { numRuns: 60 })(
@@ -364,7 +395,7 @@ describe('generated queue-mode runs: processes with their own pacers meet at one
 			// Never more than one window past the fewest the generations need, counted from the
 			// last execution's start (up to a third of a window late), with each window opening a
 			// little after the last ended (1%) and the last one filled one request at a time (5
-			// round trips). 6,000 runs: none beyond, the closest 0.12 of a window inside.
+			// round trips). 6,000 runs: none beyond, the closest 0.10 of a window inside.
 			const windowMs = 3_000;
 			const bound =
 				Math.ceil(total / 5) * 1.01 +
@@ -373,8 +404,9 @@ describe('generated queue-mode runs: processes with their own pacers meet at one
 				(10 * options.latencyMs) / windowMs;
 			expect(result.windows).toBeLessThanOrEqual(bound);
 			if (options.threads.length === 1) expect(result.rejected).toBe(0);
-			// Measured over 6,000 generated runs: 0.09 on the whole, the worst run 0.36 (before
-			// the opener filled the window: 0.13 and 0.39; before any sharing about 0.9).
+			// Measured over 6,000 generated runs: 0.055 on the whole, the worst run 0.29 (before
+			// the opener waited for the others' firsts: 0.085 and 0.35; before the opener filled
+			// the window: 0.13 and 0.39; before any sharing about 0.9).
 			else expect(result.rejected / result.accepted).toBeLessThanOrEqual(0.5);
 		},
 	);
@@ -392,17 +424,21 @@ describe('generated queue-mode runs: processes with their own pacers meet at one
 					startSpreadMs: 300,
 					timeScale: 0.05,
 					seed,
+					tellWork: true,
 				});
 				accepted += result.accepted;
 				rejected += result.rejected;
 				windows += result.windows;
 			}
 			expect(accepted).toBe(20 * 60);
-			// The bound: 60 generations at 5 a window take (60 - 1) / 5 windows. Measured (20 seeds):
-			// 0.95, 1.00 and 1.00 of it; 1.00, 1.01 and 1.12 POSTs a report (0.88 429s an accepted
-			// request with 4 workers before each process took its share, 0.16 with shares).
+			// The bound: 60 generations at 5 a window take (60 - 1) / 5 windows. Measured (20 seeds,
+			// each process telling its pacer the work to come, as the nodes do): 0.95, 0.96 and
+			// 0.99 of it; 1.00, 1.02 and 1.05 POSTs a report. Before the opener waited for the
+			// others' firsts and a process with little left let another open: 0.95, 1.00 and 1.00;
+			// 1.00, 1.02 and 1.12 (0.88 429s an accepted request with 4 workers before each
+			// process took its share, 0.16 with shares).
 			expect(windows / 20 / ((60 - 1) / 5)).toBeLessThanOrEqual(1.05);
-			expect(rejected / accepted).toBeLessThanOrEqual(threads.length === 1 ? 0 : 0.15);
+			expect(rejected / accepted).toBeLessThanOrEqual(threads.length === 1 ? 0 : 0.1);
 		}
 	});
 });

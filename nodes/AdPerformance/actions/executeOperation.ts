@@ -7,11 +7,8 @@ import { asToolError, presented } from '../../shared/tool/presenter';
 import { NodeParameters, type InputSource } from '../../shared/inputSource';
 import { isToolVariant, ToolArguments } from '../../shared/tool/toolArguments';
 import type { AdPerformanceClient } from '../../shared/transport';
-import type {
-	ExecuteArgs,
-	ExecutedItem,
-	OperationTool,
-} from '../../shared/tool/operationTool';
+import type { Bucket } from '../../shared/transport/rateLimiter';
+import type { ExecuteArgs, ExecutedItem, OperationTool } from '../../shared/tool/operationTool';
 import * as account from './account/Account.resource';
 import * as campaign from './campaign/Campaign.resource';
 import * as diagnostic from './diagnostic/Diagnostic.resource';
@@ -21,6 +18,11 @@ import * as report from './report/Report.resource';
 interface Operation<Input = unknown> {
 	readInput(source: InputSource): Input;
 	execute(this: IExecuteFunctions, ...args: ExecuteArgs<Input>): Promise<INodeExecutionData[]>;
+	/**
+	 * The rate limit that each item's one request counts in, for the strictest limits (report
+	 * generations, diagnostic runs): the items still to run are told to the key's pacer.
+	 */
+	sends?: Bucket;
 	/** Runs it when the node runs as `adPerformanceTool`, shaping what a model receives. */
 	tool?: OperationTool<Input>;
 	/**
@@ -77,20 +79,27 @@ export async function executeOperation(this: IExecuteFunctions): Promise<INodeEx
 	}
 
 	const executed: Array<ExecutedItem<unknown>> = [];
-	for (const [itemIndex, input] of inputs) {
-		await results.settle(itemIndex, async () => {
-			try {
-				if (!tool) {
-					const output = await handler.execute.call(this, client, itemIndex, input);
-					executed.push({ itemIndex, input, output });
-					return output;
+	const expected = handler.sends ? client.expectRequests(handler.sends, inputs.size) : undefined;
+	try {
+		for (const [itemIndex, input] of inputs) {
+			await results.settle(itemIndex, async () => {
+				try {
+					if (!tool) {
+						const output = await handler.execute.call(this, client, itemIndex, input);
+						executed.push({ itemIndex, input, output });
+						return output;
+					}
+					const answer = await tool.execute.call(this, client, itemIndex, input);
+					return [{ json: presented(answer, client.redactor) }];
+				} catch (error) {
+					throw shaped(error);
+				} finally {
+					expected?.settled();
 				}
-				const answer = await tool.execute.call(this, client, itemIndex, input);
-				return [{ json: presented(answer, client.redactor) }];
-			} catch (error) {
-				throw shaped(error);
-			}
-		});
+			});
+		}
+	} finally {
+		expected?.release();
 	}
 	if (!tool && handler.afterEveryItem && executed.length > 0)
 		await handler.afterEveryItem.call(this, client, executed, results);

@@ -21,7 +21,7 @@ import { CREDENTIAL_TYPE, type RawResponse, type RequestContext } from './exchan
 import { collectPages, walkPages, type WalkResult } from './pageWalker';
 import { runAttempts, type Attempt, type AttemptRules, type Round } from './attempts';
 import { RequestPipeline, type RequestSpec } from './pipeline';
-import { pacerFor } from './rateLimiter';
+import { pacerFor, type Bucket, type KeyPacer } from './rateLimiter';
 import { RETRY_DEFAULTS } from './retry';
 import { ServiceClock } from './serviceClock';
 import { hopProblem } from './urlPolicy';
@@ -97,6 +97,8 @@ export class AdPerformanceClient {
 
 	private readonly pipeline: RequestPipeline;
 
+	private readonly pacer: KeyPacer;
+
 	private constructor(
 		private readonly ctx: RequestContext,
 		credentials: ICredentialDataDecryptedObject,
@@ -108,6 +110,10 @@ export class AdPerformanceClient {
 	) {
 		this.errors = new TransportErrors(() => ctx.getNode(), this.redactor, baseUrl, maxAttempts);
 		this.waiting = new CancellableWait(ctx);
+		this.pacer = pacerFor(baseUrl, apiKeyOf(credentials), clock.realMs(WINDOW_MS), {
+			now: () => Date.now(),
+			random: () => Math.random(),
+		});
 		this.pipeline = new RequestPipeline({
 			ctx,
 			credentials,
@@ -115,10 +121,7 @@ export class AdPerformanceClient {
 			clock,
 			maxAttempts,
 			rateLimitWaitMs,
-			pacer: pacerFor(baseUrl, apiKeyOf(credentials), clock.realMs(WINDOW_MS), {
-				now: () => Date.now(),
-				random: () => Math.random(),
-			}),
+			pacer: this.pacer,
 			errors: this.errors,
 			redactor: this.redactor,
 			waiting: this.waiting,
@@ -162,6 +165,28 @@ export class AdPerformanceClient {
 			Math.floor(clamp('maxAttempts', 1, 10)),
 			clock.realMs(clamp('rateLimitWaitMinutes', 0, 24 * 60) * 60_000),
 		);
+	}
+
+	/**
+	 * Tells the key's pacer that this execution has `count` items still to run that each send one
+	 * request of `bucket` (RateLimiter.expect): a worker about to run out leaves opening a window
+	 * to one with more. `settled` takes one item away; `release` takes away what is left.
+	 */
+	expectRequests(bucket: Bucket, count: number): { settled(): void; release(): void } {
+		const { limiter } = this.pacer;
+		let left = count;
+		limiter.expect(bucket, left);
+		return {
+			settled: () => {
+				if (left === 0) return;
+				left--;
+				limiter.expect(bucket, -1);
+			},
+			release: () => {
+				limiter.expect(bucket, -left);
+				left = 0;
+			},
+		};
 	}
 
 	get node(): INode {

@@ -8,9 +8,12 @@
  * of them (docs/running-at-scale.md). Every process with work sends one request when it believes
  * a window has ended; the first answer's `meta.remaining_requests` tells whether that request
  * opened the window (nothing was counted before it). The opener fills the window; the others send
- * no more in it. While others were seen, the opener sends one request at a time, so that each
- * answer's count, lowered by the others' first requests, is read before the next goes; a 429
- * tells the window's end to the second. Pure code: no HTTP, no timers.
+ * no more in it. While others were seen, the opener waits out the window's first moments (the
+ * others' first requests arrive then) and sends one request at a time, so that each answer's
+ * count, lowered by the others' first requests, is read before the next goes; a 429 tells the
+ * window's end to the second. An opener that runs out of work leaves the rest of its window
+ * unused (the others cannot know), so a process told that its executions have little left
+ * (`expect`) lets one with more open the window. Pure code: no HTTP, no timers.
  */
 export type Bucket = 'read' | 'write' | 'generation' | 'diagnostic';
 
@@ -27,8 +30,18 @@ const BUCKET_LIMITS: Record<Bucket, number> = {
  */
 const SHARED_BY_OPENER = 10;
 
-/** The start of a window, as a share of it, in which its opener leaves room for the others. */
-const GRACE_SHARE = 0.05;
+/**
+ * The start of a window, as a share of it, in which its opener sends nothing more while other
+ * processes are about: their first requests come then, and the opener's next count shows them.
+ */
+const GRACE_SHARE = 0.08;
+
+/**
+ * How long past a window's end a process with fewer requests to come than an opener would send in
+ * the window holds its first request, as a share of a window: one with more work opens and fills
+ * the window, and this one comes as one of the others, within the opener's GRACE_SHARE.
+ */
+const YIELD_SHARE = 0.04;
 
 export interface Clock {
 	now(): number;
@@ -64,6 +77,8 @@ interface BucketState {
 	othersSeen?: number;
 	/** Our first answer of the window showed no request before it: we opened it. */
 	opener?: boolean;
+	/** When the window before ended, as we believed: this one is due from then. */
+	dueAt?: number;
 }
 
 /** The pacing state of one key's buckets. */
@@ -74,8 +89,14 @@ export class RateLimiter {
 	/** Whether the last window this process spent showed other processes (queue mode) too. */
 	private readonly sharedLately: Partial<Record<Bucket, boolean>> = {};
 
-	/** The other processes' requests the last window this process opened showed (their firsts). */
+	/**
+	 * The other processes' requests the last window this process opened showed (their firsts), or
+	 * more if a window it followed in showed more before it.
+	 */
 	private readonly followers: Partial<Record<Bucket, number>> = {};
+
+	/** Requests this process's executions said they have still to send (expect), by bucket. */
+	private readonly expected: Partial<Record<Bucket, number>> = {};
 
 	private readonly buckets: Record<Bucket, BucketState> = {
 		read: {},
@@ -92,34 +113,73 @@ export class RateLimiter {
 		let until = now;
 		for (const bucket of buckets) {
 			const state = this.current(bucket, now);
-			const { remaining, sent = 0, resetAt, inFlight = 0, provisional, othersSeen = 0, opener } = state;
-			const { windowMs } = this.options;
-			// Held for an answer's count: look again shortly, not at the window's end.
-			let awaitingCount = false;
-			let spent: boolean;
-			if (remaining === undefined) spent = sent >= BUCKET_LIMITS[bucket];
-			else if (BUCKET_LIMITS[bucket] > SHARED_BY_OPENER) spent = inFlight >= remaining;
-			else if (othersSeen > 0 && !opener) spent = true;
-			else {
-				// Shared with other processes: the opener sends one at a time, each answer's count
-				// read before the next goes, and early in the window leaves room for as many first
-				// requests of others as it saw in the last window it opened (they may still be on
-				// their way: their window's end is a guess, late by up to their answer's time).
-				const shared = othersSeen > 0 || this.sharedLately[bucket] === true;
-				const early = resetAt !== undefined && now < resetAt - windowMs * (1 - GRACE_SHARE);
-				const reserved = early ? Math.max(0, (this.followers[bucket] ?? 0) - othersSeen) : 0;
-				const allowed = remaining - reserved;
-				spent = inFlight >= (shared ? Math.min(allowed, 1) : allowed);
-				awaitingCount = spent && inFlight < remaining;
-			}
+			until = Math.max(until, this.sendableAt(bucket, state, now));
 			// A window's first request goes alone: the others look again shortly for the count its
 			// answer tells, for a twentieth of a window at most (a slow answer holds up nobody).
+			const { provisional, inFlight = 0 } = state;
+			const { windowMs } = this.options;
 			if (provisional !== undefined && inFlight > 0 && bucket === buckets[buckets.length - 1])
-				awaitingCount ||= now < provisional + windowMs / 20;
-			if (awaitingCount) until = Math.max(until, now + windowMs / 200);
-			else if (spent && resetAt !== undefined) until = Math.max(until, resetAt);
+				if (now < provisional + windowMs / 20) until = Math.max(until, now + windowMs / 200);
 		}
 		return until - now;
+	}
+
+	/** When the bucket may take one more request, as far as this window's counts tell. */
+	private sendableAt(bucket: Bucket, state: BucketState, now: number): number {
+		const { remaining, sent = 0, resetAt, inFlight = 0, othersSeen = 0, opener } = state;
+		const { windowMs } = this.options;
+		const windowEnd = resetAt ?? now;
+		// Held for an answer's count: look again shortly, not at the window's end.
+		const soon = now + windowMs / 200;
+		if (remaining === undefined) {
+			if (sent >= BUCKET_LIMITS[bucket]) return windowEnd;
+			if (sent === 0 && state.dueAt !== undefined && this.leavesOpeningToOthers(bucket))
+				return Math.max(now, state.dueAt + windowMs * YIELD_SHARE);
+			return now;
+		}
+		if (BUCKET_LIMITS[bucket] > SHARED_BY_OPENER) return inFlight >= remaining ? windowEnd : now;
+		if (inFlight >= remaining) return windowEnd;
+		if (othersSeen > 0 && !opener) return windowEnd;
+		// Alone, the opener fills its window at once. Shared with other processes, it sends no more
+		// in the window's first moments (GRACE_SHARE), so that the count its next answer tells
+		// includes the others' first requests (their window's end is a guess, late by up to their
+		// answer's time, and a process with little left comes late on purpose); then one at a
+		// time, each count read before the next goes.
+		const shared = othersSeen > 0 || this.sharedLately[bucket] === true;
+		if (!shared) return now;
+		const graceEnd = windowEnd - windowMs * (1 - GRACE_SHARE);
+		if (now < graceEnd) return graceEnd;
+		return inFlight > 0 ? soon : now;
+	}
+
+	/**
+	 * Requests of the bucket that this process's executions have still to send: an execution adds
+	 * its items before it sends, and takes each away once it is done with it. Unknown (never told)
+	 * is taken as plenty.
+	 */
+	expect(bucket: Bucket, change: number): void {
+		this.expected[bucket] = Math.max(0, (this.expected[bucket] ?? 0) + change);
+	}
+
+	/** What this process's executions said they have still to send; undefined if never told. */
+	expecting(bucket: Bucket): number | undefined {
+		return this.expected[bucket];
+	}
+
+	/**
+	 * Whether this process, with others about, has too little left to fill a window it opened
+	 * after the others' first requests (as many others as the last window it opened showed, or
+	 * more if a window since showed more before its own request).
+	 */
+	private leavesOpeningToOthers(bucket: Bucket): boolean {
+		const expected = this.expected[bucket];
+		const followers = this.followers[bucket] ?? 0;
+		return (
+			expected !== undefined &&
+			followers > 0 &&
+			this.sharedLately[bucket] === true &&
+			expected < BUCKET_LIMITS[bucket] - followers
+		);
 	}
 
 	/** A request sent: it counts against the window from now on, answered or not. */
@@ -207,7 +267,9 @@ export class RateLimiter {
 		if (state.resetAt !== undefined && state.resetAt <= now) {
 			if (state.mine) this.sharedLately[bucket] = (state.othersSeen ?? 0) > 0;
 			if (state.opener) this.followers[bucket] = state.othersSeen ?? 0;
-			this.buckets[bucket] = { inFlight: state.inFlight };
+			else if (state.mine)
+				this.followers[bucket] = Math.max(this.followers[bucket] ?? 0, state.othersSeen ?? 0);
+			this.buckets[bucket] = { inFlight: state.inFlight, dueAt: state.resetAt };
 		}
 		return this.buckets[bucket];
 	}

@@ -80,6 +80,9 @@ const WAIT_FOR_COMPLETION = option('waitForCompletion', 'Wait for Completion', t
 const POLL_INTERVAL = option('pollIntervalSeconds', 'Poll Interval (Seconds)', 2.5);
 const TIMEOUT = option('timeoutSeconds', 'Timeout (Seconds)', 120);
 
+/** Each item starts one diagnostic run (the pacer is told how many are to come). */
+export const sends = 'diagnostic';
+
 export function readInput(source: InputSource): DiagnosticRun {
 	const { check } = source;
 	const seconds = (min: number, max: number) => (name: FieldName, value: unknown) =>
