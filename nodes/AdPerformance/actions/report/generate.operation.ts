@@ -189,10 +189,10 @@ interface ReportRequest {
 	wait?: { settings: WaitSettings; binaryPropertyName?: string };
 }
 
-/** Reads and checks a Generate; optional fields go into the body only when set. */
 /** Each item sends one report generation (the pacer is told how many are to come). */
 export const sends = 'generation';
 
+/** Reads and checks a Generate; optional fields go into the body only when set. */
 export function readInput(source: InputSource): ReportRequest {
 	const { check } = source;
 	let account = read(source, ACCOUNT, (name, value) => check.id(name, value, 'account'));
