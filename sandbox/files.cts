@@ -265,8 +265,11 @@ function renderPdf(ctx: FileContext): Part[] {
 	});
 	const main = Buffer.from(text, 'latin1');
 
+	// trailerSpaces: blanks inside the trailer dictionary, which no offset counts (it follows
+	// the xref that startxref points at), so they top a file up by a byte or two exactly.
 	const tail = (
 		fillerObj: { offset: number; length: number } | null,
+		trailerSpaces = 0,
 	): { head: Buffer; foot: Buffer } => {
 		const all = [...offsets];
 		let fillerHead = '';
@@ -283,7 +286,7 @@ function renderPdf(ctx: FileContext): Part[] {
 		}
 		let xref = `xref\n0 ${all.length + 1}\n0000000000 65535 f \n`;
 		for (const off of all) xref += `${String(off).padStart(10, '0')} 00000 n \n`;
-		xref += `trailer\n<< /Size ${all.length + 1} /Root 1 0 R >>\nstartxref\n${pos}\n%%EOF`;
+		xref += `trailer\n<< /Size ${all.length + 1} /Root 1 0 R ${' '.repeat(trailerSpaces)}>>\nstartxref\n${pos}\n%%EOF`;
 		return {
 			head: Buffer.from(fillerHead, 'latin1'),
 			foot: Buffer.from(fillerFoot + xref, 'latin1'),
@@ -293,11 +296,19 @@ function renderPdf(ctx: FileContext): Part[] {
 	const plain = tail(null);
 	const plainLength = main.length + plain.foot.length;
 	if (!ctx.padTo || ctx.padTo <= plainLength) return [main, plain.foot];
-	// Estimate the overhead of the filler object with a same-magnitude length, then fix up.
-	const probe = tail({ offset: main.length, length: ctx.padTo });
-	const overhead = main.length + probe.head.length + probe.foot.length;
-	const fillerLength = Math.max(0, ctx.padTo - overhead);
-	const padded = tail({ offset: main.length, length: fillerLength });
+	// The overhead (the filler's /Length, startxref) grows with the number of digits, so the one
+	// measured at padTo is at least the real one: the filler it leaves never overshoots, and it
+	// falls short by a byte or two only where a digit count drops (a length just under 10^k).
+	// Those bytes go into the trailer.
+	const sized = (length: number, spaces = 0) => {
+		const t = tail({ offset: main.length, length }, spaces);
+		return { ...t, total: main.length + t.head.length + length + t.foot.length };
+	};
+	// A size too small for even an empty filler object is made up in the trailer alone.
+	if (sized(0).total > ctx.padTo) return [main, tail(null, ctx.padTo - plainLength).foot];
+	const fillerLength = Math.max(0, ctx.padTo - (sized(ctx.padTo).total - ctx.padTo));
+	const short = ctx.padTo - sized(fillerLength).total;
+	const padded = sized(fillerLength, Math.max(0, short));
 	return [
 		main,
 		padded.head,
