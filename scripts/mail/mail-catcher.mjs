@@ -4,7 +4,7 @@
 // and `mailparser`, so what n8n's Send Email node (nodemailer) sends is parsed by the same
 // family of libraries.
 //
-//   const mail = await startMailCatcher({ smtpPort: 0, webPort: 0 });
+//   const mail = await startMailCatcher({ smtpPort: 0, webPort: 0 });   // spoolFirst: true: see below
 //   mail.credentialData()     // data of an n8n `smtp` credential pointing at it
 //   mail.inboxUrl             // http://127.0.0.1:<port>/ (a message's HTML body alone: /messages/<id>/html)
 //   await mail.waitForMessage((m) => m.subject === '…')
@@ -32,6 +32,12 @@ export async function startMailCatcher(options = {}) {
 	/** @type {CaughtMessage[]} */
 	const messages = [];
 	const events = new EventEmitter();
+	// spoolFirst: answer 250 when the message is in, parse it after (a mail server's order; the
+	// window in which a sender that dies has sent but not recorded is then the mail server's
+	// answer, not our parsing). Readers then wait for parsed() before reading messages.
+	const spoolFirst = options.spoolFirst === true;
+	/** @type {Set<Promise<void>>} */
+	const pending = new Set();
 
 	const smtp = new SMTPServer({
 		secure: false,
@@ -46,31 +52,54 @@ export async function startMailCatcher(options = {}) {
 			callback(null, { user: auth.username });
 		},
 		onData(stream, session, callback) {
-			simpleParser(stream)
-				.then((parsed) => {
-					const message = {
-						id: messages.length + 1,
-						from: session.envelope.mailFrom ? session.envelope.mailFrom.address : undefined,
-						to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
-						toHeader: parsed.to?.text,
-						cc: parsed.cc?.text,
-						auth: session.caughtAuth,
-						subject: parsed.subject,
-						text: parsed.text,
-						html: typeof parsed.html === 'string' ? parsed.html : undefined,
-						attachments: parsed.attachments.map((a) => ({
-							filename: a.filename,
-							contentType: a.contentType,
-							size: a.size,
-							content: a.content,
-						})),
-						receivedAt: new Date(),
-					};
-					messages.push(message);
-					events.emit('message', message);
-					callback();
-				})
-				.catch((error) => callback(error));
+			// The envelope as it is now: the session moves on to the next message after the answer.
+			const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : undefined;
+			const to = session.envelope.rcptTo.map((rcpt) => rcpt.address);
+			const keep = (parsed, receivedAt) => {
+				const message = {
+					id: messages.length + 1,
+					from,
+					to,
+					toHeader: parsed.to?.text,
+					cc: parsed.cc?.text,
+					auth: session.caughtAuth,
+					subject: parsed.subject,
+					text: parsed.text,
+					html: typeof parsed.html === 'string' ? parsed.html : undefined,
+					attachments: parsed.attachments.map((a) => ({
+						filename: a.filename,
+						contentType: a.contentType,
+						size: a.size,
+						content: a.content,
+					})),
+					receivedAt,
+				};
+				messages.push(message);
+				events.emit('message', message);
+			};
+			if (!spoolFirst) {
+				simpleParser(stream)
+					.then((parsed) => {
+						keep(parsed, new Date());
+						callback();
+					})
+					.catch((error) => callback(error));
+				return;
+			}
+			// As a mail server does: the message is accepted once it is received in full (spooled),
+			// and read after the answer. A sender that dies before the end of DATA sent nothing.
+			const chunks = [];
+			stream.on('data', (chunk) => chunks.push(chunk));
+			stream.once('error', () => {});
+			stream.once('end', () => {
+				const receivedAt = new Date();
+				callback();
+				const parsing = simpleParser(Buffer.concat(chunks))
+					.then((parsed) => keep(parsed, receivedAt))
+					.catch((error) => keep({ subject: `(unreadable: ${error.message})`, attachments: [] }, receivedAt))
+					.finally(() => pending.delete(parsing));
+				pending.add(parsing);
+			});
 		},
 	});
 	smtp.on('error', () => {});
@@ -193,6 +222,10 @@ ${rows || '<p>No e-mail yet.</p>'}</body></html>`,
 				};
 				events.on('message', listener);
 			});
+		},
+		/** Resolves when every message accepted so far is in `messages` (with spoolFirst). */
+		async parsed() {
+			while (pending.size) await Promise.all([...pending]);
 		},
 		clear() {
 			messages.length = 0;

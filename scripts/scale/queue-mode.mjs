@@ -378,7 +378,7 @@ export async function startQueueCluster({
 		);
 		const sandbox = await startFakeProcess({ timeScale });
 		stops.push(() => sandbox.stop());
-		const mail = await startMailCatcher();
+		const mail = await startMailCatcher({ spoolFirst: true });
 		stops.push(() => mail.close());
 		const archiveDir = fs.mkdtempSync(path.join(os.tmpdir(), 'scale-archive-'));
 		stops.push(async () => fs.rmSync(archiveDir, { recursive: true, force: true }));
@@ -619,6 +619,7 @@ export async function runRound(
 		executionsOfAsync(cluster.pg, workflowId ?? cluster.workflows.weeklyId);
 	const before = new Set((await workflowExecutions()).map((e) => e.id));
 	const logSeqBefore = Math.max(0, ...(await sandbox.log()).data.map((e) => e.seq));
+	await mail.parsed();
 	const mailsBefore = mail.messages.length;
 	const reportsBefore = new Set((await sandbox.state()).data.reports.map((r) => r.id));
 
@@ -696,6 +697,7 @@ export async function runRound(
 		(e) => e.seq > logSeqBefore && e.path.startsWith('/v1/'),
 	);
 	const newReports = (await sandbox.state()).data.reports.filter((r) => !reportsBefore.has(r.id));
+	await mail.parsed();
 	const mails = mail.messages.slice(mailsBefore);
 	return {
 		executions: ended.map((e) => ({
@@ -715,6 +717,7 @@ export async function runRound(
 		started,
 		/** What reached the clients since the round started, read again now (after a recovery). */
 		async sinceStart() {
+			await mail.parsed();
 			return {
 				mails: mail.messages.slice(mailsBefore),
 				newReports: (await sandbox.state()).data.reports.filter((r) => !reportsBefore.has(r.id)),

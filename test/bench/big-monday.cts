@@ -70,7 +70,7 @@ interface Cluster {
 	workflows: { exactlyOnceId: string; recoveryId: string };
 	timeScale: number;
 	pg: { database: string; query(sql: string, options?: object): string };
-	mail: { messages: Mail[] };
+	mail: { messages: Mail[]; parsed(): Promise<void> };
 	sandbox: {
 		keys: { test: string };
 		log(): Promise<{ data: Array<{ seq: number; method: string; path: string; status: number }> }>;
@@ -148,6 +148,11 @@ export interface BigMondayResult {
 	clientsOk: number;
 	/** Clients whose e-mail was sent again as the worker died (sent, not yet recorded). */
 	sentAgainAsWorkerDied: number;
+	/**
+	 * How long after the mail server accepted an e-mail its record was written (ms, sorted): the
+	 * window in which a worker's death sends that e-mail again.
+	 */
+	sendToRecordMs: number[];
 	newReports: number;
 	reportBytes: number;
 	posts: number;
@@ -297,6 +302,7 @@ export async function benchBigMonday(options: {
 		mails: 0,
 		clientsOk: 0,
 		sentAgainAsWorkerDied: 0,
+		sendToRecordMs: [],
 		newReports: 0,
 		reportBytes: 0,
 		posts: 0,
@@ -356,6 +362,7 @@ export async function benchBigMonday(options: {
 		});
 		const before = dbFigures(cluster);
 		const seqBefore = Math.max(0, ...(await cluster.sandbox.log()).data.map((e) => e.seq));
+		await cluster.mail.parsed();
 		const mailsBefore = cluster.mail.messages.length;
 		const reportsBefore = new Set((await cluster.sandbox.state()).data.reports.map((r) => r.id));
 
@@ -445,6 +452,7 @@ export async function benchBigMonday(options: {
 				Math.max(...recovered.runs.map((r) => r.stoppedAt ?? Date.now())) - killed.at;
 
 		// What reached the clients, and what the service did.
+		await cluster.mail.parsed();
 		const mails = cluster.mail.messages.slice(mailsBefore);
 		const log2 = (await cluster.sandbox.log()).data.filter(
 			(e) => e.seq > seqBefore && e.path.startsWith('/v1/'),
@@ -502,6 +510,18 @@ export async function benchBigMonday(options: {
 				wrong.push(`${account.name}: attached as ${attachments[0].filename}, not ${name}`);
 			else result.clientsOk++;
 		}
+		result.sendToRecordMs = emailRows
+			.flatMap((row) => {
+				const recordedAt = Date.parse(row.createdAt);
+				const sentAt = mails
+					.filter((m) => m.to[0] === `${row.account_id}@clients.example`)
+					.map((m) => m.receivedAt.getTime())
+					.filter((at) => at <= recordedAt);
+				return sentAt.length && Number.isFinite(recordedAt)
+					? [recordedAt - Math.max(...sentAt)]
+					: [];
+			})
+			.sort((x, y) => x - y);
 		if (wrong.length)
 			fail(
 				`${wrong.length} clients without exactly one e-mail with their PDF: ${wrong.slice(0, 5).join('; ')}`,
@@ -605,6 +625,12 @@ function extraEnv(): Record<string, string> {
 const fmtS = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const fmtMb = (bytes: number) => `${(bytes / 1024 ** 2).toFixed(1)} MB`;
 
+function describeGaps(gaps: number[]): string {
+	if (!gaps.length) return 'no record matched';
+	const at = (q: number) => gaps[Math.min(gaps.length - 1, Math.floor(gaps.length * q))];
+	return `median ${at(0.5)} ms, 90th percentile ${at(0.9)} ms, max ${gaps[gaps.length - 1]} ms`;
+}
+
 /** The highest VmHWM among the workers that ran to the end (the killed one's stops at its death). */
 export function peakWorkerHwm(r: BigMondayResult): number {
 	return Math.max(0, ...r.memory.filter((m) => !m.killed).map((m) => m.hwmBytes));
@@ -620,7 +646,7 @@ export function describeRound(r: BigMondayResult): string[] {
 		`  wall ${fmtS(r.wallMs)} (round ${fmtS(r.roundWallMs)}) vs bound ${fmtS(r.boundMs)}: ${(r.wallMs / r.boundMs).toFixed(2)}x; recovery ${fmtS(r.recoveryMs)} (kill → the dead worker's last execution ended); goal wall <= 1.10 x bound + recovery = ${fmtS(1.1 * r.boundMs + r.recoveryMs)}: ${r.wallMs <= 1.1 * r.boundMs + r.recoveryMs ? 'held' : 'missed'}; (wall - recovery) / bound = ${((r.wallMs - r.recoveryMs) / r.boundMs).toFixed(2)}x`,
 		`  SIGKILL ${r.killed?.worker} ${fmtS(r.killed?.atMs ?? 0)} into the round after ${r.killed?.atPosts} generations (${r.killed?.runningThere} executions running there); failed ${r.failedExecutions.join(', ') || 'none'}; ${r.recoveries} recoveries; re-runs ${r.reruns.join(', ') || 'none'}; kill → last recovery ended ${fmtS(r.killToRecoveredMs)}, kill → last e-mail ${fmtS(r.killToLastMailMs)}`,
 		`  the recovery's log (failed execution: error): ${r.recovered.join(' | ') || 'empty'}${r.logsKeptIn ? `; logs kept in ${r.logsKeptIn}` : ''}`,
-		`  ${r.mails} e-mails, ${r.clientsOk} of ${r.clients} clients with exactly one e-mail carrying their PDF byte for byte (${r.sentAgainAsWorkerDied} sent again as the worker died); ${r.newReports} new reports, ${fmtMb(r.reportBytes)} of PDFs (${fmtMb(r.reportBytes / Math.max(1, r.newReports))} each on average)`,
+		`  ${r.mails} e-mails, ${r.clientsOk} of ${r.clients} clients with exactly one e-mail carrying their PDF byte for byte (${r.sentAgainAsWorkerDied} sent again as the worker died; e-mail accepted → its record written: ${describeGaps(r.sendToRecordMs)}); ${r.newReports} new reports, ${fmtMb(r.reportBytes)} of PDFs (${fmtMb(r.reportBytes / Math.max(1, r.newReports))} each on average)`,
 		`  ${r.posts} POST /v1/reports (${(r.posts / r.clients).toFixed(2)} per report), ${r.rejected429} answers of 429, ${r.requests} requests in all (${(r.requests / r.clients).toFixed(1)} per client)`,
 		`  worker memory (VmHWM of the worker process; sampled peak RSS; RSS at the round's start; task runners' VmHWM): ${r.memory.map((m) => `${m.name}${m.killed ? ' (killed)' : ''} ${fmtMb(m.hwmBytes)} / ${fmtMb(m.sampledPeakRssBytes)} / ${fmtMb(m.startRssBytes)} / ${fmtMb(m.childrenHwmBytes)}`).join('; ')}`,
 		`  Postgres: ${fmtMb(r.db.beforeBytes)} → ${fmtMb(r.db.afterBytes)}: ${fmtMb(growth / r.clients)} per client; binary_data ${fmtMb(binaryGrowth)} of it (${((100 * binaryGrowth) / Math.max(1, growth)).toFixed(0)}%), ${r.db.binaryRows} files of ${fmtMb(r.db.binaryFileBytes)}; ${r.db.reportsInDb} of the ${r.newReports} reports' files found there byte for byte (MD5); ${r.db.inlinePdfExecutions} executions hold a PDF inline`,

@@ -126,3 +126,50 @@ test('the mail catcher captures a message with attachments, and its inbox shows 
 		await smtp.close();
 	}
 });
+
+test('spoolFirst: a message is accepted once it is in, read after; one cut off in DATA is not kept', async () => {
+	const smtp = await startMailCatcher({ spoolFirst: true });
+	try {
+		// A sender that dies in the middle of DATA sent nothing.
+		let cutInData = false;
+		await new Promise((resolve, reject) => {
+			const socket = net.connect(smtp.port, '127.0.0.1');
+			const steps = ['EHLO client.test\r\n', 'MAIL FROM:<n8n@example.com>\r\n', 'RCPT TO:<cut@example.com>\r\n', 'DATA\r\n'];
+			let buf = '';
+			socket.on('data', (d) => {
+				buf += d;
+				if (!/\r\n$/.test(buf) || !/^\d{3} /m.test(buf.split('\r\n').at(-2) ?? '')) return;
+				buf = '';
+				const next = steps.shift();
+				if (next) socket.write(next);
+				else {
+					cutInData = /^354 /m.test(d.toString());
+					socket.write(message.slice(0, 800), () => socket.destroy());
+				}
+			});
+			socket.on('close', resolve);
+			socket.on('error', reject);
+		});
+		assert.ok(cutInData, 'the first sender was cut off after the server asked for the data');
+		const replies = await smtpDialog(smtp.port, [
+			'EHLO client.test\r\n',
+			'MAIL FROM:<n8n@example.com>\r\n',
+			'RCPT TO:<boss@example.com>\r\n',
+			'DATA\r\n',
+			`${message}\r\n.\r\n`,
+			'QUIT\r\n',
+		]);
+		assert.ok(replies.some((r) => /^250 .*(accepted|OK)/i.test(r)), `accepted: ${replies.join(' | ')}`);
+		await smtp.parsed();
+		assert.deepEqual(
+			smtp.messages.map((m) => m.to),
+			[['boss@example.com']],
+		);
+		const [m] = smtp.messages;
+		assert.equal(m.subject, 'Wochenbericht ✓ for campaign 42');
+		assert.ok(m.attachments[0].content.equals(pdfBytes), 'base64 attachment bytes');
+		assert.ok(m.receivedAt instanceof Date);
+	} finally {
+		await smtp.close();
+	}
+});
