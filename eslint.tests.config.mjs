@@ -26,6 +26,38 @@ export default tseslint.config(
 		},
 	},
 	{
+		// The examples' logic (examples/src), written into n8n's Code nodes: a library is plain
+		// declarations (the ones before it in a node's `// @uses` line are in scope), a node's
+		// source is the body of the Code node (a top-level return; n8n's globals).
+		files: ['examples/src/**/*.js'],
+		extends: [js.configs.recommended],
+		languageOptions: {
+			sourceType: 'script',
+			ecmaVersion: 2022,
+			parserOptions: { ecmaFeatures: { globalReturn: true } },
+			globals: {
+				...globals.es2021,
+				$: 'readonly',
+				$input: 'readonly',
+				$json: 'readonly',
+				DateTime: 'readonly',
+				...Object.fromEntries(
+					['plainText', 'html', 'slack', 'oneLine', 'emailAddress', 'MAX_VALUE', 'localeOf', 'currencyCode', 'figure', 'money', 'count', 'ratio', 'day', 'DIGEST_LINE', 'sentSection', 'renderDigest'].map((name) => [name, 'readonly']),
+				),
+			},
+		},
+		rules: {
+			'no-control-regex': 'off',
+			'no-redeclare': 'off',
+			'no-unused-vars': ['error', { vars: 'local' }],
+		},
+	},
+	{
+		// a library's declarations are what it offers the nodes after it
+		files: ['examples/src/lib/*.js'],
+		rules: { 'no-unused-vars': 'off' },
+	},
+	{
 		// Functions that Playwright runs inside the page.
 		files: ['scripts/e2e/browser.mjs'],
 		languageOptions: { globals: { ...globals.browser } },

@@ -1,6 +1,6 @@
 // The client e-mail of the client-directory and exactly-once examples, composed by n8n's own
-// expression engine (n8n-core's WorkflowExecute, as in n8n): the examples' "Who gets what",
-// "Compare with last week" and e-mail body expressions, unchanged from the example files, over
+// engine (n8n-core's WorkflowExecute, as in n8n): the examples' "Who gets what" and "Compare with
+// last week" Code nodes, unchanged from the example files, run as n8n's Code node runs them, over
 // the figures of earlier weeks a Data Table would give. The e2e (test/e2e/editor-demo) runs the
 // same in real n8n; this is the fast check of the chart and the money in every case.
 import fs from 'node:fs';
@@ -59,20 +59,7 @@ async function compose(
 		if (!found) throw new Error(`${file}: no node ${name}`);
 		return found;
 	};
-	const email = example.nodes.find(
-		(n) =>
-			n.type === 'n8n-nodes-base.emailSend' &&
-			String(n.parameters.toEmail).includes('Who gets what'),
-	);
-	if (!email) throw new Error(`${file}: no client e-mail node`);
-	const setNode = (name: string) => ({
-		name,
-		type: 'test.assignments',
-		parameters: {
-			assignments: node(name).parameters.assignments,
-			includeOtherFields: node(name).parameters.includeOtherFields === true,
-		},
-	});
+	const codeNode = (name: string) => ({ name, type: 'test.code', parameters: node(name).parameters });
 	const result = await runWorkflow({
 		nodes: [
 			{
@@ -116,7 +103,7 @@ async function compose(
 					],
 				},
 			},
-			setNode('Who gets what'),
+			codeNode('Who gets what'),
 			{
 				name: 'Wait for Ad Report',
 				type: 'test.setItems',
@@ -137,29 +124,13 @@ async function compose(
 					],
 				},
 			},
-			setNode('Compare with last week'),
-			{
-				name: 'The e-mail',
-				type: 'test.assignments',
-				parameters: {
-					assignments: {
-						assignments: [
-							{ name: 'html', value: email.parameters.html, type: 'string' },
-							{ name: 'text', value: email.parameters.text, type: 'string' },
-						],
-					},
-					includeOtherFields: false,
-				},
-			},
+			codeNode('Compare with last week'),
 		],
 	});
 	if (result.error) throw result.error;
-	const [mail] = result.items;
-	return {
-		html: String(mail.json.html),
-		text: String(mail.json.text),
-		compared: result.nodes['Compare with last week'].items[0].json,
-	};
+	const compared = result.nodes['Compare with last week'].items[0].json;
+	const mail = compared.email as { html: string; text: string };
+	return { html: mail.html, text: mail.text, compared };
 }
 
 const bars = (html: string) => ({
@@ -256,13 +227,13 @@ describe.each(EXAMPLES)('%s: the client e-mail', (file) => {
 		expect(text).toContain(`Spend: ${spend} (first report)`);
 	});
 
-	test('a currency Intl does not know: the plain figure and its code', async () => {
+	test('a currency Intl does not know: the figure, saying no currency was given', async () => {
 		const { text } = await compose(file, {
 			earlier: [],
 			now,
 			locale: 'en-US',
 			currency: 'NOT-A-CODE',
 		});
-		expect(text).toContain('Spend: 1540.00 NOT-A-CODE (first report)');
+		expect(text).toContain('Spend: 1,540.00 (currency not given) (first report)');
 	});
 });

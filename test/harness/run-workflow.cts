@@ -20,7 +20,7 @@ import path from 'node:path';
 
 import { AdPerformanceApi } from '../../credentials/AdPerformanceApi.credentials';
 import { TestCredentialsHelper } from './credentials-helper.cjs';
-import { Assignments, BinaryInspector, ManualTrigger, SetItems } from './test-nodes.cjs';
+import { Assignments, BinaryInspector, Code, ManualTrigger, SetItems } from './test-nodes.cjs';
 
 /** Every node type a harness workflow can use, keyed by the type id saved in workflows. */
 const nodeTypeClasses: Record<string, () => INodeType | IVersionedNodeType> = {
@@ -28,6 +28,7 @@ const nodeTypeClasses: Record<string, () => INodeType | IVersionedNodeType> = {
 	'test.setItems': () => new SetItems(),
 	'test.binaryInspector': () => new BinaryInspector(),
 	'test.assignments': () => new Assignments(),
+	'test.code': () => new Code(),
 };
 
 /** Our package's nodes register themselves here (kept lazy so a broken node fails only its tests). */

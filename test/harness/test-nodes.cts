@@ -1,3 +1,5 @@
+import vm from 'node:vm';
+
 import type {
 	IExecuteFunctions,
 	INodeExecutionData,
@@ -132,5 +134,65 @@ export class Assignments implements INodeType {
 				return { json, pairedItem: { item: i } };
 			}),
 		];
+	}
+}
+
+/**
+ * n8n's Code node (JavaScript), as its task runner runs it: the code is the body of an async
+ * function evaluated in a fresh `vm` context holding the node's workflow data proxy (`$`, `$input`,
+ * `$json`, `DateTime`, …, what n8n puts there), once for all items or once per item, and what it
+ * returns is read back as items the way n8n does (an object with `json`, or a plain object).
+ */
+export class Code implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Code',
+		name: 'code',
+		group: ['transform'],
+		version: 2,
+		description: "Runs JavaScript as n8n's Code node does",
+		defaults: { name: 'Code' },
+		inputs: ['main'],
+		outputs: ['main'],
+		properties: [
+			{ displayName: 'Mode', name: 'mode', type: 'string', default: 'runOnceForAllItems' },
+			{ displayName: 'JavaScript', name: 'jsCode', type: 'string', default: '' },
+		],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const code = this.getNodeParameter('jsCode', 0) as string;
+		const mode = this.getNodeParameter('mode', 0) as string;
+		const run = async (index: number, extra: Record<string, unknown>) => {
+			const proxy = this.getWorkflowDataProxy(index) as unknown as Record<string, unknown>;
+			const context: Record<string, unknown> = { module: {}, console, ...extra };
+			for (const key of Object.keys(proxy)) context[key] = proxy[key];
+			vm.createContext(context);
+			vm.runInContext(
+				`globalThis.global = globalThis; module.exports = async function VmCodeWrapper() {${code}\n}()`,
+				context,
+			);
+			return await (context.module as { exports: Promise<unknown> }).exports;
+		};
+		const asItem = (value: unknown, item: number): INodeExecutionData => {
+			if (value === null || typeof value !== 'object' || Array.isArray(value))
+				throw new Error(`Code doesn't return an object (item ${item})`);
+			const out = value as INodeExecutionData;
+			return 'json' in out
+				? { json: out.json, binary: out.binary, pairedItem: out.pairedItem ?? { item } }
+				: { json: out as never, pairedItem: { item } };
+		};
+		const items = this.getInputData();
+		if (mode === 'runOnceForEachItem') {
+			const out: INodeExecutionData[] = [];
+			for (let i = 0; i < items.length; i++) {
+				const value = await run(i, { item: items[i] });
+				if (value !== undefined && value !== null) out.push(asItem(value, i));
+			}
+			return [out];
+		}
+		const value = await run(0, { items });
+		if (value === undefined || value === null) return [[]];
+		if (!Array.isArray(value)) return [[asItem(value, 0)]];
+		return [value.map((v, i) => asItem(v, Math.min(i, Math.max(0, items.length - 1))))];
 	}
 }

@@ -1,0 +1,157 @@
+#!/usr/bin/env node
+// The examples' logic lives in examples/src (linted, unit-tested); this writes it into the example
+// workflows users import (examples/*.json), so the JSON stays one file that imports as it is:
+//   - every Code node's code: the node's source (examples/src/nodes/<name>.js) after the library
+//     files its first line names (`// @uses text money` → examples/src/lib/text.js, money.js);
+//   - the parameters of the nodes that send what the Code nodes compose (e-mail, Slack): they
+//     only read composed fields, never a value from outside.
+//   node scripts/examples/build.mjs          write the examples (prints what changed)
+//   node scripts/examples/build.mjs --check  exit 1 when an example differs from its sources
+// test/examples/generated.test.cts runs the check in npm test.
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { REPO_ROOT } from '../e2e/pack.mjs';
+
+const EXAMPLES = path.join(REPO_ROOT, 'examples');
+const SOURCES = path.join(EXAMPLES, 'src');
+
+const DIRECTORY = 'weekly-client-report-email-directory.json';
+const EXACTLY_ONCE = 'weekly-client-report-email-exactly-once.json';
+const REVIEW = 'weekly-report-review.json';
+const SIMPLE = 'weekly-client-report-email.json';
+const SLACK = 'slack-report-risk-level.json';
+const TOKEN = 'token-expired-alert.json';
+
+const EACH = 'runOnceForEachItem';
+const ALL = 'runOnceForAllItems';
+/** Every Code node of every example, and the source it is written from. */
+export const CODE_NODES = [
+	{ examples: [DIRECTORY, EXACTLY_ONCE], node: 'Who gets what', source: 'who-gets-what.js', mode: EACH },
+	{ examples: [DIRECTORY, EXACTLY_ONCE], node: 'Compare with last week', source: 'compare-with-last-week.js', mode: EACH },
+	{ examples: [DIRECTORY], node: 'Why review it', source: 'why-review-it.js', mode: EACH },
+	{ examples: [DIRECTORY], node: 'Compose the team digest', source: 'team-digest.js', mode: ALL },
+	// the exactly-once example records each e-mail in "Record the e-mail" (one item per e-mail sent)
+	{
+		examples: [EXACTLY_ONCE],
+		node: 'Compose the team digest',
+		source: 'team-digest.js',
+		mode: ALL,
+		constants: { SENT: 'Record the e-mail' },
+	},
+	{ examples: [DIRECTORY], node: 'Add the reviews to the digest', source: 'add-reviews.js', mode: ALL },
+	{ examples: [EXACTLY_ONCE], node: "Client's own week", source: 'clients-own-week.js', mode: ALL },
+	{ examples: [EXACTLY_ONCE], node: "The day's digest", source: 'days-digest.js', mode: ALL },
+	{ examples: [REVIEW], node: 'The approved report', source: 'approved-report.js', mode: ALL },
+	{ examples: [SIMPLE], node: 'Compose the e-mail', source: 'simple-email.js', mode: EACH },
+	{ examples: [SLACK], node: 'Compose the message', source: 'slack-risk.js', mode: EACH },
+	{ examples: [TOKEN], node: 'Compose the alert', source: 'token-alert.js', mode: EACH },
+];
+
+/** The client's weekly e-mail, as "Compare with last week" composes it (`email`). */
+const CLIENT_EMAIL = {
+	fromEmail: 'Your Agency <reports@your-agency.example>',
+	toEmail: '={{ $json.email.to }}',
+	subject: '={{ $json.email.subject }}',
+	emailFormat: 'both',
+	text: '={{ $json.email.text }}',
+	html: '={{ $json.email.html }}',
+	options: { attachments: 'data', appendAttribution: false, ccEmail: '={{ $json.email.cc }}' },
+};
+/** Parameters of the nodes that send what a Code node composed (the rest of each node stays). */
+export const SENDING_NODES = [
+	{ examples: [DIRECTORY, REVIEW], node: 'E-mail the report', parameters: CLIENT_EMAIL },
+	{ examples: [EXACTLY_ONCE], node: 'E-mail the PDF', parameters: CLIENT_EMAIL },
+	{
+		examples: [SIMPLE],
+		node: 'E-mail the PDF',
+		parameters: { ...CLIENT_EMAIL, toEmail: 'client@example.com', options: { attachments: 'data', appendAttribution: false } },
+	},
+	{ examples: [SLACK], node: 'Post to Slack', parameters: { text: '={{ $json.slack_text }}' } },
+	{
+		examples: [TOKEN],
+		node: 'E-mail the team',
+		parameters: { subject: '={{ $json.email.subject }}', text: '={{ $json.email.text }}' },
+	},
+	// the review request ("Why review it" composes it); Send and Wait escapes it into its own HTML
+	{
+		examples: [REVIEW],
+		node: 'Ask the account manager',
+		parameters: { subject: '={{ $json.review.request.subject }}', message: '={{ $json.review.request.text }}' },
+	},
+	{ examples: [REVIEW], node: 'Ask on Slack instead', parameters: { message: '={{ $json.review.request.text }}' } },
+];
+
+/** The code of one Code node: its libraries, then its own source (with its example's constants). */
+export function nodeCode(source, constants = {}) {
+	let own = fs.readFileSync(path.join(SOURCES, 'nodes', source), 'utf8');
+	for (const [name, value] of Object.entries(constants)) {
+		const line = new RegExp(`^const ${name} = [^;]*; // @constant`, 'm');
+		if (!line.test(own)) throw new Error(`${source}: no line "const ${name} = …; // @constant"`);
+		own = own.replace(line, `const ${name} = ${JSON.stringify(value)}; // @constant`);
+	}
+	const uses = /^\/\/ @uses ((?:\w+ ?)+)\n/.exec(own);
+	const libs = (uses ? uses[1].trim().split(' ') : []).map((lib) =>
+		fs.readFileSync(path.join(SOURCES, 'lib', `${lib}.js`), 'utf8').trimEnd(),
+	);
+	const body = uses ? own.slice(uses[0].length) : own;
+	const from = [`examples/src/nodes/${source}`, ...(uses ? uses[1].trim().split(' ').map((l) => `lib/${l}.js`) : [])];
+	return [
+		`// Written from ${from.join(', ')} by \`npm run examples\`: change those, not this.`,
+		...libs.map((lib) => `${lib}\n`),
+		body.trimEnd(),
+		'',
+	].join('\n');
+}
+
+/** Each example as its sources make it: file name -> text. */
+export function builtExamples() {
+	const out = new Map();
+	const files = new Set([...CODE_NODES, ...SENDING_NODES].flatMap((n) => n.examples));
+	for (const file of files) {
+		const text = fs.readFileSync(path.join(EXAMPLES, file), 'utf8');
+		const workflow = JSON.parse(text);
+		const find = (name) => {
+			const node = workflow.nodes.find((n) => n.name === name);
+			if (!node) throw new Error(`${file}: no node "${name}" (add it to the workflow first)`);
+			return node;
+		};
+		for (const spec of CODE_NODES.filter((n) => n.examples.includes(file))) {
+			const node = find(spec.node);
+			node.type = 'n8n-nodes-base.code';
+			node.typeVersion = 2;
+			node.parameters = {
+				...(spec.mode === EACH ? { mode: EACH } : {}),
+				jsCode: nodeCode(spec.source, spec.constants),
+			};
+		}
+		for (const spec of SENDING_NODES.filter((n) => n.examples.includes(file))) {
+			const node = find(spec.node);
+			node.parameters = { ...node.parameters, ...structuredClone(spec.parameters) };
+		}
+		out.set(file, { before: text, after: `${JSON.stringify(workflow, null, '\t')}\n` });
+	}
+	return out;
+}
+
+/** The examples whose JSON differs from what their sources make. */
+export function examplesDiffering() {
+	return [...builtExamples()].filter(([, t]) => t.before !== t.after).map(([file]) => file);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+	if (process.argv.includes('--check')) {
+		const differing = examplesDiffering();
+		process.stdout.write(
+			differing.length
+				? `differ from examples/src: ${differing.join(', ')} (run npm run examples)\n`
+				: 'examples match examples/src\n',
+		);
+		process.exit(differing.length ? 1 : 0);
+	}
+	for (const [file, t] of builtExamples()) {
+		if (t.before === t.after) continue;
+		fs.writeFileSync(path.join(EXAMPLES, file), t.after);
+		process.stdout.write(`wrote examples/${file}\n`);
+	}
+}
