@@ -29,7 +29,6 @@ import { createInstance, demoCredentials, executionRun } from '../../scripts/e2e
 import { packPackage, REPO_ROOT } from '../../scripts/e2e/pack.mjs';
 import { startMailCatcher } from '../../scripts/mail/mail-catcher.mjs';
 import { startFakeProcess } from '../../scripts/e2e/sandbox-process.mjs';
-import { reviewEmailDiffers } from '../../scripts/examples/sync-review-email.mjs';
 
 const skip = process.env.E2E_BROWSER === '0' && 'E2E_BROWSER=0';
 const lines = (process.env.E2E_EDITOR_LINES ?? 'latest')
@@ -53,10 +52,6 @@ const DESKTOP_CHROME =
 	'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-test('the review workflow e-mails an approved client what the directory example sends', () => {
-	assert.equal(reviewEmailDiffers(), false, 'run node scripts/examples/sync-review-email.mjs');
-});
 
 for (const line of lines) {
 	describe(`review before it goes, in n8n ${line}`, { skip }, () => {

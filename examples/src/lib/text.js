@@ -1,7 +1,7 @@
 // Text from outside (the client directory, the ad platform's names, report titles, currency codes,
 // a model's words) written into what a client or the team reads. One rule per medium: HTML,
 // Slack mrkdwn, an e-mail header, an e-mail address. Every example's Code node that writes such
-// text takes these functions (scripts/examples/build.mjs copies them into the node's code), so
+// text takes these functions (scripts/examples/build.cjs copies them into the node's code), so
 // the rule is the same wherever it is written. A library is plain declarations, no module: the
 // tests read it as the Code node does (test/examples/compose.cts).
 

@@ -5,15 +5,14 @@
 //     files its first line names (`// @uses text money` → examples/src/lib/text.js, money.js);
 //   - the parameters of the nodes that send what the Code nodes compose (e-mail, Slack): they
 //     only read composed fields, never a value from outside.
-//   node scripts/examples/build.mjs          write the examples (prints what changed)
-//   node scripts/examples/build.mjs --check  exit 1 when an example differs from its sources
-// test/examples/generated.test.cts runs the check in npm test.
-import fs from 'node:fs';
-import path from 'node:path';
+//   node scripts/examples/build.cjs          write the examples (prints what changed)
+//   node scripts/examples/build.cjs --check  exit 1 when an example differs from its sources
+// test/examples/generated.test.cts runs the check in npm test (CommonJS, so jest requires it).
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
 
-import { REPO_ROOT } from '../e2e/pack.mjs';
-
-const EXAMPLES = path.join(REPO_ROOT, 'examples');
+const EXAMPLES = path.join(__dirname, '..', '..', 'examples');
 const SOURCES = path.join(EXAMPLES, 'src');
 
 const DIRECTORY = 'weekly-client-report-email-directory.json';
@@ -26,7 +25,7 @@ const TOKEN = 'token-expired-alert.json';
 const EACH = 'runOnceForEachItem';
 const ALL = 'runOnceForAllItems';
 /** Every Code node of every example, and the source it is written from. */
-export const CODE_NODES = [
+const CODE_NODES = [
 	{ examples: [DIRECTORY, EXACTLY_ONCE], node: 'Who gets what', source: 'who-gets-what.js', mode: EACH },
 	{ examples: [DIRECTORY, EXACTLY_ONCE], node: 'Compare with last week', source: 'compare-with-last-week.js', mode: EACH },
 	{ examples: [DIRECTORY], node: 'Why review it', source: 'why-review-it.js', mode: EACH },
@@ -59,7 +58,7 @@ const CLIENT_EMAIL = {
 	options: { attachments: 'data', appendAttribution: false, ccEmail: '={{ $json.email.cc }}' },
 };
 /** Parameters of the nodes that send what a Code node composed (the rest of each node stays). */
-export const SENDING_NODES = [
+const SENDING_NODES = [
 	{ examples: [DIRECTORY, REVIEW], node: 'E-mail the report', parameters: CLIENT_EMAIL },
 	{ examples: [EXACTLY_ONCE], node: 'E-mail the PDF', parameters: CLIENT_EMAIL },
 	{
@@ -83,7 +82,7 @@ export const SENDING_NODES = [
 ];
 
 /** The code of one Code node: its libraries, then its own source (with its example's constants). */
-export function nodeCode(source, constants = {}) {
+function nodeCode(source, constants = {}) {
 	let own = fs.readFileSync(path.join(SOURCES, 'nodes', source), 'utf8');
 	for (const [name, value] of Object.entries(constants)) {
 		const line = new RegExp(`^const ${name} = [^;]*; // @constant`, 'm');
@@ -105,7 +104,7 @@ export function nodeCode(source, constants = {}) {
 }
 
 /** Each example as its sources make it: file name -> text. */
-export function builtExamples() {
+function builtExamples() {
 	const out = new Map();
 	const files = new Set([...CODE_NODES, ...SENDING_NODES].flatMap((n) => n.examples));
 	for (const file of files) {
@@ -135,11 +134,13 @@ export function builtExamples() {
 }
 
 /** The examples whose JSON differs from what their sources make. */
-export function examplesDiffering() {
+function examplesDiffering() {
 	return [...builtExamples()].filter(([, t]) => t.before !== t.after).map(([file]) => file);
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+module.exports = { CODE_NODES, SENDING_NODES, nodeCode, builtExamples, examplesDiffering };
+
+if (require.main === module) {
 	if (process.argv.includes('--check')) {
 		const differing = examplesDiffering();
 		process.stdout.write(
