@@ -26,8 +26,18 @@ const EACH = 'runOnceForEachItem';
 const ALL = 'runOnceForAllItems';
 /** Every Code node of every example, and the source it is written from. */
 const CODE_NODES = [
-	{ examples: [DIRECTORY, EXACTLY_ONCE], node: 'Who gets what', source: 'who-gets-what.js', mode: EACH },
-	{ examples: [DIRECTORY, EXACTLY_ONCE], node: 'Compare with last week', source: 'compare-with-last-week.js', mode: EACH },
+	{
+		examples: [DIRECTORY, EXACTLY_ONCE],
+		node: 'Who gets what',
+		source: 'who-gets-what.js',
+		mode: EACH,
+	},
+	{
+		examples: [DIRECTORY, EXACTLY_ONCE],
+		node: 'Compare with last week',
+		source: 'compare-with-last-week.js',
+		mode: EACH,
+	},
 	{ examples: [DIRECTORY], node: 'Why review it', source: 'why-review-it.js', mode: EACH },
 	{ examples: [DIRECTORY], node: 'Compose the team digest', source: 'team-digest.js', mode: ALL },
 	// the exactly-once example records each e-mail in "Record the e-mail" (one item per e-mail sent)
@@ -38,7 +48,12 @@ const CODE_NODES = [
 		mode: ALL,
 		constants: { SENT: 'Record the e-mail' },
 	},
-	{ examples: [DIRECTORY], node: 'Add the reviews to the digest', source: 'add-reviews.js', mode: ALL },
+	{
+		examples: [DIRECTORY],
+		node: 'Add the reviews to the digest',
+		source: 'add-reviews.js',
+		mode: ALL,
+	},
 	{ examples: [EXACTLY_ONCE], node: "Client's own week", source: 'clients-own-week.js', mode: ALL },
 	{ examples: [EXACTLY_ONCE], node: "The day's digest", source: 'days-digest.js', mode: ALL },
 	{ examples: [REVIEW], node: 'The approved report', source: 'approved-report.js', mode: ALL },
@@ -64,7 +79,11 @@ const SENDING_NODES = [
 	{
 		examples: [SIMPLE],
 		node: 'E-mail the PDF',
-		parameters: { ...CLIENT_EMAIL, toEmail: 'client@example.com', options: { attachments: 'data', appendAttribution: false } },
+		parameters: {
+			...CLIENT_EMAIL,
+			toEmail: 'client@example.com',
+			options: { attachments: 'data', appendAttribution: false },
+		},
 	},
 	{ examples: [SLACK], node: 'Post to Slack', parameters: { text: '={{ $json.slack_text }}' } },
 	{
@@ -76,9 +95,16 @@ const SENDING_NODES = [
 	{
 		examples: [REVIEW],
 		node: 'Ask the account manager',
-		parameters: { subject: '={{ $json.review.request.subject }}', message: '={{ $json.review.request.text }}' },
+		parameters: {
+			subject: '={{ $json.review.request.subject }}',
+			message: '={{ $json.review.request.text }}',
+		},
 	},
-	{ examples: [REVIEW], node: 'Ask on Slack instead', parameters: { message: '={{ $json.review.request.text }}' } },
+	{
+		examples: [REVIEW],
+		node: 'Ask on Slack instead',
+		parameters: { message: '={{ $json.review.request.text }}' },
+	},
 ];
 
 /** The code of one Code node: its libraries, then its own source (with its example's constants). */
@@ -94,7 +120,15 @@ function nodeCode(source, constants = {}) {
 		fs.readFileSync(path.join(SOURCES, 'lib', `${lib}.js`), 'utf8').trimEnd(),
 	);
 	const body = uses ? own.slice(uses[0].length) : own;
-	const from = [`examples/src/nodes/${source}`, ...(uses ? uses[1].trim().split(' ').map((l) => `lib/${l}.js`) : [])];
+	const from = [
+		`examples/src/nodes/${source}`,
+		...(uses
+			? uses[1]
+					.trim()
+					.split(' ')
+					.map((l) => `lib/${l}.js`)
+			: []),
+	];
 	return [
 		`// Written from ${from.join(', ')} by \`npm run examples\`: change those, not this.`,
 		...libs.map((lib) => `${lib}\n`),

@@ -22,8 +22,9 @@ const examples = fs
 	.filter((f) => f.endsWith('.json'))
 	.map((file) => ({
 		file,
-		nodes: (JSON.parse(fs.readFileSync(path.join(EXAMPLES, file), 'utf8')) as { nodes: ExampleNode[] })
-			.nodes,
+		nodes: (
+			JSON.parse(fs.readFileSync(path.join(EXAMPLES, file), 'utf8')) as { nodes: ExampleNode[] }
+		).nodes,
 	}));
 
 test('every example is what examples/src makes (npm run examples)', () => {
@@ -32,7 +33,9 @@ test('every example is what examples/src makes (npm run examples)', () => {
 
 test('every Code node of every example is written from examples/src', () => {
 	const { CODE_NODES } = build;
-	const written = new Set(CODE_NODES.flatMap((n) => n.examples.map((file) => `${file} › ${n.node}`)));
+	const written = new Set(
+		CODE_NODES.flatMap((n) => n.examples.map((file) => `${file} › ${n.node}`)),
+	);
 	const codeNodes = examples.flatMap(({ file, nodes }) =>
 		nodes.filter((n) => n.type === 'n8n-nodes-base.code').map((n) => `${file} › ${n.name}`),
 	);
@@ -48,7 +51,9 @@ const MESSAGE_FIELDS: Record<string, string[]> = {
 /** A field either fixed text or one composed field: `={{ $json.a.b }}` or `={{ $binary.data.fileName }}`. */
 const COMPOSED = /^=\{\{ \$(json|binary)(\.[A-Za-z_]+)+ \}\}$/;
 const field = (parameters: Record<string, unknown>, dotted: string) =>
-	dotted.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], parameters);
+	dotted
+		.split('.')
+		.reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], parameters);
 
 test.each(examples.map((e) => [e.file, e] as const))(
 	'%s: its e-mail, Slack and Drive nodes write only composed or fixed text',

@@ -59,7 +59,11 @@ async function compose(
 		if (!found) throw new Error(`${file}: no node ${name}`);
 		return found;
 	};
-	const codeNode = (name: string) => ({ name, type: 'test.code', parameters: node(name).parameters });
+	const codeNode = (name: string) => ({
+		name,
+		type: 'test.code',
+		parameters: node(name).parameters,
+	});
 	const result = await runWorkflow({
 		nodes: [
 			{

@@ -9,16 +9,22 @@ const DIGEST_LINE = 100000;
 
 /** The digest's "Sent" section: the clients e-mailed, on one line. */
 function sentSection(names) {
-	return { key: 'sent', title: `Sent (${names.length})`, count: names.length, lines: names.length ? [names.join(', ')] : ['none'] };
+	return {
+		key: 'sent',
+		title: `Sent (${names.length})`,
+		count: names.length,
+		lines: names.length ? [names.join(', ')] : ['none'],
+	};
 }
 
 function renderDigest({ headline, sections, allWell }) {
 	const shown = allWell
 		? sections.filter((s) => s.key === 'sent' || s.key === 'portfolio' || s.always)
 		: sections;
-	const text = [headline, ...shown.map((s) => `\n${s.title}:\n${s.lines.map((l) => `- ${l}`).join('\n')}`)].join(
-		'\n',
-	);
+	const text = [
+		headline,
+		...shown.map((s) => `\n${s.title}:\n${s.lines.map((l) => `- ${l}`).join('\n')}`),
+	].join('\n');
 	const body = [
 		'<div style="font-family:Arial,Helvetica,sans-serif;max-width:600px;color:#1f2933;line-height:1.5">',
 		`<p style="font-weight:bold">${html(headline, DIGEST_LINE)}</p>`,
@@ -43,4 +49,3 @@ function renderDigest({ headline, sections, allWell }) {
 			].join('\n');
 	return { text, html: body, slack_text: slackText };
 }
-

@@ -15,7 +15,9 @@ function localeOf(asked) {
 
 /** An ISO 4217 code as the service gives it, or '' when the value is not one. */
 function currencyCode(value) {
-	const code = String(value ?? '').trim().toUpperCase();
+	const code = String(value ?? '')
+		.trim()
+		.toUpperCase();
 	if (!/^[A-Z]{3}$/.test(code)) return '';
 	try {
 		new Intl.NumberFormat('en-US', { style: 'currency', currency: code });
@@ -27,7 +29,8 @@ function currencyCode(value) {
 
 /** A finite number from a figure (a number or numeric text), else null. */
 function figure(value) {
-	if (value === null || value === undefined || value === '' || typeof value === 'boolean') return null;
+	if (value === null || value === undefined || value === '' || typeof value === 'boolean')
+		return null;
 	const n = Number(value);
 	return Number.isFinite(n) ? n : null;
 }
@@ -53,7 +56,9 @@ function money(amount, { locale = 'en-US', currency, byCode = false } = {}) {
 /** A whole count (conversions) in the locale. */
 function count(value, locale = 'en-US') {
 	const n = figure(value);
-	return n === null ? '–' : new Intl.NumberFormat(localeOf(locale), { maximumFractionDigits: 0 }).format(n);
+	return n === null
+		? '–'
+		: new Intl.NumberFormat(localeOf(locale), { maximumFractionDigits: 0 }).format(n);
 }
 
 /** A ratio (ROAS, or its change) with two decimals in the locale. */
@@ -61,7 +66,10 @@ function ratio(value, locale = 'en-US') {
 	const n = figure(value);
 	return n === null
 		? '–'
-		: new Intl.NumberFormat(localeOf(locale), { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(n);
+		: new Intl.NumberFormat(localeOf(locale), {
+				minimumFractionDigits: 2,
+				maximumFractionDigits: 2,
+			}).format(n);
 }
 
 /** A day (YYYY-MM-DD) as "3 Nov" in the locale; the text itself when it is not a day. */
@@ -70,6 +78,9 @@ function day(ymd, locale = 'en-US') {
 	if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return text;
 	const date = new Date(`${text}T00:00:00Z`);
 	if (Number.isNaN(date.getTime())) return text;
-	return new Intl.DateTimeFormat(localeOf(locale), { day: 'numeric', month: 'short', timeZone: 'UTC' }).format(date);
+	return new Intl.DateTimeFormat(localeOf(locale), {
+		day: 'numeric',
+		month: 'short',
+		timeZone: 'UTC',
+	}).format(date);
 }
-

@@ -65,10 +65,10 @@ function emailAddress(value) {
 	if (/[,;]/.test(text) || (text.match(/@/g) ?? []).length > 1)
 		return { reason: 'is more than one address' };
 	if (text.length > 254) return { reason: 'is longer than 254 characters' };
-	const match = /^([A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*)@((?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63})$/.exec(
-		text,
-	);
+	const match =
+		/^([A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*)@((?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63})$/.exec(
+			text,
+		);
 	if (!match || match[1].length > 64) return { reason: 'is not an e-mail address' };
 	return { address: text };
 }
-

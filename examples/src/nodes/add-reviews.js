@@ -55,20 +55,38 @@ const count = (...states) => reviews.filter((r) => states.includes(r.state)).len
 const waiting = count('waiting');
 const held = count('held: declined', 'held: no answer');
 
-const superseded = new Set(reviews.filter((r) => r.state === 'superseded').map((r) => r.row.client_week));
+const superseded = new Set(
+	reviews.filter((r) => r.state === 'superseded').map((r) => r.row.client_week),
+);
 digest.sections = [
 	...(digest.sections ?? []).map((section) =>
 		section.key === 'sent'
-			? sentSection((digest.sent_weeks ?? []).filter((s) => !superseded.has(s.client_week)).map((s) => s.client_name))
+			? sentSection(
+					(digest.sent_weeks ?? [])
+						.filter((s) => !superseded.has(s.client_week))
+						.map((s) => s.client_name),
+				)
 			: section,
 	),
-	...sections.map((s) => ({ ...s, key: 'review', title: `Review before it goes: ${s.title}`, always: true })),
+	...sections.map((s) => ({
+		...s,
+		key: 'review',
+		title: `Review before it goes: ${s.title}`,
+		always: true,
+	})),
 ];
-digest.subject = [digest.subject, waiting && `${waiting} waiting for review`, held && `${held} held`]
+digest.subject = [
+	digest.subject,
+	waiting && `${waiting} waiting for review`,
+	held && `${held} held`,
+]
 	.filter(Boolean)
 	.join(', ');
 digest.all_well = Boolean(digest.all_well) && waiting === 0 && held === 0;
-Object.assign(digest, renderDigest({ headline: digest.headline, sections: digest.sections, allWell: digest.all_well }));
+Object.assign(
+	digest,
+	renderDigest({ headline: digest.headline, sections: digest.sections, allWell: digest.all_well }),
+);
 digest.reviews = reviews.map(({ row, state }) => ({
 	client_name: row.client_name,
 	account_id: row.account_id,

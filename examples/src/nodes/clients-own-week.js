@@ -9,7 +9,8 @@
 const when = $('What time is it').first().json;
 const now = DateTime.fromISO(String(when.now ?? ''), { setZone: true });
 if (!now.isValid) throw new Error(`"now" is not an ISO 8601 instant: ${when.now}`);
-const isZone = (zone) => typeof zone === 'string' && zone !== '' && DateTime.now().setZone(zone).isValid;
+const isZone = (zone) =>
+	typeof zone === 'string' && zone !== '' && DateTime.now().setZone(zone).isValid;
 const agencyZone = isZone(when.agency_zone) ? when.agency_zone : 'UTC';
 const DAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
 const accounts = new Map(
@@ -36,7 +37,9 @@ return $input.all().map((item, index) => {
 	let sendDay = 1;
 	const dayText = String(row.send_day ?? '').trim();
 	if (dayText) {
-		const byName = DAYS.findIndex((d) => d.slice(0, 3).toLowerCase() === dayText.slice(0, 3).toLowerCase());
+		const byName = DAYS.findIndex(
+			(d) => d.slice(0, 3).toLowerCase() === dayText.slice(0, 3).toLowerCase(),
+		);
 		const n = /^[1-7]$/.test(dayText) ? Number(dayText) : byName + 1;
 		if (n >= 1) sendDay = n;
 		else notes.push(`send_day "${oneLine(dayText, 80)}" is not a day of the week: used Monday`);
@@ -50,7 +53,10 @@ return $input.all().map((item, index) => {
 	}
 	const local = now.setZone(zone);
 	// the latest send time at or before now (wall-clock arithmetic, so DST changes keep 08:00)
-	let sendAt = local.startOf('week').plus({ days: sendDay - 1 }).set({ hour: sendHour });
+	let sendAt = local
+		.startOf('week')
+		.plus({ days: sendDay - 1 })
+		.set({ hour: sendHour });
 	if (sendAt > local) sendAt = sendAt.minus({ weeks: 1 });
 	const weekFrom = sendAt.startOf('week').minus({ weeks: 1 });
 	const nextSendAt = sendAt.plus({ weeks: 1 });

@@ -31,7 +31,11 @@ const lastWeek =
 	DateTime.fromISO(from).diff(DateTime.fromISO(String(before.date_to)), 'days').days <= 8;
 const sameWeek = !first && before.date_from === from && before.date_to === to;
 const earlierRange = `${oneLine(before.date_from, 20)} – ${oneLine(before.date_to, 20)}`;
-const since = lastWeek ? ' from last week' : sameWeek ? " from this week's earlier report" : ` from ${earlierRange}`;
+const since = lastWeek
+	? ' from last week'
+	: sameWeek
+		? " from this week's earlier report"
+		: ` from ${earlierRange}`;
 const change = (value, previous, show) => {
 	const a = figure(value);
 	const b = figure(previous);
@@ -44,7 +48,11 @@ const change = (value, previous, show) => {
 const RISKS = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'];
 const riskNow = RISKS.includes(now.overallRiskLevel) ? now.overallRiskLevel : '';
 const riskBefore = RISKS.includes(before.risk) ? before.risk : '';
-const where = lastWeek ? ' last week' : sameWeek ? " in this week's earlier report" : ` in ${earlierRange}`;
+const where = lastWeek
+	? ' last week'
+	: sameWeek
+		? " in this week's earlier report"
+		: ` in ${earlierRange}`;
 const riskChange = !riskNow
 	? ''
 	: first || !riskBefore
@@ -118,7 +126,8 @@ if (weeks.length >= 2) {
 			return `<tr><td style="${cell}${weight}white-space:nowrap;color:#52606d">${thisWeek ? 'This week' : html(w.label)}</td><td width="30%" style="${cell}">${bar(w.spend, top('spend'), thisWeek ? '#2b6cb0' : '#90cdf4', 'spend')}</td><td style="${cell}${weight}text-align:right;white-space:nowrap">${html(w.spend_text)}</td><td width="22%" style="${cell}">${bar(w.roas, top('roas'), thisWeek ? '#2f855a' : '#9ae6b4', 'roas')}</td><td style="${cell}${weight}text-align:right;white-space:nowrap">${html(w.roas_text)}</td></tr>`;
 		})
 		.join('');
-	const head = 'padding:3px 6px;border-bottom:2px solid #cbd2d9;color:#52606d;font-weight:normal;text-align:left';
+	const head =
+		'padding:3px 6px;border-bottom:2px solid #cbd2d9;color:#52606d;font-weight:normal;text-align:left';
 	trend = {
 		weeks,
 		html: `<table role="presentation" class="trend" width="100%" cellpadding="0" cellspacing="0" border="0" style="border-collapse:collapse;margin:8px 0 16px;font-size:13px;max-width:600px"><tr><td colspan="5" style="padding:0 0 6px;font-size:15px;font-weight:bold;color:#1f2933">The last ${weeks.length} weeks</td></tr><tr><th style="${head}">Week from</th><th colspan="2" style="${head}">Spend</th><th colspan="2" style="${head}">ROAS</th></tr>${body}</table>`,
@@ -151,7 +160,9 @@ const email = {
 		'',
 		`here is how your ads did from ${oneLine(from, 20)} to ${oneLine(to, 20)}. The full report is attached as a PDF. ${compared}`,
 		'',
-		...lines.map(([label, value, note]) => `${label}: ${value || inReport}${note ? ` ${note}` : ''}`),
+		...lines.map(
+			([label, value, note]) => `${label}: ${value || inReport}${note ? ` ${note}` : ''}`,
+		),
 		`Overall risk: ${riskNow || inReport}${riskChange ? ` ${riskChange}` : ''}${trend.text ? `\n\n${trend.text}` : ''}`,
 		'',
 		'Best regards,',

@@ -7,7 +7,9 @@ const when = $('What time is it').first().json;
 const mine = $('Compose the team digest').first().json;
 if (when.by_hand) return [{ json: { ...mine, mark: 'none', digest_day: '' } }];
 
-const day = DateTime.fromISO(when.now, { setZone: true }).setZone(when.agency_zone).toFormat('yyyy-MM-dd');
+const day = DateTime.fromISO(when.now, { setZone: true })
+	.setZone(when.agency_zone)
+	.toFormat('yyyy-MM-dd');
 const rows = $input
 	.all()
 	.map((item) => item.json)
@@ -15,7 +17,12 @@ const rows = $input
 // Held: today's digest has gone out (what comes later goes into the next one), or a client's
 // send time comes later today (its run sends the digest).
 if (rows.some((row) => row.digest_day === day && row.digest_execution !== 'pending')) return [];
-if ($("Client's own week").all().some((item) => item.json.later_today)) return [];
+if (
+	$("Client's own week")
+		.all()
+		.some((item) => item.json.later_today)
+)
+	return [];
 
 const parts = rows
 	.filter((row) => row.digest_execution === 'pending')
@@ -24,13 +31,16 @@ const parts = rows
 	.flatMap((row) => {
 		try {
 			const part = JSON.parse(row.digest);
-			return part && typeof part.html === 'string' && typeof part.text === 'string' ? [{ at: row.run_at, ...part }] : [];
+			return part && typeof part.html === 'string' && typeof part.text === 'string'
+				? [{ at: row.run_at, ...part }]
+				: [];
 		} catch {
 			return [];
 		}
 	});
 if (parts.length === 0) return [];
-if (parts.length === 1) return [{ json: { ...parts[0], mark: 'pending', digest_day: day, runs: 1 } }];
+if (parts.length === 1)
+	return [{ json: { ...parts[0], mark: 'pending', digest_day: day, runs: 1 } }];
 
 // Several runs since the last digest (clients in other time zones): one message with each run's.
 const all = (key) => parts.flatMap((p) => p[key] ?? []);
@@ -38,10 +48,12 @@ const sent = all('sent');
 const failed = all('failed');
 const atRisk = all('at_risk');
 const toReconnect = parts[parts.length - 1].to_reconnect ?? [];
-const skipped = [...new Map(all('skipped').map((s) => [`${s.account_id}|${s.reason}`, s])).values()];
+const skipped = [
+	...new Map(all('skipped').map((s) => [`${s.account_id}|${s.reason}`, s])).values(),
+];
 const allWell = parts.every((p) => p.all_well);
 const at = (iso) =>
-	DateTime.fromISO(iso, { setZone: true }).setZone(when.agency_zone).toFormat("ccc d LLL, HH:mm");
+	DateTime.fromISO(iso, { setZone: true }).setZone(when.agency_zone).toFormat('ccc d LLL, HH:mm');
 const subject = `Weekly client reports, ${day}: ${[
 	failed.length && `${failed.length} failed`,
 	atRisk.length && `${atRisk.length} at high risk`,

@@ -9,11 +9,19 @@ const inReport = 'in the attached report';
 const title = oneLine($json.title);
 const from = oneLine($json.dateRange?.from, 20);
 const to = oneLine($json.dateRange?.to, 20);
-const risk = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'].includes(s.overallRiskLevel) ? s.overallRiskLevel : '';
+const risk = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'].includes(s.overallRiskLevel)
+	? s.overallRiskLevel
+	: '';
 const figures = [
 	['Period', `${from} – ${to}`],
-	['Spend', figure(s.totalSpend) === null ? inReport : money(s.totalSpend, { locale: LOCALE, currency })],
-	['Conversions', figure(s.totalConversions) === null ? inReport : count(s.totalConversions, LOCALE)],
+	[
+		'Spend',
+		figure(s.totalSpend) === null ? inReport : money(s.totalSpend, { locale: LOCALE, currency }),
+	],
+	[
+		'Conversions',
+		figure(s.totalConversions) === null ? inReport : count(s.totalConversions, LOCALE),
+	],
 	['ROAS', figure(s.avgRoas) === null ? inReport : `${ratio(s.avgRoas, LOCALE)}×`],
 ];
 const RISK_COLOURS = { LOW: '#2f855a', MEDIUM: '#b7791f', HIGH: '#c53030', CRITICAL: '#c53030' };
@@ -47,7 +55,10 @@ return {
 				`<p>here is how your ads did from ${html(from)} to ${html(to)}. The full report is attached as a PDF.</p>`,
 				'<table style="border-collapse:collapse;margin:8px 0 16px;min-width:320px">',
 				...figures.map(([label, value]) => row(label, html(value))),
-				row('Overall risk', `<span style="color:${RISK_COLOURS[risk] ?? '#52606d'}">${html(risk || inReport)}</span>`),
+				row(
+					'Overall risk',
+					`<span style="color:${RISK_COLOURS[risk] ?? '#52606d'}">${html(risk || inReport)}</span>`,
+				),
 				'</table>',
 				`<p>${note}</p>`,
 				'<p>Best regards,<br>Your agency</p>',

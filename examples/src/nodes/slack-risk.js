@@ -4,7 +4,9 @@
 // escaped for Slack's mrkdwn, so a name can neither mention a channel nor become a link.
 const currency = $('Active client accounts').item.json.currency;
 const s = $json.summary ?? {};
-const risk = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'].includes(s.overallRiskLevel) ? s.overallRiskLevel : 'not given';
+const risk = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'].includes(s.overallRiskLevel)
+	? s.overallRiskLevel
+	: 'not given';
 const spend = figure(s.totalSpend) === null ? '–' : money(s.totalSpend, { currency, byCode: true });
 const roas = figure(s.avgRoas) === null ? '–' : `${ratio(s.avgRoas)}×`;
 return {

@@ -5,13 +5,22 @@
 const WHERE_TO_RECONNECT =
 	"in the service's dashboard, by someone with Admin or Advertiser access on the ad account";
 const SENT = 'What was sent'; // @constant: the node with one item per e-mail sent
-const items = (name) => ($(name).isExecuted ? $(name).all().map((item) => item.json) : []);
+const items = (name) =>
+	$(name).isExecuted
+		? $(name)
+				.all()
+				.map((item) => item.json)
+		: [];
 // Every run of a node (a loop runs it once per item), oldest first.
 const everyRun = (name) => {
 	const out = [];
 	for (let run = 0; $(name).isExecuted && run < 100000; run++) {
 		try {
-			out.push(...$(name).all(0, run).map((item) => item.json));
+			out.push(
+				...$(name)
+					.all(0, run)
+					.map((item) => item.json),
+			);
 		} catch {
 			break;
 		}
@@ -32,11 +41,13 @@ const skipped = (summary.skipped ?? []).map((s) => ({
 	client_name: nameOf(s.account_id, s.client_name),
 	reason: oneLine(s.reason),
 }));
-const failed = [...items('Could not generate'), ...items('Report failed or timed out')].map((f) => ({
-	...f,
-	client_name: nameOf(f.account_id, f.client_name),
-	reason: oneLine(f.reason),
-}));
+const failed = [...items('Could not generate'), ...items('Report failed or timed out')].map(
+	(f) => ({
+		...f,
+		client_name: nameOf(f.account_id, f.client_name),
+		reason: oneLine(f.reason),
+	}),
+);
 const reports = items('Compare with last week');
 // The week of each report e-mailed this run (client_week: <act_ id>:<first day>), so the reviews
 // added below give each client and week one state.
@@ -77,7 +88,8 @@ const RISK_COLOURS = { LOW: '#2f855a', MEDIUM: '#b7791f', HIGH: '#c53030', CRITI
 const portfolio = reports.map((r) => {
 	const weeks = (r.trend?.weeks ?? []).filter((w) => w.roas !== null && w.roas !== undefined);
 	const [before, now] = weeks.slice(-2);
-	const arrow = weeks.length < 2 ? '' : now.roas > before.roas ? '▲' : now.roas < before.roas ? '▼' : '=';
+	const arrow =
+		weeks.length < 2 ? '' : now.roas > before.roas ? '▲' : now.roas < before.roas ? '▼' : '=';
 	return {
 		client_name: nameOf(r.accountId, r.client_name),
 		account_id: r.accountId,

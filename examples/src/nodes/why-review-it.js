@@ -6,13 +6,20 @@
 const TEAM = 'team@your-agency.example';
 const who = $('Who gets what').item.json;
 const c = who.client ?? {};
-const on = !['false', '0', 'no', 'off'].includes(String(c.review ?? '').trim().toLowerCase());
+const on = !['false', '0', 'no', 'off'].includes(
+	String(c.review ?? '')
+		.trim()
+		.toLowerCase(),
+);
 const limitText = String(c.review_spend_change_pct ?? '').trim();
 const limit = figure(limitText) ?? 50;
 const risk = $json.summary?.overallRiskLevel ?? '';
 const spendNow = figure($json.summary?.totalSpend);
 const spendBefore = figure($json.change?.previous?.spend);
-const pct = spendNow !== null && spendBefore !== null && spendBefore > 0 ? ((spendNow - spendBefore) / spendBefore) * 100 : null;
+const pct =
+	spendNow !== null && spendBefore !== null && spendBefore > 0
+		? ((spendNow - spendBefore) / spendBefore) * 100
+		: null;
 const reasons = [
 	['HIGH', 'CRITICAL'].includes(risk) ? `${risk.toLowerCase()} risk` : '',
 	pct !== null && Math.abs(pct) > limit
@@ -32,7 +39,10 @@ const period = `${oneLine($json.dateRange?.from, 20)} – ${oneLine($json.dateRa
 const team = $json.team ?? {};
 const after = (text) => (text ? ` ${text}` : '');
 const request = {
-	subject: oneLine(`Review before it goes: the weekly report of ${name} (${reasons.join(', ')})`, 250),
+	subject: oneLine(
+		`Review before it goes: the weekly report of ${name} (${reasons.join(', ')})`,
+		250,
+	),
 	text: [
 		`The weekly report of ${name} (${account}) for ${period} is held until you approve it, because of: ${reason}.`,
 		'',

@@ -1,0 +1,591 @@
+// Generated cases over every composition of every example: names, titles, currencies, locales and
+// figures drawn with markup, entities, quotes, CR/LF, RTL, emoji, lone surrogates, empty and huge
+// values, run through n8n's engine and the examples' Code nodes as imported. What a client or the
+// team reads holds only the templates' markup, reads each name back as given, no Slack control
+// sequence and no header line break from data. FC_EXAMPLE_RUNS sets the cases a property
+// (npm test: 25; test:faults: more).
+import fc from 'fast-check';
+import type { IDataObject } from 'n8n-workflow';
+
+import {
+	headerProblems,
+	htmlProblems,
+	htmlText,
+	isWellFormed,
+	runSteps,
+	slackProblems,
+	slackText,
+	type Step,
+} from './compose.cjs';
+
+/** Control characters and line breaks: a name with any of them is not shown exactly as given. */
+// eslint-disable-next-line no-control-regex -- the control characters are what it finds
+const CONTROL = /[\u0000-\u001F\u007F-\u009F\u0085\u2028\u2029]/;
+const RUNS = Number(process.env.FC_EXAMPLE_RUNS ?? 25);
+jest.setTimeout(Math.max(60_000, RUNS * 2_000));
+
+const DIRECTORY = 'weekly-client-report-email-directory.json';
+const EXACTLY_ONCE = 'weekly-client-report-email-exactly-once.json';
+
+// --- what is drawn ---
+const TRICKY = [
+	'Smith & Sons <Kids>',
+	'<script>alert(1)</script>',
+	'<img src=x onerror=alert(1)>',
+	'"quoted" \'single\' `tick`',
+	'&amp; &lt;b&gt; &#60;',
+	'<!channel> <!here> <@U123> <#C1> <https://evil.example|click here>',
+	'line one\r\nBcc: evil@evil.example',
+	'\u2028para\u2029graph\u0085next',
+	'\u202Efdp.exe\u202C',
+	'😀 👍🏽 🇦🇺',
+	'\uD83D',
+	'\uDE00 half',
+	'',
+	'   ',
+	'data:text/html,<b>x</b>',
+	'*bold* _it_ ~s~ `code` > quote',
+	'<svg onload=alert(1)>',
+	'</td></tr></table><p style="x">',
+	"{{ $json.secret }} ${'x'}",
+	'עברית مرحبا ١٢٣',
+	'\u0000\u0007\u001b[31m\u007f\u0085',
+	'x'.repeat(5000),
+];
+const hostile = fc.oneof(
+	fc.constantFrom(...TRICKY),
+	fc.string({ unit: 'binary', maxLength: 40 }),
+	fc
+		.array(
+			fc.constantFrom(
+				'<',
+				'>',
+				'&',
+				'"',
+				"'",
+				'\r',
+				'\n',
+				'\u2028',
+				'a',
+				' ',
+				'!',
+				'@',
+				'|',
+				'\uD800',
+				'😀',
+				'&amp;',
+				'<!here>',
+				'é',
+			),
+			{
+				maxLength: 30,
+			},
+		)
+		.map((parts) => parts.join('')),
+);
+/** A name that reads back exactly: any printable text, markup and entities included, one line, trimmed. */
+const readable = fc
+	.oneof(
+		fc.constantFrom(
+			'Smith & Sons <Kids>',
+			'<b>bold</b> & "Co"',
+			'Acme <!channel> <https://x.example|x>',
+			'Ünïcödé 😀 עברית',
+			"O'Brien &amp; co",
+		),
+		fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }),
+		fc
+			.array(
+				fc.constantFrom(
+					'<',
+					'>',
+					'&',
+					'"',
+					"'",
+					'a',
+					'Z',
+					' ',
+					'!',
+					'@',
+					'|',
+					'😀',
+					'&lt;',
+					'<!here>',
+					'é',
+					';',
+				),
+				{ minLength: 1, maxLength: 20 },
+			)
+			.map((p) => p.join('')),
+	)
+	.filter((s) => s === s.trim() && s !== '' && !CONTROL.test(s) && isWellFormed(s));
+const currency = fc.oneof(
+	fc.constantFrom(
+		'USD',
+		'AUD',
+		'EUR',
+		'JPY',
+		'GBP',
+		'CHF',
+		'BHD',
+		'usd',
+		'',
+		'A$',
+		'<b>',
+		'US D',
+		'XXX',
+	),
+	fc.string({ maxLength: 4 }),
+	fc.constant(null),
+);
+const locale = fc.constantFrom(
+	'en-US',
+	'de-DE',
+	'fr-FR',
+	'ar-EG',
+	'he-IL',
+	'ja-JP',
+	'hi-IN',
+	'',
+	'xx',
+	'<script>',
+	undefined,
+	'en-US-u-nu-arab',
+	'de-CH',
+);
+const amount = fc.oneof(
+	fc.double({ min: -1e7, max: 1e9, noNaN: true }),
+	fc.integer({ min: 0, max: 1e6 }),
+	fc.constantFrom(null, undefined, '', '12.5', 'abc', 1e21, Number.NaN, Infinity, 0, -0.004),
+);
+const day = fc.oneof(
+	fc
+		.date({ min: new Date('2020-01-01'), max: new Date('2030-12-31'), noInvalidDate: true })
+		.map((d) => d.toISOString().slice(0, 10)),
+	hostile,
+);
+const address = fc.oneof(
+	fc.emailAddress(),
+	fc.constantFrom(
+		'',
+		'a@b.example, c@d.example',
+		'a@b.example; c@d.example',
+		'Client <a@b.example>',
+		'a@b.example\r\nBcc: x@y.example',
+		'not an address',
+		'@x.example',
+		'a@b',
+		'a@@b.example',
+	),
+	hostile,
+);
+const ACCOUNT = 'act_1001';
+const risk = fc.oneof(fc.constantFrom('LOW', 'MEDIUM', 'HIGH', 'CRITICAL', undefined), hostile);
+const report = fc.record({
+	title: fc.oneof(hostile, readable),
+	from: day,
+	to: day,
+	spend: amount,
+	conversions: amount,
+	roas: amount,
+	risk,
+});
+const earlierRow = fc.record({
+	from: day,
+	to: day,
+	spend: amount,
+	roas: amount,
+	conversions: amount,
+	risk,
+});
+const client = fc.record({
+	name: fc.oneof(readable, hostile),
+	accountName: fc.oneof(readable, hostile),
+	to: address,
+	cc: address,
+	currency,
+	locale,
+	review: fc.constantFrom('', 'true', 'false', true, false),
+	manager: address,
+	limit: fc.oneof(fc.constantFrom('', '10', '50', 'abc', '-5'), fc.integer({ min: 0, max: 500 })),
+});
+type Client = typeof client extends fc.Arbitrary<infer T> ? T : never;
+type Report = typeof report extends fc.Arbitrary<infer T> ? T : never;
+type Earlier = typeof earlierRow extends fc.Arbitrary<infer T> ? T : never;
+
+/** The steps up to "Compare with last week" (and "Why review it" in the directory example). */
+function clientSteps(
+	file: string,
+	c: Client,
+	r: Report,
+	earlier: Earlier[],
+	accountId = ACCOUNT,
+	reportId = 'rpt_now',
+): Step[] {
+	return [
+		{
+			name: 'Figures of earlier weeks',
+			items: earlier.map((w, i) => ({
+				account_week: `${accountId}:${w.from}..${w.to}`,
+				account_id: accountId,
+				date_from: w.from,
+				date_to: w.to,
+				spend: w.spend,
+				conversions: w.conversions,
+				roas: w.roas,
+				risk: w.risk,
+				currency: c.currency,
+				report_id: `rpt_${i}`,
+			})) as IDataObject[],
+		},
+		{
+			name: 'Look up the client',
+			items: [
+				{
+					account_id: accountId,
+					account_name: c.accountName,
+					currency: c.currency,
+					client: {
+						account_id: accountId,
+						client_name: c.name,
+						to_email: c.to,
+						cc_email: c.cc,
+						send: true,
+						locale: c.locale,
+						review: c.review,
+						review_spend_change_pct: c.limit,
+						account_manager_email: c.manager,
+					},
+				} as IDataObject,
+			],
+		},
+		{ name: 'Who gets what', code: 'Who gets what' },
+		{
+			name: 'Wait for Ad Report',
+			items: [
+				{
+					id: reportId,
+					accountId,
+					title: r.title,
+					dateRange: { from: r.from, to: r.to },
+					summary: {
+						totalSpend: r.spend,
+						totalConversions: r.conversions,
+						avgRoas: r.roas,
+						overallRiskLevel: r.risk,
+					},
+				} as IDataObject,
+			],
+		},
+		{ name: 'Compare with last week', code: 'Compare with last week' },
+		...(file === DIRECTORY ? [{ name: 'Why review it', code: 'Why review it' }] : []),
+	];
+}
+
+describe.each([DIRECTORY, EXACTLY_ONCE])('%s', (file) => {
+	test('the client e-mail: only the template markup, each name read back, no header line break, one address each', async () => {
+		await fc.assert(
+			fc.asyncProperty(
+				client,
+				report,
+				fc.array(earlierRow, { maxLength: 9 }),
+				async (c, r, earlier) => {
+					const out = await runSteps(file, clientSteps(file, c, r, earlier));
+					const who = out['Who gets what'][0];
+					const composed = out['Compare with last week'][0];
+					const email = composed.email as Record<string, string>;
+					expect(htmlProblems(email.html)).toEqual([]);
+					expect(headerProblems(email.subject)).toEqual([]);
+					expect(isWellFormed(email.text)).toBe(true);
+					expect(email.text).not.toMatch(/\r/);
+					// To and Cc: empty or exactly one plain address, and a skip whenever the directory's was not
+					for (const [given, used] of [
+						[c.to, email.to],
+						[c.cc, email.cc],
+					]) {
+						expect(used).toMatch(/^([^\s,;<>"()@]+@[A-Za-z0-9.-]+)?$/);
+						if (used) expect(used).toBe(String(given).trim());
+					}
+					if (!email.to) expect(who.skip_reason).not.toBe('');
+					// names as given: the greeting, the title
+					const greeted = isPrintableName(c.name)
+						? c.name
+						: String(c.name).trim() === '' && isPrintableName(c.accountName)
+							? c.accountName
+							: null;
+					if (greeted !== null) {
+						const name = greeted;
+						expect(htmlText(email.html)).toContain(`Hello ${name},`);
+						expect(email.text).toContain(`Hello ${name},`);
+					}
+					if (isPrintableName(r.title)) {
+						expect(htmlText(email.html)).toContain(r.title);
+						expect(email.subject).toBe(`Your weekly ad performance report: ${r.title}`);
+					}
+					if (file === DIRECTORY) {
+						const review = out['Why review it'][0].review as {
+							request: Record<string, string>;
+							account_manager: string;
+						};
+						expect(headerProblems(review.request.subject)).toEqual([]);
+						expect(isWellFormed(review.request.text)).toBe(true);
+						expect(review.account_manager).toMatch(/^[^\s,;<>"()@]+@[A-Za-z0-9.-]+$/);
+						// the team's money names its currency: a code, or says none was given
+						const spendLine = /^Spend: (.*)$/m.exec(review.request.text)?.[1] ?? '';
+						expect(spendLine).toMatch(
+							/^(in the report|.*\b[A-Z]{3}\b.*|.*\(currency not given\).*)$/,
+						);
+					}
+				},
+			),
+			{ numRuns: RUNS },
+		);
+	});
+
+	test('the team digest: only the template markup, Slack text without control sequences, each name read back, one state per client and week', async () => {
+		const clients = fc.array(
+			fc.tuple(
+				client,
+				report,
+				fc.boolean(),
+				fc.constantFrom(
+					'none',
+					'waiting',
+					'declined',
+					'no answer',
+					'approved',
+					'approved and sent',
+				),
+			),
+			{
+				minLength: 1,
+				maxLength: 3,
+			},
+		);
+		await fc.assert(
+			fc.asyncProperty(
+				clients,
+				fc.array(
+					fc.tuple(
+						fc.oneof(readable, hostile),
+						fc.constantFrom('active', 'disconnected', 'token_expired'),
+					),
+					{ maxLength: 3 },
+				),
+				async (drawn, accounts) => {
+					const composed: IDataObject[] = [];
+					const whos: IDataObject[] = [];
+					for (const [i, [c, r]] of drawn.entries()) {
+						const out = await runSteps(
+							file,
+							clientSteps(file, { ...c, name: `${c.name} [#${i}]` }, r, [], `act_${i}`, `rpt_${i}`),
+						);
+						whos.push(out['Who gets what'][0]);
+						composed.push(out['Compare with last week'][0]);
+					}
+					const sent = drawn.flatMap(([, , wasSent], i) => (wasSent ? [i] : []));
+					const SENT = file === DIRECTORY ? 'What was sent' : 'Record the e-mail';
+					const steps: Step[] = [
+						{ name: 'Client directory', items: whos.map((w) => (w.client ?? {}) as IDataObject) },
+						{ name: 'Who gets what', items: whos },
+						{
+							name: SENT,
+							items: sent.map((i) => ({
+								client_name: whos[i].client_name,
+								account_id: `act_${i}`,
+								report_id: `rpt_${i}`,
+								client_week: `act_${i}:${String((composed[i].dateRange as IDataObject).from)}`,
+							})),
+						},
+						{
+							name: 'Run summary',
+							items: [
+								{
+									sent: [],
+									skipped: whos
+										.filter((w) => w.skip_reason)
+										.map((w) => ({
+											client_name: w.client_name,
+											account_id: w.account_id,
+											reason: w.skip_reason,
+										})),
+								},
+							],
+						},
+						{ name: 'Compare with last week', items: composed },
+						{
+							name: 'All ad accounts',
+							items: accounts.map(([name, status], i) => ({
+								name,
+								platformAccountId: `act_9${i}`,
+								connectionStatus: status,
+							})),
+						},
+						{ name: 'Compose the team digest', code: 'Compose the team digest' },
+						{ name: 'Could not generate', idle: true },
+						{ name: 'Report failed or timed out', idle: true },
+					];
+					if (file === DIRECTORY)
+						steps.push(
+							{
+								name: 'Reviews this week',
+								items: drawn.flatMap(([, , , status], i) =>
+									status === 'none'
+										? []
+										: [
+												{
+													client_week: `act_${i}:${String((composed[i].dateRange as IDataObject).from)}`,
+													account_id: `act_${i}`,
+													client_name: whos[i].client_name,
+													reason: 'high risk',
+													reviewer: 'am@agency.example',
+													status,
+													asked_at: new Date().toISOString(),
+													decided_at: '',
+												},
+											],
+								),
+							},
+							{ name: 'Add the reviews to the digest', code: 'Add the reviews to the digest' },
+						);
+					const out = await runSteps(file, steps);
+					const digest = out[
+						file === DIRECTORY ? 'Add the reviews to the digest' : 'Compose the team digest'
+					][0] as Record<string, unknown>;
+					const [htmlBody, text, slack, subject] = ['html', 'text', 'slack_text', 'subject'].map(
+						(k) => String(digest[k]),
+					);
+					expect(htmlProblems(htmlBody)).toEqual([]);
+					expect(slackProblems(slack)).toEqual([]);
+					expect(headerProblems(subject)).toEqual([]);
+					expect(isWellFormed(text)).toBe(true);
+					// every sent client's name, as the directory gave it, reads back in each medium
+					for (const i of sent) {
+						const name = String(whos[i].client_name);
+						if (!isPrintableName(name)) continue;
+						expect(htmlText(htmlBody).includes(name) || Boolean(digest.all_well)).toBe(true);
+						expect(text).toContain(name);
+					}
+					if (file === DIRECTORY) {
+						// one state per client and week: a client is under Sent, or in one review section
+						const states =
+							(digest.reviews as Array<{ state: string; week: string; account_id: string }>) ?? [];
+						const weeks = states.map((s) => `${s.account_id}:${s.week}`);
+						expect(new Set(weeks).size).toBe(weeks.length);
+						const sections = text.split('\n\n');
+						for (const [i, [, , wasSent, status]] of drawn.entries()) {
+							// (a week approved and sent is not e-mailed again by a run: not drawn together)
+							if (wasSent && status === 'approved and sent') continue;
+							const tag = `[#${i}]`;
+							const listed = sections.filter(
+								(s) => /^(Sent|Review before it goes)/.test(s.trim()) && s.includes(tag),
+							);
+							expect(listed.length).toBe(wasSent || status !== 'none' ? 1 : 0);
+						}
+					}
+				},
+			),
+			{ numRuns: Math.max(5, Math.round(RUNS / 2)) },
+		);
+	});
+});
+
+/** A name the test expects to read back unchanged: printable, one line, at most 500 characters. */
+function isPrintableName(s: unknown): s is string {
+	return (
+		typeof s === 'string' &&
+		s.trim() !== '' &&
+		s === s.trim() &&
+		Array.from(s).length <= 500 &&
+		!CONTROL.test(s) &&
+		isWellFormed(s)
+	);
+}
+
+describe('the other examples', () => {
+	const account = fc.record({
+		name: fc.oneof(readable, hostile),
+		currency,
+		platformAccountId: fc.oneof(fc.constant(ACCOUNT), hostile),
+	});
+	const reportItem = (r: Report) =>
+		({
+			id: 'rpt_1',
+			accountId: ACCOUNT,
+			title: r.title,
+			dateRange: { from: r.from, to: r.to },
+			summary: {
+				totalSpend: r.spend,
+				totalConversions: r.conversions,
+				avgRoas: r.roas,
+				overallRiskLevel: r.risk,
+			},
+		}) as IDataObject;
+
+	test('weekly e-mail (one address): only the template markup, the title read back, money with its currency', async () => {
+		await fc.assert(
+			fc.asyncProperty(account, report, async (a, r) => {
+				const out = await runSteps('weekly-client-report-email.json', [
+					{ name: 'Active client accounts', items: [a as IDataObject] },
+					{ name: "Generate last week's report", items: [reportItem(r)] },
+					{ name: 'Compose the e-mail', code: 'Compose the e-mail' },
+				]);
+				const email = out['Compose the e-mail'][0].email as Record<string, string>;
+				expect(htmlProblems(email.html)).toEqual([]);
+				expect(headerProblems(email.subject)).toEqual([]);
+				if (isPrintableName(r.title)) expect(htmlText(email.html)).toContain(r.title);
+				const spend = /^Spend: (.*)$/m.exec(email.text)?.[1] ?? '';
+				if (typeof r.spend === 'number' && Number.isFinite(r.spend))
+					expect(spend).not.toMatch(/^-?[\d.,]+$/);
+			}),
+			{ numRuns: RUNS },
+		);
+	});
+
+	test('Slack risk level: no control sequence from data, the title read back, spend with its currency code', async () => {
+		await fc.assert(
+			fc.asyncProperty(account, report, async (a, r) => {
+				const out = await runSteps('slack-report-risk-level.json', [
+					{ name: 'Active client accounts', items: [a as IDataObject] },
+					{ name: 'Wait for Ad Report', items: [reportItem(r)] },
+					{ name: 'Compose the message', code: 'Compose the message' },
+				]);
+				const text = String(out['Compose the message'][0].slack_text);
+				// the template's own mrkdwn: bold markers only; everything else escaped
+				expect(slackProblems(text)).toEqual([]);
+				if (isPrintableName(r.title)) expect(slackText(text)).toContain(r.title);
+			}),
+			{ numRuns: RUNS },
+		);
+	});
+
+	test('token expired alert: the subject one line, the account name in it', async () => {
+		await fc.assert(
+			fc.asyncProperty(
+				account,
+				fc.oneof(hostile, fc.constantFrom('active', 'token_expired')),
+				async (a, previous) => {
+					const out = await runSteps('token-expired-alert.json', [
+						{
+							name: 'When an account connection changes',
+							items: [
+								{
+									account: a,
+									previousStatus: previous,
+									currentStatus: 'token_expired',
+								} as IDataObject,
+							],
+						},
+						{ name: 'Compose the alert', code: 'Compose the alert' },
+					]);
+					const email = out['Compose the alert'][0].email as Record<string, string>;
+					expect(headerProblems(email.subject)).toEqual([]);
+					expect(isWellFormed(email.text)).toBe(true);
+					if (isPrintableName(a.name))
+						expect(email.subject).toBe(`Reconnect ${a.name}: its ad platform token expired`);
+				},
+			),
+			{ numRuns: RUNS },
+		);
+	});
+});
