@@ -5,8 +5,9 @@
 // only, with progress), loads the package into a kept n8n user folder exactly as a user install
 // does, imports the sandbox, SMTP and MCP-token credentials and the example workflows once, and
 // starts n8n on http://127.0.0.1:5678 with an owner account, the examples' data tables (the client
-// directory filled from the sandbox's accounts) and the MCP server example published. Ctrl-C
-// stops n8n gracefully, then the sandbox and the mail catcher.
+// directory filled from the sandbox's accounts, the weekly figures with demo weeks before last
+// week) and the MCP server example published. Ctrl-C stops n8n gracefully, then the sandbox and
+// the mail catcher.
 //
 // Env: SANDBOX_PORT (4010), N8N_PORT_DEMO (5678), MAIL_SMTP_PORT (2525), MAIL_INBOX_PORT (4011).
 import { spawn } from 'node:child_process';
@@ -19,9 +20,11 @@ import readline from 'node:readline';
 
 import {
 	DEMO_ACCOUNT_MANAGER,
+	DEMO_FIGURE_WEEKS,
 	EXAMPLE_DATA_TABLES,
 	ensureDataTables,
 	fillDemoClientDirectory,
+	fillDemoFigures,
 } from './e2e/data-tables.mjs';
 import { cacheRoot, ensureLine } from './e2e/install-n8n.mjs';
 import { createInstance } from './e2e/n8n-instance.mjs';
@@ -144,11 +147,11 @@ async function importOnce(n8n, userFolder, sandbox, mail) {
 
 /**
  * Done once, through the running server, as a user would in the editor: the examples' data
- * tables (the client directory filled from the sandbox's accounts while it is empty), the
- * exactly-once example's recovery workflow published (an Error Workflow runs only when
- * published) and the MCP server example published (its URL answers only then). The examples'
- * IDs are kept on import, so the weekly workflow's Error Workflow setting already names the
- * recovery.
+ * tables (the client directory filled from the sandbox's accounts and the weekly figures with
+ * demo weeks, each while it is empty), the exactly-once example's recovery workflow published
+ * (an Error Workflow runs only when published) and the MCP server example published (its URL
+ * answers only then). The examples' IDs are kept on import, so the weekly workflow's Error
+ * Workflow setting already names the recovery.
  */
 async function prepareExamples(n8n, server, userFolder, sandbox) {
 	const recordFile = path.join(userFolder, 'demo-imported.json');
@@ -157,6 +160,10 @@ async function prepareExamples(n8n, server, userFolder, sandbox) {
 	const state = await (await fetch(`${sandbox.url}/__fake/state`)).json();
 	const added = await fillDemoClientDirectory(server, tables, state.data.accounts);
 	if (added) say(`client directory: ${added} clients, each with its own demo address`);
+	// earlier weeks, so that the first Execute already shows each figure's change and the chart
+	const demoWeeks = await fillDemoFigures(server, tables, state.data);
+	if (demoWeeks.rows)
+		say(`weekly_report_figures: ${demoWeeks.weeks} earlier weeks of demo figures for each of ${demoWeeks.accounts} clients (report_id demo-…); delete those rows (Overview → Data tables) to keep only your own runs' figures`);
 	const save = () => fs.writeFileSync(recordFile, JSON.stringify(record, null, 2) + '\n');
 	if (record.workflows.includes('weekly-report-recovery.json') && !record.recoveryPublished) {
 		await n8n.publishWorkflow('adperfWeeklyRecovery');
@@ -216,16 +223,17 @@ async function main() {
 
   Already there: the credentials "Ad Performance sandbox" (the offline sandbox at
   ${sandbox.url}) and "Demo mail catcher (SMTP)", the data table "clients" (one row per
-  sandbox account, each with its own demo address and locale), the table "weekly_report_figures" (each
-  week's figures per account) and the example workflows. Try "Weekly client report e-mail
+  sandbox account, each with its own demo address and locale), the table "weekly_report_figures"
+  (each week's figures per account; it starts with a few earlier weeks of demo data, report_id
+  demo-…, until you delete those rows) and the example workflows. Try "Weekly client report e-mail
   (client directory)": open it and click Execute workflow. About 25 seconds later the inbox has
   one e-mail per active client account, at that client's address, each with its PDF report
-  attached, and one team digest (sent, skipped, failed, high risk, accounts to reconnect);
-  "Run summary" lists who was sent what and who was skipped and why. Execute it again: each
-  figure shows its change. A report at high or critical risk is held for review: the approval
-  request goes to ${DEMO_ACCOUNT_MANAGER}; click Approve and send in the inbox
-  and the client gets it. The sandbox behaves like the real service: reports take 10–20 s,
-  rate limits apply.
+  attached, every figure's change from last week and a chart of the last ${DEMO_FIGURE_WEEKS + 1} weeks
+  (the demo weeks and this one), and one team digest (sent, skipped, failed, high risk, accounts to reconnect);
+  "Run summary" lists who was sent what and who was skipped and why. A report at high or
+  critical risk is held for review: the approval request goes to ${DEMO_ACCOUNT_MANAGER};
+  click Approve and send in the inbox and the client gets it. The sandbox behaves like the real
+  service: reports take 10–20 s, rate limits apply.
 
     MCP server (published):  ${mcp.mcpUrl}
     Header:                  Authorization: Bearer ${mcp.mcpToken ?? '(the token of the credential "Ad Performance MCP token")'}

@@ -254,3 +254,157 @@ export async function fillDemoClientDirectory(server, tables, accounts, options)
 	await insertDataTableRows(server, tables, 'clients', rows);
 	return rows.length;
 }
+
+/** How many earlier weeks the demo's figures table starts with: the chart then has 6 weeks. */
+export const DEMO_FIGURE_WEEKS = 5;
+
+/**
+ * What marks a demo week in `weekly_report_figures`: its `report_id` starts with it (a real row
+ * holds the service's report ID, `rpt_…`), so a user can tell those rows apart and delete them.
+ * No column of its own: the examples create and upsert that table with a fixed set of columns.
+ */
+export const DEMO_REPORT_ID_PREFIX = 'demo-';
+
+/** The day (YYYY-MM-DD) an instant falls on in a time zone. */
+function dayIn(timeZone, instant) {
+	const parts = Object.fromEntries(
+		new Intl.DateTimeFormat('en-US', {
+			timeZone,
+			year: 'numeric',
+			month: '2-digit',
+			day: '2-digit',
+		})
+			.formatToParts(instant)
+			.map((part) => [part.type, part.value]),
+	);
+	return `${parts.year}-${parts.month}-${parts.day}`;
+}
+
+const plusDays = (ymd, days) =>
+	new Date(Date.parse(`${ymd}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+
+/** A PRNG drawn from a text (FNV-1a, then mulberry32): the same account and day, the same figures. */
+function randomFrom(text) {
+	let seed = 0x811c9dc5;
+	for (let i = 0; i < text.length; i++) seed = Math.imul(seed ^ text.charCodeAt(i), 0x01000193);
+	return () => {
+		seed = (seed + 0x6d2b79f5) | 0;
+		let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+		t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+	};
+}
+
+const round2 = (n) => Math.round(n * 100) / 100;
+/** The service's risk level of a ROAS (as the sandbox gives it, sandbox/state.cts riskFromRoas). */
+const riskOfRoas = (roas) =>
+	roas >= 3 ? 'LOW' : roas >= 2 ? 'MEDIUM' : roas >= 1 ? 'HIGH' : 'CRITICAL';
+
+/**
+ * Demo rows for `weekly_report_figures`, so that the directory example's first run already has
+ * earlier weeks to compare with and chart: for each active account (those the example reports
+ * on), `weeks` consecutive 7-day weeks ending the day before the example's own week. The example
+ * asks for `$today` minus 7 days to `$today` minus 1 (Monday to Sunday on its Monday run), with
+ * `$today` in n8n's time zone, so `timeZone` must be n8n's and `now` the day it runs on.
+ *
+ * The figures are near what the sandbox's report of such a week gives (sandbox/state.cts,
+ * createReport): its spend is 6/30 of each campaign's 30-day spend (the range's days counted from
+ * `from` to `to`), or of 3 days' budget for a campaign without any (archived, deleted), each
+ * ±20 %; its ROAS a spend-weighted mean of 0.6–6 per campaign (about 3.3), its conversions about
+ * 1 per 26 of spend. Each week moves a little from the one before, and every week stays within
+ * 12 % of that average spend: the first report then differs from the last demo week by well under
+ * the review's default limit of 50 % (the review before it goes would otherwise hold the demo's
+ * first e-mails for a change the demo made up).
+ *
+ * @param {{ id: string, platformAccountId: string, name: string, currency: string,
+ *   connectionStatus: string, totalSpendLast30d?: number }[]} accounts
+ * @param {{ timeZone: string, now?: Date, weeks?: number,
+ *   campaigns?: { accountId: string, status: string, dailyBudget: number }[] }} options
+ */
+export function demoFigureRows(
+	accounts,
+	{ timeZone, now = new Date(), weeks = DEMO_FIGURE_WEEKS, campaigns = [] },
+) {
+	const today = dayIn(timeZone, now);
+	// the example's week starts 7 days before today; demo week k (1 = the newest) k weeks earlier
+	const reportFrom = plusDays(today, -7);
+	const rows = [];
+	for (const account of accounts.filter((a) => a.connectionStatus === 'active')) {
+		const unspent = campaigns
+			.filter((c) => c.accountId === account.id && ['ARCHIVED', 'DELETED'].includes(c.status))
+			.reduce((sum, c) => sum + c.dailyBudget * 3, 0);
+		const weekly = ((Number(account.totalSpendLast30d) || 0) + unspent) * (6 / 30) || 500;
+		const random = randomFrom(`${account.platformAccountId}:${reportFrom}`);
+		const between = (low, high) => low + (high - low) * random();
+		let level = between(0.9, 1.06);
+		let roas = between(2.7, 3.9);
+		for (let k = weeks; k >= 1; k--) {
+			const from = plusDays(reportFrom, -7 * k);
+			const to = plusDays(from, 6);
+			const spend = round2(weekly * level);
+			const weekRoas = round2(roas);
+			rows.push({
+				account_week: `${account.platformAccountId}:${from}..${to}`,
+				account_id: account.platformAccountId,
+				client_name: account.name,
+				date_from: from,
+				date_to: to,
+				spend,
+				conversions: Math.round(spend / between(22, 30)),
+				roas: weekRoas,
+				risk: riskOfRoas(weekRoas),
+				currency: account.currency,
+				report_id: `${DEMO_REPORT_ID_PREFIX}${account.platformAccountId}-${from}`,
+			});
+			level = Math.min(1.12, Math.max(0.88, level * between(0.93, 1.08)));
+			roas = Math.min(4.5, Math.max(2.2, roas + between(-0.35, 0.35)));
+		}
+	}
+	return rows;
+}
+
+/**
+ * The time zone n8n's expressions use for `$today` (its GENERIC_TIMEZONE; the examples set no
+ * zone of their own), from the settings the editor reads.
+ */
+export async function n8nTimeZone(server) {
+	const r = await server.request('GET', '/rest/settings');
+	const zone = r.json?.data?.timezone;
+	if (r.status !== 200 || typeof zone !== 'string' || !zone)
+		throw new Error(`GET /rest/settings gave no time zone: ${r.status} ${r.text.slice(0, 300)}`);
+	return zone;
+}
+
+/**
+ * Fills `weekly_report_figures` with demo weeks (demoFigureRows, in n8n's time zone, from today)
+ * when it is empty, so that the directory example's first run shows each figure's change and
+ * the chart; a table with any row (the user's own runs, or demo weeks of an earlier start) is
+ * left alone. `sandbox` is the sandbox's state (`/__fake/state`'s data: accounts and
+ * campaigns). Returns { rows, accounts, weeks } of what was added, rows 0 when nothing was.
+ */
+export async function fillDemoFigures(server, tables, sandbox, { weeks = DEMO_FIGURE_WEEKS } = {}) {
+	if ((await dataTableRows(server, tables, 'weekly_report_figures')).length > 0)
+		return { rows: 0, accounts: 0, weeks };
+	const rows = demoFigureRows(sandbox.accounts, {
+		timeZone: await n8nTimeZone(server),
+		weeks,
+		campaigns: sandbox.campaigns,
+	});
+	await insertDataTableRows(server, tables, 'weekly_report_figures', rows);
+	return { rows: rows.length, accounts: new Set(rows.map((r) => r.account_id)).size, weeks };
+}
+
+/** Deletes the demo weeks (DEMO_REPORT_ID_PREFIX) from `weekly_report_figures`, as a user would. */
+export async function deleteDemoFigures(server, { projectId, ids }) {
+	const filter = {
+		type: 'and',
+		filters: [{ columnName: 'report_id', condition: 'like', value: `${DEMO_REPORT_ID_PREFIX}%` }],
+	};
+	const r = await server.request(
+		'DELETE',
+		`/rest/projects/${projectId}/data-tables/${ids.get('weekly_report_figures')}/rows?filter=${encodeURIComponent(JSON.stringify(filter))}&returnData=true`,
+	);
+	if (r.status !== 200)
+		throw new Error(`deleting the demo weeks answered ${r.status}: ${r.text.slice(0, 300)}`);
+	return Array.isArray(r.json?.data) ? r.json.data.length : 0;
+}

@@ -2,15 +2,16 @@
 // the node creator finds every node under "Ad Performance"; the weekly e-mail examples run from
 // the editor's Execute workflow button and deliver their e-mails with the PDFs to the mail
 // catcher: the simple one, and (n8n 2.x) the client-directory one, set up as `npm start` sets it
-// up (data table `clients` filled from the sandbox's accounts), each client's e-mail at its own
-// address, an HTML body with the figures, skipped clients named in the run summary; run again a
-// week later with the sandbox's figures changed, each figure with its change from last week, and
-// the team digest (e-mail, and the text its Slack node is given) naming the skipped, failed and
-// high-risk clients and the accounts to reconnect; the exactly-once example run twice e-mails
-// each client once and sends one digest per run; the agent
-// examples (chat, MCP server) import and publish. Screenshots go to .e2e-out/ (E2E_OUT); those
-// the README shows (the directory example on the canvas, the Generate node's panel, the demo
-// inbox) go to docs/images/ (E2E_DOCS_IMAGES).
+// up (data table `clients` filled from the sandbox's accounts, `weekly_report_figures` with demo
+// weeks), each client's e-mail at its own address, an HTML body with the figures, each figure's
+// change from the last demo week and the chart on the first run, skipped clients named in the
+// run summary; with the demo weeks deleted, run again a week later with the sandbox's figures
+// changed, each figure with its change from last week, and the team digest (e-mail, and the text
+// its Slack node is given) naming the skipped, failed and high-risk clients and the accounts to
+// reconnect; the exactly-once example run twice e-mails each client once and sends one digest
+// per run; the agent examples (chat, MCP server) import and publish. Screenshots go to
+// .e2e-out/ (E2E_OUT); those the README shows (the directory example on the canvas, the Generate
+// node's panel, the demo inbox) go to docs/images/ (E2E_DOCS_IMAGES).
 //
 // Env: E2E_EDITOR_LINES (default latest; the editor path is checked on the line `npm start`
 //      uses) · E2E_BROWSER=0 skips it.
@@ -33,11 +34,15 @@ import {
 } from '../../scripts/e2e/browser.mjs';
 import {
 	CLIENT_DIRECTORY_TABLE,
+	DEMO_FIGURE_WEEKS,
+	DEMO_REPORT_ID_PREFIX,
+	deleteDemoFigures,
 	demoClientRows,
 	ensureDataTables,
 	EXAMPLE_DATA_TABLES,
 	dataTableRows,
 	fillDemoClientDirectory,
+	fillDemoFigures,
 	insertDataTableRows,
 	updateDataTableRows,
 } from '../../scripts/e2e/data-tables.mjs';
@@ -276,6 +281,10 @@ for (const line of lines) {
 				await fillDemoClientDirectory(server, tables, (await fake.state()).data.accounts, {
 					review: false,
 				});
+				// and the demo weeks of the figures, so that the first run has a chart
+				const seeded = await fillDemoFigures(server, tables, (await fake.state()).data);
+				assert.equal(seeded.weeks, DEMO_FIGURE_WEEKS);
+				assert.ok(seeded.accounts >= 2, `demo weeks for ${seeded.accounts} accounts`);
 			}
 			browser = await launchBrowser();
 			fs.mkdirSync(docsImages, { recursive: true });
@@ -378,11 +387,15 @@ for (const line of lines) {
 			assert.match(inbox, new RegExp(`Demo inbox: ${active.length} message`));
 		});
 
-		test('the npm start walk-through: the client-directory example e-mails each client at its own address, with the figures, and sums up the run', async (t) => {
+		test("the npm start walk-through: the client-directory example e-mails each client at its own address, with the figures, their change from the demo's last week and the chart, and sums up the run", async (t) => {
 			if (needs2x()) return t.skip(needs2x());
 			mail.clear();
 			const accounts = (await fake.state()).data.accounts;
 			const directory = demoClientRows(accounts);
+			// what npm start put in the figures table: the demo weeks, nothing else yet
+			const demoWeeks = await dataTableRows(server, tables, 'weekly_report_figures');
+			assert.ok(demoWeeks.length > 0);
+			for (const row of demoWeeks) assert.ok(row.report_id.startsWith(DEMO_REPORT_ID_PREFIX));
 			await executeWorkflowInEditor({
 				...server,
 				browser,
@@ -419,14 +432,43 @@ for (const line of lines) {
 				// money in the account's currency, written in the client's locale (demo: by time zone)
 				const format = formatIn(row.locale, account.currency);
 				assertFigures(message, report, account.name, format);
-				// nothing to compare with yet: the first report of this n8n's figures table, no chart
-				for (const body of [message.text, message.html])
-					assert.equal(body.match(/\(first report\)/g)?.length, 4, `${account.name}: ${body}`);
-				assert.deepEqual(trendBars(message.html), { spend: 0, roas: 0 }, account.name);
-				assert.doesNotMatch(message.text, /The last \d+ weeks/);
-				// the digest's portfolio: one line per client, its ROAS and risk
+				// the first run already compares with last week, the newest demo week, and charts the
+				// demo weeks and this one (seeded from n8n's today: no midnight in n8n's time zone
+				// between the seeding and this run)
+				const demo = demoWeeks
+					.filter((r) => r.account_id === account.platformAccountId)
+					.sort((a, b) => a.date_from.localeCompare(b.date_from));
+				assert.equal(demo.length, DEMO_FIGURE_WEEKS, `${account.name}: demo weeks`);
+				const before = demo.at(-1);
+				const dayAfter = new Date(Date.parse(`${before.date_to}T00:00:00Z`) + 86_400_000);
+				assert.equal(report.dateRange.from, dayAfter.toISOString().slice(0, 10));
 				const s = report.summary;
-				const portfolioLine = `${account.name}: ROAS ${format.ratio(s.avgRoas)}× (first report) · spend ${format.money(s.totalSpend)} · risk ${s.overallRiskLevel}`;
+				const lines = [
+					`Spend: ${format.money(s.totalSpend)} ${expectedChange(s.totalSpend, before.spend, format.money)}`,
+					`Conversions: ${format.count(s.totalConversions)} ${expectedChange(s.totalConversions, before.conversions, format.count)}`,
+					`ROAS: ${format.ratio(s.avgRoas)}× ${expectedChange(s.avgRoas, before.roas, format.ratio)}`,
+					`Overall risk: ${s.overallRiskLevel} ${expectedRiskChange(s.overallRiskLevel, before.risk)}`,
+					`Each figure is compared with last week (${before.date_from} – ${before.date_to}).`,
+				];
+				for (const line of lines)
+					assert.ok(
+						message.text.includes(line),
+						`${account.name}: "${line}" not in ${message.text}`,
+					);
+				assert.doesNotMatch(message.text, /first report/);
+				assert.doesNotMatch(message.html, /first report/);
+				const bars = Math.min(8, demo.length + 1);
+				assert.deepEqual(trendBars(message.html), { spend: bars, roas: bars }, account.name);
+				const weeks = [...demo.map((r) => [r.spend, r.roas]), [s.totalSpend, s.avgRoas]];
+				assert.match(message.text, new RegExp(`The last ${bars} weeks \\(from `));
+				const trendText = `Spend: ${weeks.map(([spend]) => format.money(spend)).join(' · ')}\nROAS: ${weeks.map(([, roas]) => `${format.ratio(roas)}×`).join(' · ')}`;
+				assert.ok(
+					message.text.includes(trendText),
+					`${account.name}: "${trendText}" not in ${message.text}`,
+				);
+				// the digest's portfolio: one line per client, its ROAS week by week and its risk
+				const arrow = s.avgRoas > before.roas ? '▲' : s.avgRoas < before.roas ? '▼' : '=';
+				const portfolioLine = `${account.name}: ROAS ${weeks.map(([, roas]) => `${format.ratio(roas)}×`).join(' → ')} ${arrow} · spend ${format.money(s.totalSpend)} · risk ${s.overallRiskLevel}`;
 				assert.ok(
 					digests[0].text.includes(portfolioLine),
 					`"${portfolioLine}" not in ${digests[0].text}`,
@@ -486,6 +528,16 @@ for (const line of lines) {
 				await fake.addAccount({ name: 'Olive Kitchen' }),
 				await fake.addAccount({ name: 'Pine Legal' }),
 			];
+			// the demo weeks deleted, as the user would once their own runs have weeks to show: what
+			// follows is the figures table of real runs only (the walk-through's this week)
+			const figures = await dataTableRows(server, tables, 'weekly_report_figures');
+			const demoRows = figures.filter((r) => r.report_id.startsWith(DEMO_REPORT_ID_PREFIX));
+			assert.ok(demoRows.length > 0);
+			assert.equal(await deleteDemoFigures(server, tables), demoRows.length);
+			assert.deepEqual(
+				(await dataTableRows(server, tables, 'weekly_report_figures')).map((r) => r.account_week),
+				figures.filter((r) => !demoRows.includes(r)).map((r) => r.account_week),
+			);
 			const accounts = (await fake.state()).data.accounts;
 			const byName = (name) => accounts.find((a) => a.name === name);
 			const acme = byName('Acme Outdoor');
