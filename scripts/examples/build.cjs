@@ -91,19 +91,20 @@ const SENDING_NODES = [
 		node: 'E-mail the team',
 		parameters: { subject: '={{ $json.email.subject }}', text: '={{ $json.email.text }}' },
 	},
-	// the review request ("Why review it" composes it); Send and Wait escapes it into its own HTML
+	// the review request ("Why review it" composes it for n8n's Send and Wait, which writes the
+	// message into its HTML e-mail or Slack's mrkdwn as it is, after decoding entities once)
 	{
 		examples: [REVIEW],
 		node: 'Ask the account manager',
 		parameters: {
 			subject: '={{ $json.review.request.subject }}',
-			message: '={{ $json.review.request.text }}',
+			message: '={{ $json.review.request.email }}',
 		},
 	},
 	{
 		examples: [REVIEW],
 		node: 'Ask on Slack instead',
-		parameters: { message: '={{ $json.review.request.text }}' },
+		parameters: { message: '={{ $json.review.request.slack }}' },
 	},
 ];
 

@@ -54,7 +54,8 @@ export async function runSteps(
 				? {
 						name: step.name,
 						type: 'test.setItems',
-						parameters: { items: step.items.length ? step.items : [{}] },
+						// as JSON text: a value starting with "=" inside a parameter object would be read as an expression
+						parameters: { items: JSON.stringify(step.items.length ? step.items : [{}]) },
 					}
 				: 'code' in step
 					? {
@@ -157,3 +158,20 @@ export function headerProblems(value: string): string[] {
 
 export const isWellFormed = (s: string) =>
 	!/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s);
+
+/**
+ * What n8n's Send and Wait does to its message and subject before writing them out (n8n-nodes-base
+ * utils/sendAndWait getSendAndWaitConfig with its `escapeHtml`, the same in 1.85.3, 1.123.81 and
+ * 2.41.1): five entities decoded once, `<br>` read as a line break. Its e-mail then puts the message
+ * into `<p style="white-space: pre-line;">…</p>` as it is; Slack 2.3 sends it as mrkdwn.
+ */
+export function sendAndWaitDecode(text: string): string {
+	return text
+		.trim()
+		.replace(
+			/&amp;|&lt;|&gt;|&#39;|&quot;/g,
+			(m) => ({ '&amp;': '&', '&lt;': '<', '&gt;': '>', '&#39;': "'", '&quot;': '"' })[m] ?? m,
+		)
+		.replace(/\\n/g, '\n')
+		.replace(/<br>/g, '\n');
+}

@@ -13,6 +13,7 @@ import {
 	htmlText,
 	isWellFormed,
 	runSteps,
+	sendAndWaitDecode,
 	slackProblems,
 	slackText,
 	type Step,
@@ -327,8 +328,21 @@ describe.each([DIRECTORY, EXACTLY_ONCE])('%s', (file) => {
 							request: Record<string, string>;
 							account_manager: string;
 						};
-						expect(headerProblems(review.request.subject)).toEqual([]);
+						// as n8n's Send and Wait writes it: the e-mail's HTML, the Slack text, the Subject
+						const emailed = `<p style="white-space: pre-line;">${sendAndWaitDecode(review.request.email)}</p>`;
+						const slacked = sendAndWaitDecode(review.request.slack);
+						const subject = sendAndWaitDecode(review.request.subject);
+						expect(htmlProblems(emailed)).toEqual([]);
+						expect(slackProblems(slacked)).toEqual([]);
+						expect(headerProblems(subject)).toEqual([]);
 						expect(isWellFormed(review.request.text)).toBe(true);
+						// each reads back as the request's text (Slack's lines as lines)
+						expect(htmlText(emailed).trim()).toBe(review.request.text.trim());
+						expect(slackText(slacked)).toBe(review.request.text.trim());
+						if (greeted !== null) {
+							expect(review.request.text).toContain(`The weekly report of ${greeted} (`);
+							expect(subject).toContain(`the weekly report of ${greeted} (`);
+						}
 						expect(review.account_manager).toMatch(/^[^\s,;<>"()@]+@[A-Za-z0-9.-]+$/);
 						// the team's money names its currency: a code, or says none was given
 						const spendLine = /^Spend: (.*)$/m.exec(review.request.text)?.[1] ?? '';

@@ -54,6 +54,24 @@ function oneLine(value, max = MAX_VALUE) {
 }
 
 /**
+ * For n8n's Send and Wait (Send Email and Slack, every n8n version we test): it decodes `&amp;`,
+ * `&lt;`, `&gt;`, `&quot;` and `&#39;` once in its message and subject, then writes the message
+ * into its HTML e-mail (or Slack's mrkdwn) as it is. So a text escaped for its medium has its `&`
+ * escaped once more here, and what n8n decodes is the escaped text.
+ */
+function forSendAndWait(escaped) {
+	return String(escaped).replace(/&/g, '&amp;');
+}
+
+/** Slack's escaping of each line of a text of several lines. */
+function slackLines(value, max = MAX_VALUE) {
+	return String(value ?? '')
+		.split(/\r\n|\r|\n/)
+		.map((line) => slack(line, max))
+		.join('\n');
+}
+
+/**
  * One e-mail address, as the client directory gives it: `{ address }` when it is exactly one
  * plain address (local@domain), else `{ reason }` saying why it is refused. Empty is `{ address: '' }`.
  * A display name, a list, a line break or anything else is refused rather than sent elsewhere.

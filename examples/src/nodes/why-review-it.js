@@ -2,7 +2,8 @@
 // Whether this client's report waits for the account manager before it goes (high or critical
 // risk, or spend moved more than the client's limit from last week; column `review` off: never),
 // and the request the account manager gets ("Send it for review" → weekly-report-review.json).
-// The request is plain text: n8n's Send and Wait writes it into its own HTML, escaping it.
+// n8n's Send and Wait writes the request into its own HTML (or Slack's mrkdwn) as it is, after
+// decoding entities once: each medium's text is escaped for it and for that (forSendAndWait).
 const TEAM = 'team@your-agency.example';
 const who = $('Who gets what').item.json;
 const c = who.client ?? {};
@@ -38,21 +39,27 @@ const account = oneLine($json.accountId, 40);
 const period = `${oneLine($json.dateRange?.from, 20)} – ${oneLine($json.dateRange?.to, 20)}`;
 const team = $json.team ?? {};
 const after = (text) => (text ? ` ${text}` : '');
+const subject = oneLine(
+	`Review before it goes: the weekly report of ${name} (${reasons.join(', ')})`,
+	250,
+);
+const text = [
+	`The weekly report of ${name} (${account}) for ${period} is held until you approve it, because of: ${reason}.`,
+	'',
+	`Spend: ${team.spend || 'in the report'}${after(team.spend_change)}`,
+	`ROAS: ${team.roas || 'in the report'}${after(team.roas_change)}`,
+	`Overall risk: ${team.risk || 'in the report'}${after(team.risk_change)}`,
+	'',
+	`Approve and send: the client (${who.to}) gets the weekly e-mail with the PDF now.`,
+	'Hold it: nothing is sent. With no answer within 24 hours it is held too. The team digest lists it either way.',
+].join('\n');
+// What each Send and Wait node sends: the e-mail's HTML (its lines kept by n8n's template), the
+// Slack message's mrkdwn, the Subject (a header: only its `&` is decoded).
 const request = {
-	subject: oneLine(
-		`Review before it goes: the weekly report of ${name} (${reasons.join(', ')})`,
-		250,
-	),
-	text: [
-		`The weekly report of ${name} (${account}) for ${period} is held until you approve it, because of: ${reason}.`,
-		'',
-		`Spend: ${team.spend || 'in the report'}${after(team.spend_change)}`,
-		`ROAS: ${team.roas || 'in the report'}${after(team.roas_change)}`,
-		`Overall risk: ${team.risk || 'in the report'}${after(team.risk_change)}`,
-		'',
-		`Approve and send: the client (${who.to}) gets the weekly e-mail with the PDF now.`,
-		'Hold it: nothing is sent. With no answer within 24 hours it is held too. The team digest lists it either way.',
-	].join('\n'),
+	subject: forSendAndWait(subject),
+	email: forSendAndWait(html(text, 5000)),
+	slack: forSendAndWait(slackLines(text, 5000)),
+	text,
 };
 return {
 	json: {
