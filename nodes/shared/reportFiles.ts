@@ -2,11 +2,7 @@ import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
 
 import { fileTooLargeError } from './errors';
 import { collectionOption, inputField, read, type InputSource } from './inputSource';
-import {
-	fallbackFileName,
-	fileNameFromContentDisposition,
-	mimeTypeFromContentType,
-} from './fileName';
+import { mimeTypeFromContentType, reportFileName } from './fileName';
 import { ANSWER_LIMITS, BYTES_PER_MB } from './limits';
 import {
 	decide,
@@ -216,9 +212,12 @@ export async function downloadReportFile(
 			const extension =
 				known?.extension ??
 				[...FILE_TYPES.values()].find((type) => type.mimeType === mimeType)?.extension;
-			const fileName =
-				fileNameFromContentDisposition(headerOf(headers, 'content-disposition'), client.redactor) ??
-				fallbackFileName(report.id, extension, client.redactor);
+			const fileName = reportFileName(
+				headerOf(headers, 'content-disposition'),
+				report.id,
+				extension,
+				client.redactor,
+			);
 			return await ctx.helpers.prepareBinaryData(body as Buffer, fileName, mimeType);
 		},
 	});
