@@ -189,11 +189,14 @@ async function fetchFile<T>(
 			};
 			if (WEB_PAGE_TYPE.test(headerOf(headers, 'content-type') ?? '')) return webPage();
 			try {
-				// Whatever the Content-Type says, a file of a format we know is looked at first: a
-				// page sent as `application/pdf` or `text/plain` is no more the report.
-				const peeked = knownFormat(report)
-					? await peekBody(response.body, WEB_PAGE_HEAD_BYTES)
-					: undefined;
+				// Whatever the Content-Type says, a report's file is looked at first: a page sent as
+				// `application/pdf` or `text/plain` is no more the report. The service's formats are
+				// ours (Report → Download knows no format); only a format it states that is not
+				// ours (a page may be its file) is not.
+				const peeked =
+					report.format === undefined || knownFormat(report)
+						? await peekBody(response.body, WEB_PAGE_HEAD_BYTES)
+						: undefined;
 				if (peeked && beginsAsWebPage(peeked.head)) return webPage();
 				return { kind: 'done', value: await keep.body(peeked?.body ?? response.body, headers) };
 			} catch (error) {

@@ -13,7 +13,11 @@
  *   - leave the key's pacing and the service's clock as they were: the next request on the key
  *     goes at once;
  *   - end well within a bound.
- * `npm test` runs ORIGIN_RUNS cases (8); `npm run test:faults` FC_FAULT_RUNS / 5; `.ci/run` 200.
+ * A second property answers one download (the file host's, or Report → Download's on the service)
+ * with a web page or with the file behind a prolog, under any Content-Type: a page is fetched
+ * again and never stored, the file is stored as it came.
+ * `npm test` runs ORIGIN_RUNS cases (8), and 5 times as many web pages; `npm run test:faults`
+ * FC_FAULT_RUNS / 5; `.ci/run` 200.
  * A failure prints fast-check's seed and path; `FC_SEED=… FC_PATH=…` replays it.
  */
 import fc from 'fast-check';
@@ -262,13 +266,17 @@ async function completedReport(service: TestService) {
 	return { id: report.id, downloadUrl: report.downloadUrl as string };
 }
 
-/** The file host answers the next requests as scripted, one answer each, then as it should. */
-function scriptHost(service: TestService, answers: HostAnswer[]): () => number {
+/**
+ * The file host answers the next requests as scripted, one answer each, then as it should; or,
+ * `onService`, the service's own download (Report → Download's: it has no link to follow).
+ */
+function scriptHost(service: TestService, answers: HostAnswer[], onService = false): () => number {
 	let index = 0;
 	let extraHops = 0;
 	service.fake.intercept({
-		origin: 'foreign',
+		...(onService ? { origin: 'main', pathPrefix: '/v1/reports/' } : { origin: 'foreign' }),
 		respond: async (request, real) => {
+			if (onService && !request.path.endsWith('/download')) return undefined;
 			if (extraHops > 0) {
 				extraHops--;
 				return { status: 302, headers: { Location: request.path + queryOf(request.query) } };
@@ -376,6 +384,8 @@ describe('the file host (another origin), scripted request by request', () => {
 		await fc.assert(
 			fc.asyncProperty(
 				fc.constantFrom('pdf' as const, 'markdown' as const, 'json' as const),
+				// Wait for Ad Report knows the report's format; Report → Download only the file.
+				fc.constantFrom('Wait for Ad Report', 'Report → Download'),
 				fc.oneof(
 					webPage,
 					fc.record({
@@ -385,14 +395,22 @@ describe('the file host (another origin), scripted request by request', () => {
 						prolog,
 					}),
 				),
-				async (format, first) => {
+				async (format, node, first) => {
 					const service = await freshService(seed++, { downloadOrigin: 'foreign' });
 					try {
 						const [report] = service.fake.addReports(1, { status: 'completed', format });
 						const file = await fileOf(service.fake, report.id);
+						service.fake.clearLog();
 						const page = first.kind === 'webPage' || saysWebPage(first.contentType);
-						scriptHost(service, [first]);
-						const result = await run(service, [waitNode(30), INSPECTOR], {
+						const waits = node === 'Wait for Ad Report';
+						scriptHost(service, [first], !waits);
+						const download = adNode({
+							resource: 'report',
+							operation: 'download',
+							reportId: report.id,
+							requestOptions: { maxAttempts: 10 },
+						});
+						const result = await run(service, [waits ? waitNode(30) : download, INSPECTOR], {
 							items: [{ id: report.id }],
 						});
 						expect(result.error?.message).toBeUndefined();
@@ -401,7 +419,7 @@ describe('the file host (another origin), scripted request by request', () => {
 						const served = page ? file : Buffer.concat([Buffer.from(first.prolog), file]);
 						const stored = Buffer.from(result.items[0].json.base64 as string, 'base64');
 						expect(stored.equals(served)).toBe(true);
-						const downloads = service.fake.log.filter((entry) => entry.origin === 'foreign');
+						const downloads = service.fake.log.filter((entry) => entry.path.endsWith('/download'));
 						expect(downloads).toHaveLength(page ? 2 : 1);
 					} finally {
 						await service.fake.stop();
