@@ -18,6 +18,30 @@ const INVISIBLE = /[\p{C}\p{Zl}\p{Zp}]/gu;
 const RESERVED = /[<>:"|?*]/g;
 /** An extension worth keeping when a name must be shortened. */
 const EXTENSION = /\.[A-Za-z0-9]{1,16}$/;
+/** Dots and spaces that end the stem, before the last dot: `Nul .pdf` is the device NUL. */
+const STEM_END = /[\s.]+(\.[^.]+)$/;
+/**
+ * Windows device names (COM¹ to COM³ and LPT¹ to LPT³ included): a file named one, with any
+ * extension and in any case, is the device, on the system that opens it or a share it lands on.
+ */
+const DEVICE_NAME = /^(?:CON|PRN|AUX|NUL|COM[0-9¹²³]|LPT[0-9¹²³]|CONIN\$|CONOUT\$)$/i;
+/**
+ * Extensions that run a program (Windows, macOS, Linux desktops) or open as a web page (whose
+ * scripts a browser runs): a report named `weekly.pdf.exe` is run, not read, when opened from a
+ * mail or a drive.
+ */
+const PROGRAM_EXTENSIONS = [
+	// Windows: programs, installers, shortcuts, scripts and what runs them.
+	'exe com scr pif bat cmd cpl msi msp mst msc msix appx lnk url scf inf reg hta chm dll sys ocx',
+	'gadget application xbap js jse mjs vb vbs vbe wsf wsh wsc ws ps1 ps1xml ps2 ps2xml psc1 psc2',
+	'psm1 psd1 jar jnlp py pyw pyc pl rb php',
+	// Linux and macOS: scripts, binaries, packages, launchers, bundles.
+	'sh bash zsh csh ksh run bin elf desktop appimage deb rpm app command tool pkg mpkg dmg scpt',
+	'scptd applescript workflow action terminal webloc',
+	// Web pages.
+	'html htm xhtml xht shtml mht mhtml svg svgz',
+].join(' ');
+const PROGRAM_EXTENSION = new RegExp(`\\.(?:${PROGRAM_EXTENSIONS.replace(/ /g, '|')})$`, 'i');
 
 /** The name a header gave, made safe (no leading dot: a hidden file); undefined if none is left. */
 export function sanitiseFileName(name: string, redactor: Redactor): string | undefined {
@@ -29,9 +53,54 @@ export function sanitiseFileName(name: string, redactor: Redactor): string | und
 	const base = visible.split(/[\\/]/).pop() ?? '';
 	const cleaned = base.replace(RESERVED, '_').replace(/^[\s.]+|[\s.]+$/g, '');
 	if (!cleaned) return undefined;
-	const short = shortened(cleaned);
+	const short = onEverySystem(cleaned);
 	// Shortening only removes characters; a name that still holds a secret is not used at all.
 	return short && redactor.text(short) === short ? short : undefined;
+}
+
+/**
+ * A name Windows, macOS and Linux all keep as it is: no dot or space ending its stem (Windows
+ * drops them, and `Nul .pdf` is the device), within MAX_FILE_NAME_BYTES, and no device name
+ * before its first dot (such a name gets a leading `_`). Shortening can make one (its stem cut
+ * back to `CON`), so it is looked for last.
+ */
+function onEverySystem(name: string): string {
+	// Shortened first: the patterns then search at most MAX_FILE_NAME_BYTES.
+	const short = shortened(name).replace(STEM_END, '$1');
+	return DEVICE_NAME.test(short.split('.')[0].trim()) ? shortened(`_${short}`) : short;
+}
+
+/**
+ * The name of a report's file: the service's (Content-Disposition), made safe, as a document of
+ * the format served, whose extension it ends with (when the format is known) and never with a
+ * program's; else `report-<id>.<ext>`.
+ */
+export function reportFileName(
+	contentDisposition: string | undefined,
+	reportId: string,
+	extension: string | undefined,
+	redactor: Redactor,
+): string {
+	const given = fileNameFromContentDisposition(contentDisposition, redactor);
+	const named = given === undefined ? undefined : asDocument(given, extension, redactor);
+	return named ?? fallbackFileName(reportId, extension, redactor);
+}
+
+/** A safe name as a document: program extensions gone, the format's own extension at its end. */
+function asDocument(
+	name: string,
+	extension: string | undefined,
+	redactor: Redactor,
+): string | undefined {
+	// `weekly.pdf.exe` is `weekly.pdf`; `weekly.exe .scr` is `weekly`.
+	let stem = name;
+	while (PROGRAM_EXTENSION.test(stem))
+		stem = stem.replace(PROGRAM_EXTENSION, '').replace(/[\s.]+$/, '');
+	if (!stem) return undefined;
+	const named =
+		!extension || stem.toLowerCase().endsWith(`.${extension}`) ? stem : `${stem}.${extension}`;
+	// Made safe again: the extension added may need room, which shortening makes.
+	return sanitiseFileName(named, redactor);
 }
 
 /** The name cut to MAX_FILE_NAME_BYTES of UTF-8, at a character boundary, extension kept. */

@@ -2,11 +2,7 @@ import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
 
 import { fileTooLargeError } from './errors';
 import { collectionOption, inputField, read, type InputSource } from './inputSource';
-import {
-	fallbackFileName,
-	fileNameFromContentDisposition,
-	mimeTypeFromContentType,
-} from './fileName';
+import { mimeTypeFromContentType, reportFileName } from './fileName';
 import { ANSWER_LIMITS, BYTES_PER_MB } from './limits';
 import {
 	decide,
@@ -14,6 +10,7 @@ import {
 	isAnswerTimedOut,
 	isAnswerTooLarge,
 	pathId,
+	peekBody,
 	type AdPerformanceClient,
 	type Attempt,
 } from './transport';
@@ -27,6 +24,40 @@ const FILE_TYPES = new Map([
 	['markdown', { mimeType: 'text/markdown', extension: 'md' }],
 	['json', { mimeType: 'application/json', extension: 'json' }],
 ]);
+
+/** A web page's Content-Type (HTML or XHTML), in any case, with any parameters. */
+const WEB_PAGE_TYPE = /^\s*(?:text\/html|application\/(?:vnd\.wap\.)?xhtml\+xml)\b/i;
+/** How much of a file is read to tell a web page (its prolog and root are within it). */
+const WEB_PAGE_HEAD_BYTES = 1_024;
+/** What may come before a web page's root: white space (a byte-order mark), comments, `<?xml …?>`. */
+const PAGE_PROLOG = /^(?:\s+|<!--[\s\S]*?-->|<\?[\s\S]*?\?>)*/;
+/** A web page's doctype or root, in any case: `<!DOCTYPE html`, `<html>`, `<html xmlns=…>`. */
+const PAGE_ROOT = /^<(?:!doctype\s+html\b|html(?:[\s/>]|$))/i;
+
+/**
+ * Whether a file begins as a web page, whatever its Content-Type said. A PDF begins `%PDF`, a JSON
+ * report `{`, a Markdown one with its text (a comment at most before it): none begins with an
+ * HTML doctype or root, which a proxy's or a gateway's page does.
+ */
+function beginsAsWebPage(head: Buffer): boolean {
+	const text = textOf(head);
+	const prolog = PAGE_PROLOG.exec(text)?.[0].length ?? 0;
+	return PAGE_ROOT.test(text.slice(prolog));
+}
+
+/** A file's head as text: UTF-16 after its byte-order mark (either order), else UTF-8. */
+function textOf(head: Buffer): string {
+	const mark = head.length >= 2 ? head.readUInt16BE(0) : 0;
+	// UTF-8's mark decodes to U+FEFF, which the prolog skips as white space.
+	if (mark !== 0xfffe && mark !== 0xfeff) return head.toString('utf8');
+	const units = Buffer.from(head.subarray(2, head.length - (head.length % 2)));
+	return (mark === 0xfeff ? units.swap16() : units).toString('utf16le');
+}
+
+/** The file type of a report's format, if it is one of ours. */
+function knownFormat(report: Pick<ServiceReport, 'format'>) {
+	return FILE_TYPES.get(typeof report.format === 'string' ? report.format : '');
+}
 
 function headerOf(headers: Record<string, unknown>, name: string): string | undefined {
 	const value = headers[name] ?? headers[name.toLowerCase()];
@@ -145,7 +176,7 @@ async function fetchFile<T>(
 			const headers = response.headers as Record<string, unknown>;
 			// A report file is a PDF, Markdown or JSON: a web page in its place is a proxy's or a
 			// gateway's error page answered with 200, a garbled answer, asked again like one.
-			if (/^\s*text\/html\b/i.test(headerOf(headers, 'content-type') ?? '')) {
+			const webPage = () => {
 				(response.body as { destroy?: () => void } | undefined)?.destroy?.();
 				return after(
 					{ kind: 'garbled' },
@@ -155,9 +186,19 @@ async function fetchFile<T>(
 						itemIndex,
 					),
 				);
-			}
+			};
+			if (WEB_PAGE_TYPE.test(headerOf(headers, 'content-type') ?? '')) return webPage();
 			try {
-				return { kind: 'done', value: await keep.body(response.body, headers) };
+				// Whatever the Content-Type says, a report's file is looked at first: a page sent as
+				// `application/pdf` or `text/plain` is no more the report. The service's formats are
+				// ours (Report → Download knows no format); only a format it states that is not
+				// ours (a page may be its file) is not.
+				const peeked =
+					report.format === undefined || knownFormat(report)
+						? await peekBody(response.body, WEB_PAGE_HEAD_BYTES)
+						: undefined;
+				if (peeked && beginsAsWebPage(peeked.head)) return webPage();
+				return { kind: 'done', value: await keep.body(peeked?.body ?? response.body, headers) };
 			} catch (error) {
 				client.throwIfCancelled();
 				if (isAnswerTooLarge(error)) return tooLarge();
@@ -208,7 +249,7 @@ export async function downloadReportFile(
 	return await fetchFile(client, report, itemIndex, maxFileBytes, wait, {
 		tooLarge: () => ({ error }),
 		body: async (body, headers) => {
-			const known = FILE_TYPES.get(typeof report.format === 'string' ? report.format : '');
+			const known = knownFormat(report);
 			const mimeType =
 				mimeTypeFromContentType(headerOf(headers, 'content-type'), client.redactor) ??
 				known?.mimeType ??
@@ -216,9 +257,12 @@ export async function downloadReportFile(
 			const extension =
 				known?.extension ??
 				[...FILE_TYPES.values()].find((type) => type.mimeType === mimeType)?.extension;
-			const fileName =
-				fileNameFromContentDisposition(headerOf(headers, 'content-disposition'), client.redactor) ??
-				fallbackFileName(report.id, extension, client.redactor);
+			const fileName = reportFileName(
+				headerOf(headers, 'content-disposition'),
+				report.id,
+				extension,
+				client.redactor,
+			);
 			return await ctx.helpers.prepareBinaryData(body as Buffer, fileName, mimeType);
 		},
 	});

@@ -2,7 +2,9 @@
  * Attack: hostile file names in a download's Content-Disposition. Whatever the service names
  * its file, the name n8n stores, shows and hands to the next node (mail attachment, Drive,
  * Write to Disk) has no directory part, no control or bidirectional character, at most 255
- * bytes of UTF-8 with the extension kept; a file without a usable name is report-<id>.<ext>.
+ * bytes of UTF-8 with the extension kept, no Windows device name, and ends with the extension
+ * of the report's format, never a program's (test/shared/fileName.test.cts draws the names);
+ * a file without a usable name is report-<id>.<ext>. These reports are PDFs.
  */
 import type { IBinaryData, IDataObject } from 'n8n-workflow';
 
@@ -39,12 +41,12 @@ const HOSTILE: Array<[string, string, string]> = [
 	[
 		'a right-to-left override (percent-encoded)',
 		"attachment; filename*=UTF-8''invoice-%E2%80%AEfdp.exe",
-		'invoice-fdp.exe',
+		'invoice-fdp.pdf',
 	],
 	[
 		'a right-to-left override (raw UTF-8)',
 		`attachment; filename="${rawUtf8('invoice-\u202efdp.exe')}"`,
-		'invoice-fdp.exe',
+		'invoice-fdp.pdf',
 	],
 	[
 		'bidirectional isolates and marks',
@@ -61,6 +63,8 @@ const HOSTILE: Array<[string, string, string]> = [
 	['10,000 characters', `attachment; filename="${LONG}"`, LONG_KEPT],
 	['control characters', "attachment; filename*=UTF-8''week%00ly%07%0D%0A%1B.pdf", 'weekly.pdf'],
 	['a leading dot', 'attachment; filename=".weekly.pdf"', 'weekly.pdf'],
+	['a Windows device name', 'attachment; filename="Nul .pdf"', '_Nul.pdf'],
+	['a program extension', 'attachment; filename="weekly.pdf.scr"', 'weekly.pdf'],
 ];
 
 /** The file's name everywhere n8n keeps it: binary metadata, its store, the next node. */

@@ -4,14 +4,20 @@
  * file host from a catalogue (2xx that are not the whole file: 206 Partial Content, 204; a body
  * cut short of its Content-Length; a web page; redirect chains on the host; 4xx and 5xx with every
  * form of Retry-After, or none; "not yet" answers: 409 report_not_ready and 425; Date headers
- * days off the service's clock), then the host answers as it should. Wait for Ad Report with
- * download must
+ * days off the service's clock), then the host answers as it should. A web page is any: HTML or
+ * XHTML by its Content-Type (any case, any parameters), or by how it begins whatever its
+ * Content-Type says (a byte-order mark, white space, comments, `<?xml …?>` before its doctype or
+ * `<html>` root; UTF-8 or UTF-16). Wait for Ad Report with download must
  *   - store the whole file, byte for byte, and nothing else (never a part as the whole);
  *   - never send the key to the file host;
  *   - leave the key's pacing and the service's clock as they were: the next request on the key
  *     goes at once;
  *   - end well within a bound.
- * `npm test` runs ORIGIN_RUNS cases (8); `npm run test:faults` FC_FAULT_RUNS / 5; `.ci/run` 200.
+ * A second property answers one download (the file host's, or Report → Download's on the service)
+ * with a web page or with the file behind a prolog, under any Content-Type: a page is fetched
+ * again and never stored, the file is stored as it came.
+ * `npm test` runs ORIGIN_RUNS cases (8), and 5 times as many web pages; `npm run test:faults`
+ * FC_FAULT_RUNS / 5; `.ci/run` 200.
  * A failure prints fast-check's seed and path; `FC_SEED=… FC_PATH=…` replays it.
  */
 import fc from 'fast-check';
@@ -37,7 +43,9 @@ type HostAnswer =
 	| { kind: 'partial' }
 	| { kind: 'noContent' }
 	| { kind: 'cut' }
-	| { kind: 'webPage' }
+	| WebPage
+	/** The file itself behind a prolog, with any Content-Type: not a web page (not drawn above). */
+	| { kind: 'file'; contentType?: string; prolog: string }
 	| { kind: 'redirect'; hops: number }
 	| { kind: 'status'; status: 429 | 500 | 502 | 503 | 425 | 409; retryAfter: RetryAfter }
 	| { kind: 'skewedDate'; days: number };
@@ -55,11 +63,102 @@ const retryAfters = fc.constantFrom<RetryAfter>(
 	'huge date',
 );
 
+/** A web page in place of the file, as a proxy or a gateway sends one. */
+interface WebPage {
+	kind: 'webPage';
+	/** None, a web page's own, or one that does not say it is a page. */
+	contentType?: string;
+	/** What comes before the page's doctype or root. */
+	prolog: string;
+	root: string;
+	encoding: 'utf-8' | 'utf-8 with BOM' | 'utf-16le with BOM' | 'utf-16be with BOM';
+}
+
+/** Content-Types of a web page: HTML and XHTML, in any case, with or without parameters. */
+const PAGE_TYPES = [
+	'text/html; charset=utf-8',
+	'text/html',
+	'TEXT/HTML',
+	'Text/Html;charset=ISO-8859-1',
+	' text/html ',
+	'application/xhtml+xml',
+	'Application/XHTML+XML; charset=utf-8',
+	'application/vnd.wap.xhtml+xml',
+];
+/** Content-Types that do not say a page is one (and none at all). */
+const OTHER_TYPES = [
+	undefined,
+	'application/pdf',
+	'text/markdown; charset=utf-8',
+	'application/json',
+	'application/octet-stream',
+	'text/plain',
+	'application/xml',
+	'text/htmlx',
+];
+
+/** What may come before a page's doctype or root, and before a file that is not a page. */
+const prolog = fc
+	.array(
+		fc.constantFrom(
+			' ',
+			'\n',
+			'\r\n\t',
+			'<!-- maintenance -->',
+			'<!---->',
+			'<!-- <html> -->\n',
+			'<?xml version="1.0" encoding="UTF-8"?>',
+			'<?xml-stylesheet href="edge.css"?>\n',
+		),
+		{ maxLength: 5 },
+	)
+	.map((pieces) => pieces.join(''));
+
+const webPage: fc.Arbitrary<WebPage> = fc.record({
+	kind: fc.constant('webPage' as const),
+	contentType: fc.constantFrom(...PAGE_TYPES, ...OTHER_TYPES),
+	prolog,
+	root: fc.constantFrom(
+		'<!DOCTYPE html>',
+		'<!doctype HTML PUBLIC "-//W3C//DTD HTML 4.01//EN">',
+		'<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd">',
+		'<html>',
+		'<HTML lang="en">',
+		'<html xmlns="http://www.w3.org/1999/xhtml">',
+		'<html\n>',
+	),
+	encoding: fc.constantFrom(
+		'utf-8' as const,
+		'utf-8 with BOM' as const,
+		'utf-16le with BOM' as const,
+		'utf-16be with BOM' as const,
+	),
+});
+
+/** A web page's bytes: its prolog, its root and a body, in its encoding. */
+function pageBytes(page: WebPage): Buffer {
+	const text = `${page.prolog}${page.root}<head><title>502</title></head><body>Edge maintenance</body></html>`;
+	switch (page.encoding) {
+		case 'utf-8':
+			return Buffer.from(text, 'utf8');
+		case 'utf-8 with BOM':
+			return Buffer.from(`\ufeff${text}`, 'utf8');
+		case 'utf-16le with BOM':
+			return Buffer.from(`\ufeff${text}`, 'utf16le');
+		case 'utf-16be with BOM':
+			return Buffer.from(`\ufeff${text}`, 'utf16le').swap16();
+	}
+}
+
+/** Whether the Content-Type says the answer is a web page (written out, not the code's test). */
+const saysWebPage = (contentType: string | undefined) =>
+	contentType !== undefined && PAGE_TYPES.includes(contentType);
+
 const hostAnswer: fc.Arbitrary<HostAnswer> = fc.oneof(
 	fc.constant<HostAnswer>({ kind: 'partial' }),
 	fc.constant<HostAnswer>({ kind: 'noContent' }),
 	fc.constant<HostAnswer>({ kind: 'cut' }),
-	fc.constant<HostAnswer>({ kind: 'webPage' }),
+	webPage,
 	fc.integer({ min: 1, max: 3 }).map((hops): HostAnswer => ({ kind: 'redirect', hops })),
 	fc
 		.record({
@@ -115,7 +214,7 @@ function retryAfterHeader(form: RetryAfter, date: Date): Record<string, string> 
 
 /** The scripted answer for one request, given the file host's real answer. */
 function script(
-	answer: Exclude<HostAnswer, { kind: 'partial' }>,
+	answer: Exclude<HostAnswer, { kind: 'partial' | 'file' }>,
 	real: () => RealReply,
 	url: string,
 ): ScriptedAnswer | undefined {
@@ -129,8 +228,11 @@ function script(
 		case 'webPage':
 			return {
 				status: 200,
-				headers: { 'Content-Type': 'text/html; charset=utf-8', ...dated },
-				body: '<html><body>Edge maintenance</body></html>',
+				headers: {
+					...(answer.contentType === undefined ? {} : { 'Content-Type': answer.contentType }),
+					...dated,
+				},
+				body: pageBytes(answer),
 			};
 		case 'redirect':
 			// The next hop of the chain is the same signed link: the host answers it on its own turn.
@@ -164,13 +266,17 @@ async function completedReport(service: TestService) {
 	return { id: report.id, downloadUrl: report.downloadUrl as string };
 }
 
-/** The file host answers the next requests as scripted, one answer each, then as it should. */
-function scriptHost(service: TestService, answers: HostAnswer[]): () => number {
+/**
+ * The file host answers the next requests as scripted, one answer each, then as it should; or,
+ * `onService`, the service's own download (Report → Download's: it has no link to follow).
+ */
+function scriptHost(service: TestService, answers: HostAnswer[], onService = false): () => number {
 	let index = 0;
 	let extraHops = 0;
 	service.fake.intercept({
-		origin: 'foreign',
+		...(onService ? { origin: 'main', pathPrefix: '/v1/reports/' } : { origin: 'foreign' }),
 		respond: async (request, real) => {
+			if (onService && !request.path.endsWith('/download')) return undefined;
 			if (extraHops > 0) {
 				extraHops--;
 				return { status: 302, headers: { Location: request.path + queryOf(request.query) } };
@@ -190,6 +296,14 @@ function scriptHost(service: TestService, answers: HostAnswer[]): () => number {
 						'Content-Range': `bytes 0-${part.length - 1}/${whole.length}`,
 					},
 					body: part,
+				};
+			}
+			if (answer.kind === 'file') {
+				const type = answer.contentType;
+				return {
+					status: 200,
+					headers: type === undefined ? {} : { 'Content-Type': type },
+					body: Buffer.concat([Buffer.from(answer.prolog), await fileBytes(real())]),
 				};
 			}
 			return script(answer, real, request.path + queryOf(request.query));
@@ -262,6 +376,57 @@ describe('the file host (another origin), scripted request by request', () => {
 				},
 			),
 			{ numRuns: RUNS, ...replay },
+		);
+	});
+
+	test('a web page in place of the file, whatever its Content-Type and however it begins, is never stored; the file behind a prolog is', async () => {
+		let seed = 7_500;
+		await fc.assert(
+			fc.asyncProperty(
+				fc.constantFrom('pdf' as const, 'markdown' as const, 'json' as const),
+				// Wait for Ad Report knows the report's format; Report → Download only the file.
+				fc.constantFrom('Wait for Ad Report', 'Report → Download'),
+				fc.oneof(
+					webPage,
+					fc.record({
+						kind: fc.constant('file' as const),
+						// As often one that says "web page" as one that does not.
+						contentType: fc.oneof(fc.constantFrom(...PAGE_TYPES), fc.constantFrom(...OTHER_TYPES)),
+						prolog,
+					}),
+				),
+				async (format, node, first) => {
+					const service = await freshService(seed++, { downloadOrigin: 'foreign' });
+					try {
+						const [report] = service.fake.addReports(1, { status: 'completed', format });
+						const file = await fileOf(service.fake, report.id);
+						service.fake.clearLog();
+						const page = first.kind === 'webPage' || saysWebPage(first.contentType);
+						const waits = node === 'Wait for Ad Report';
+						scriptHost(service, [first], !waits);
+						const download = adNode({
+							resource: 'report',
+							operation: 'download',
+							reportId: report.id,
+							requestOptions: { maxAttempts: 10 },
+						});
+						const result = await run(service, [waits ? waitNode(30) : download, INSPECTOR], {
+							items: [{ id: report.id }],
+						});
+						expect(result.error?.message).toBeUndefined();
+						// A page is fetched again and the host's next answer, the file, stored; a file
+						// that is no page is stored as it came, at once.
+						const served = page ? file : Buffer.concat([Buffer.from(first.prolog), file]);
+						const stored = Buffer.from(result.items[0].json.base64 as string, 'base64');
+						expect(stored.equals(served)).toBe(true);
+						const downloads = service.fake.log.filter((entry) => entry.path.endsWith('/download'));
+						expect(downloads).toHaveLength(page ? 2 : 1);
+					} finally {
+						await service.fake.stop();
+					}
+				},
+			),
+			{ numRuns: RUNS * 5, ...replay },
 		);
 	});
 

@@ -1,8 +1,11 @@
+import fc from 'fast-check';
+
 import {
 	fallbackFileName,
 	fileNameFromContentDisposition,
 	MAX_FILE_NAME_BYTES,
 	mimeTypeFromContentType,
+	reportFileName,
 	sanitiseFileName,
 } from '../../nodes/shared/fileName';
 import { Redactor } from '../../nodes/shared/redaction';
@@ -191,5 +194,115 @@ describe('MIME types from the service', () => {
 		[undefined, undefined],
 	])('%j gives %j', (header, expected) => {
 		expect(mimeTypeFromContentType(header, redactor)).toBe(expected);
+	});
+});
+
+/**
+ * A report's file name on Windows, macOS and Linux (issue 48): whatever the service names the
+ * file, the name is one every system keeps as it is, and says what the file is. fast-check draws
+ * hostile names from pieces (device names in any case, dots and spaces, program and document
+ * extensions, bidirectional and zero-width characters, lone halves of surrogate pairs, directory
+ * parts, thousands of characters) in either form of Content-Disposition, and a served format.
+ * `FC_FILE_NAME_RUNS` sets the runs (300); `FC_SEED=… FC_PATH=…` replays a failure.
+ */
+describe("a report file's name on every system", () => {
+	const RUNS = Number(process.env.FC_FILE_NAME_RUNS ?? 300);
+	const replay = process.env.FC_SEED
+		? { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH }
+		: {};
+
+	/** Windows' reserved names, as Microsoft lists them (written out here, not taken from the code). */
+	const RESERVED_NAMES = new Set([
+		'CON',
+		'PRN',
+		'AUX',
+		'NUL',
+		'CONIN$',
+		'CONOUT$',
+		...['COM', 'LPT'].flatMap((port) => [...'0123456789¹²³'].map((digit) => `${port}${digit}`)),
+	]);
+	/** Extensions that run something when the file is opened (a sample of the code's list). */
+	const PROGRAMS = ['exe', 'scr', 'bat', 'cmd', 'com', 'js', 'vbs', 'ps1', 'msi', 'lnk', 'hta'];
+	const PROGRAMS_TOO = ['jar', 'sh', 'app', 'html', 'htm', 'svg', 'pif', 'reg', 'desktop'];
+	const PROGRAM_AT_END = new RegExp(`\\.(?:${[...PROGRAMS, ...PROGRAMS_TOO].join('|')})$`, 'i');
+
+	/** Each letter in upper or lower case, as `mask` says. */
+	const inCase = (word: string, mask: number) =>
+		[...word].map((c, i) => (mask & (1 << i % 30) ? c.toUpperCase() : c.toLowerCase())).join('');
+
+	const piece = fc.oneof(
+		fc
+			.tuple(fc.constantFrom(...RESERVED_NAMES), fc.nat())
+			.map(([device, mask]) => inCase(device, mask)),
+		fc.constantFrom('.', ' ', '. ', ' .', '..', '. . ', '\t', '\u00a0', '\u3000'),
+		fc
+			.tuple(
+				fc.constantFrom(...PROGRAMS, ...PROGRAMS_TOO, 'pdf', 'md', 'json', 'tar', 'gz', 'txt'),
+				fc.nat(),
+			)
+			.map(([extension, mask]) => `.${inCase(extension, mask)}`),
+		fc.constantFrom('\u202e', '\u202d', '\u2066', '\u200b', '\ufeff', '\u0000', '\u001b', '\r\n'),
+		fc.constantFrom('\ud800', '\udfff', '\udbff\udbff', '😀', '\u0301'),
+		fc.constantFrom('/', '\\', '../', '..\\', ':', '*', '?', '"', '<', '>', '|', '／', '․'),
+		fc.string({ maxLength: 8, unit: 'grapheme' }),
+		fc
+			.tuple(fc.integer({ min: 1, max: 3_000 }), fc.constantFrom('a', 'é', '€', '😀', ' '))
+			.map(([length, character]) => character.repeat(length)),
+	);
+	const hostileName = fc.array(piece, { minLength: 1, maxLength: 10 }).map((p) => p.join(''));
+
+	/** The name as a header carries it: quoted, or percent-encoded UTF-8 (`filename*=`). */
+	const header = fc
+		.tuple(hostileName, fc.boolean())
+		.map(([name, extended]) =>
+			extended
+				? `attachment; filename*=UTF-8''${[...Buffer.from(name, 'utf8')]
+						.map((byte) => `%${byte.toString(16).padStart(2, '0')}`)
+						.join('')}`
+				: `attachment; filename="${name.replace(/["\\]/g, '\\$&')}"`,
+		);
+
+	test('is a name every system keeps as it is, ending with the extension of the format served', () => {
+		fc.assert(
+			fc.property(
+				fc.option(header, { nil: undefined, freq: 10 }),
+				fc.constantFrom('pdf', 'md', 'json', undefined),
+				fc.oneof(fc.constant('rpt_8k2m4x'), hostileName),
+				(disposition, extension, reportId) => {
+					const name = reportFileName(disposition, reportId, extension, redactor);
+					expect(name.length).toBeGreaterThan(0);
+					expect(bytes(name)).toBeLessThanOrEqual(MAX_FILE_NAME_BYTES);
+					expect(wellFormed(name)).toBe(true);
+					// No directory part, no character a system refuses or shows as another.
+					expect(name).not.toMatch(/[\\/<>:"|?*\p{C}\p{Zl}\p{Zp}]/u);
+					expect(name).not.toMatch(/^[\s.]/);
+					expect(RESERVED_NAMES.has(name.split('.')[0].trim().toUpperCase())).toBe(false);
+					// No dot or space ending the name, or the stem before its extension.
+					expect(name).not.toMatch(/[\s.]$/);
+					expect(name).not.toMatch(/[\s.]\.[^.]*$/);
+					if (extension) expect(name.toLowerCase().endsWith(`.${extension}`)).toBe(true);
+					else expect(name).not.toMatch(PROGRAM_AT_END);
+				},
+			),
+			{ numRuns: RUNS, ...replay },
+		);
+	});
+
+	test.each([
+		['con.pdf', 'pdf', '_con.pdf'],
+		['Nul .pdf', 'pdf', '_Nul.pdf'],
+		['COM¹.md', 'md', '_COM1.md'],
+		['lpt9', 'json', '_lpt9.json'],
+		['report.pdf.exe', 'pdf', 'report.pdf'],
+		['report.exe', 'pdf', 'report.pdf'],
+		['invoice-\u202efdp.exe', 'pdf', 'invoice-fdp.pdf'],
+		['weekly.exe.scr', undefined, 'weekly'],
+		['Weekly.PDF', 'pdf', 'Weekly.PDF'],
+		['weekly.md', 'pdf', 'weekly.md.pdf'],
+		['report. . .pdf. ', 'pdf', 'report.pdf'],
+		['.exe', 'pdf', 'exe.pdf'],
+	])('%j served as %s is %j', (name, extension, expected) => {
+		const disposition = `attachment; filename="${name}"`;
+		expect(reportFileName(disposition, 'rpt_1', extension, redactor)).toBe(expected);
 	});
 });

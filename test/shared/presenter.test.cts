@@ -3,17 +3,23 @@
  * answers, what a model receives is within MAX_TOOL_RESULT_CHARS, says what it cut, and is not
  * empty when the service returned records. fast-check draws the service's answers: texts of up to
  * 5 million characters with random unicode pieces (and the API key near the cut), nested objects,
- * lists of up to 50,000 entries, and values of the wrong type where a text is expected. A failure
- * prints the seed and path; `FC_SEED=… FC_PATH=…` replays it.
+ * lists of up to 50,000 entries, and values of the wrong type where a text is expected; texts and
+ * names hold lone halves of surrogate pairs and whole pairs where a cut falls, and what a model
+ * receives must be well-formed Unicode. A failure prints the seed and path; `FC_SEED=… FC_PATH=…`
+ * replays it.
  */
 import fc from 'fast-check';
 import type { IDataObject } from 'n8n-workflow';
 
+import { NodeApiError } from 'n8n-workflow';
+
 import { Redactor } from '../../nodes/shared/redaction';
 import {
+	asToolError,
 	bounded,
 	clipped,
 	FIELD,
+	MAX_TOOL_ERROR_CHARS,
 	MAX_TOOL_RESULT_CHARS,
 	presented,
 } from '../../nodes/shared/tool/presenter';
@@ -35,18 +41,38 @@ const replay = process.env.FC_SEED
 
 const thousands = (count: number) => count.toLocaleString('en-US');
 
+/**
+ * The text as UTF-8 carries it: Node's encoder replaces each lone half of a surrogate pair with
+ * U+FFFD. A text is well-formed when this leaves it as it is (an oracle independent of the
+ * presenter's own replacement).
+ */
+const asUtf8 = (text: string) => Buffer.from(text, 'utf8').toString('utf8');
+const isWellFormed = (text: string) => asUtf8(text) === text;
+
+/** Lone halves (high, low, two highs, a low before a high), whole pairs, and plain letters. */
+const surrogatePieces = fc
+	.array(fc.constantFrom('\uD83D', '\uDE00', '\uDBFF\uDBFF', '\uDC00\uD800', '😀', '𝄞', 'a', 'é'), {
+		maxLength: 24,
+	})
+	.map((pieces) => pieces.join(''));
+
 /** A text of the service: short, or megabytes cheaply made, with unicode pieces and the key. */
 const text = fc.oneof(
 	{ arbitrary: fc.string({ maxLength: 40, unit: 'grapheme' }), weight: 3 },
+	surrogatePieces,
 	fc
 		.tuple(
 			fc.integer({ min: 0, max: 5_000_000 }),
-			fc.string({ maxLength: 12, unit: 'grapheme' }),
+			fc.oneof(fc.string({ maxLength: 12, unit: 'grapheme' }), surrogatePieces),
 			fc.boolean(),
 		)
 		.map(([length, piece, key]) => `${piece}${'x'.repeat(length)}${key ? KEY : ''}${piece}`),
 	// The key where a cut would fall: a clip must not leave a start of it.
 	fc.integer({ min: 0, max: 400 }).map((at) => `${'y'.repeat(at)}${KEY} tail`),
+	// Pairs and lone halves where a cut would fall.
+	fc
+		.tuple(fc.integer({ min: 0, max: 1_100 }), surrogatePieces)
+		.map(([at, pieces]) => `${'z'.repeat(at)}${pieces.repeat(8)}`),
 );
 
 /** A list of up to 50,000 entries, cheaply made. */
@@ -66,7 +92,9 @@ const { value } = fc.letrec<{ value: unknown; list: unknown[]; object: IDataObje
 		tie('object'),
 	),
 	list: fc.oneof(fc.array(tie('value'), { maxLength: 4 }), longList),
-	object: fc.dictionary(fc.string({ maxLength: 8 }), tie('value'), { maxKeys: 4 }) as never,
+	object: fc.dictionary(fc.oneof(fc.string({ maxLength: 8 }), surrogatePieces), tie('value'), {
+		maxKeys: 4,
+	}) as never,
 }));
 
 /** A record with `fields`, each maybe missing, a text or anything else. */
@@ -124,8 +152,16 @@ function textsOf(answer: unknown, path = ''): Array<[string, string]> {
 	]);
 }
 
+/** Every text and every property name in a value, at any depth. */
+function everyText(value: unknown): string[] {
+	if (typeof value === 'string') return [value];
+	if (value === null || typeof value !== 'object') return [];
+	return Object.entries(value).flatMap(([key, entry]) => [key, ...everyText(entry)]);
+}
+
 /**
- * What every answer must be: within the limit, the key nowhere, a cut text saying its length.
+ * What every answer must be: within the limit, the key nowhere, a cut text saying its length,
+ * every text and name well-formed Unicode.
  * A tool's answer (shapedByTool) has its texts clipped to their fields' rooms as well; an answer
  * no tool shaped, which only the presenter's own property draws, is bounded as a whole: one
  * that fits is shown as it is, whatever its texts' lengths (the presenter's first bounds; every
@@ -135,6 +171,7 @@ function checkAnswer(answer: IDataObject, shapedByTool = true) {
 	const json = JSON.stringify(answer);
 	expect(json.length).toBeLessThanOrEqual(MAX_TOOL_RESULT_CHARS);
 	expect(json).not.toContain(KEY.slice(0, 'service_live_'.length + 8));
+	expect(everyText(answer).filter((shown) => !isWellFormed(shown))).toEqual([]);
 	for (const [path, shown] of textsOf(answer)) {
 		// No text reaches a model longer than a field's room unless it says it was clipped.
 		if (shapedByTool && shown.length > 1_000 && !path.endsWith('/content')) {
@@ -154,7 +191,8 @@ function checkField(drawn: unknown, shown: unknown) {
 		return;
 	}
 	if (typeof drawn !== 'string') return;
-	const whole = scrub.text(drawn);
+	// Each lone half shown as U+FFFD, one unit for one: the length said is the drawn one's.
+	const whole = asUtf8(scrub.text(drawn));
 	if (shown === whole) return;
 	expect(shown).toEqual(expect.stringMatching(/…\[clipped: [\d,]+ characters in all\]$/));
 	expect(shown).toContain(`[clipped: ${thousands(whole.length)} characters in all]`);
@@ -238,12 +276,70 @@ describe('the presenter on its own', () => {
 				const shown = presented(answer as IDataObject, scrub);
 				checkAnswer(shown, false);
 				// A long text shown is a drawn one, scrubbed, or says that it was cut.
-				const drawn = new Set(textsOf(answer).map(([, text]) => scrub.text(text)));
+				const drawn = new Set(textsOf(answer).map(([, text]) => asUtf8(scrub.text(text))));
 				for (const [, text] of textsOf(shown))
 					if (text.length > 1_000 && !drawn.has(text))
 						expect(text).toMatch(/…\[clipped: [\d,]+ characters in all\]$/);
 			}),
 			{ numRuns: RUNS, ...replay },
+		);
+	});
+
+	test('a text cut anywhere is well-formed, a start of the text, and says its full length', () => {
+		// Any text with any room, or pairs and lone halves just where the cut of `max` falls.
+		const nearTheCut = fc
+			.tuple(
+				fc.integer({ min: 60, max: 1_200 }),
+				// The clip note takes about 40 of `max`: the cut falls within the last 60 of it.
+				fc.integer({ min: 0, max: 60 }),
+				surrogatePieces.filter((pieces) => pieces.length > 0),
+			)
+			.map(([max, before, pieces]): [string, number] => [
+				`${'z'.repeat(max - before)}${pieces.repeat(Math.ceil(200 / pieces.length))}`,
+				max,
+			]);
+		fc.assert(
+			fc.property(
+				fc.oneof(fc.tuple(text, fc.integer({ min: 60, max: 1_200 })), nearTheCut),
+				([drawn, max]) => {
+					const whole = asUtf8(scrub.text(drawn));
+					const shown = clipped(scrub, drawn, max);
+					expect(isWellFormed(shown)).toBe(true);
+					expect(shown.length).toBeLessThanOrEqual(max);
+					if (shown === whole) return;
+					expect(shown).toMatch(/…\[clipped: [\d,]+ characters in all\]$/);
+					// No pair split: the part shown is a start of the whole, pairs intact.
+					expect(whole.startsWith(shown.replace(/…\[clipped: .*$/, ''))).toBe(true);
+				},
+			),
+			{ numRuns: RUNS * 3, ...replay },
+		);
+	});
+
+	/** An error's texts: built with the service's texts clipped (errors.ts), so a few thousand. */
+	const errorText = fc.oneof(
+		fc.string({ maxLength: 40, unit: 'grapheme' }),
+		fc
+			.tuple(fc.integer({ min: 0, max: 2_000 }), surrogatePieces)
+			.map(([at, pieces]) => `${'e'.repeat(at)}${pieces.repeat(4)}`),
+	);
+
+	test('an error a model reads is well-formed, within its limit, its description too', () => {
+		fc.assert(
+			fc.property(errorText, fc.option(errorText, { nil: undefined }), (message, description) => {
+				const error = asToolError(
+					// Set after construction: NodeApiError's constructor rewrites empty texts.
+					Object.assign(new NodeApiError({ name: 'Ad Performance' } as never, {}), {
+						message,
+						description,
+					}),
+				);
+				expect(error.message.length).toBeLessThanOrEqual(MAX_TOOL_ERROR_CHARS);
+				expect(isWellFormed(error.message)).toBe(true);
+				// Only the lone halves changed.
+				expect(error.description).toBe(description === undefined ? undefined : asUtf8(description));
+			}),
+			{ numRuns: RUNS * 3, ...replay },
 		);
 	});
 

@@ -5,7 +5,9 @@
  * text or number was expected is bounded in depth, entries and characters; a list says how many
  * entries it left out; the whole answer fits MAX_TOOL_RESULT_CHARS. Errors are presented here
  * too: the message (all Agent 3.x passes on) says what went wrong, the error type, the fix and
- * whether calling again helps, in at most MAX_TOOL_ERROR_CHARS.
+ * whether calling again helps, in at most MAX_TOOL_ERROR_CHARS. Every text a model receives,
+ * answer or error, is well-formed Unicode (wellFormed): a lone half of a surrogate pair is
+ * replaced, and no cut splits a pair.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -14,6 +16,19 @@ import { cut, type Redactor } from '../redaction';
 
 export const MAX_TOOL_RESULT_CHARS = 12_000;
 export const MAX_TOOL_ERROR_CHARS = 400;
+
+/** A half of a surrogate pair without its other half. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * `text` as well-formed Unicode: each lone half of a surrogate pair (a JSON `\ud800` escape in
+ * a name, a title, a message of the service gives one) becomes U+FFFD. A lone half is no
+ * character: a model's API or an MCP client may refuse the whole answer for it. U+FFFD is one
+ * unit for one, so lengths (and what a clip note says) do not change.
+ */
+export function wellFormed(text: string): string {
+	return text.replace(LONE_SURROGATE, '\uFFFD');
+}
 
 interface ErrorLike {
 	message?: unknown;
@@ -48,14 +63,18 @@ export function toolErrorMessage(error: ErrorLike): string {
 	const head = `${what}${typePart}`;
 	const room = MAX_TOOL_ERROR_CHARS - head.length - retry.length;
 	const fixPart = fix && room > 10 ? cut(` Fix: ${fix}`, room) : '';
-	return cut(`${head}${fixPart}${retry}`, MAX_TOOL_ERROR_CHARS);
+	return wellFormed(cut(`${head}${fixPart}${retry}`, MAX_TOOL_ERROR_CHARS));
 }
 
-/** Rewrites an error's message for a model, in place; keeps everything else. */
+/**
+ * Rewrites an error for a model, in place: its message, and its description well-formed (under
+ * Continue On Fail a tool's item carries it as `errorDescription`); keeps everything else.
+ */
 export function asToolError<E>(error: E): E {
 	if (error && typeof error === 'object') {
 		const target = error as unknown as ErrorLike & { message: string };
 		target.message = toolErrorMessage(target);
+		if (typeof target.description === 'string') target.description = wellFormed(target.description);
 	}
 	return error;
 }
@@ -80,7 +99,8 @@ const CLIP_NOTE = /…\[clipped: ([\d,]+) characters in all\]$/;
 /** A text of the service, scrubbed whole, then within `max` characters saying how long it was. */
 export function clipped(scrub: Scrub, text: string, max: number): string {
 	// Scrubbed before anything is cut: a cut could leave a part of a secret no longer recognised.
-	const whole = scrub.clip(text, Infinity);
+	// Every text of an answer, and every name in it, passes here (bounded, presented).
+	const whole = wellFormed(scrub.clip(text, Infinity));
 	if (whole.length <= max) return whole;
 	const earlier = CLIP_NOTE.exec(whole);
 	const note = `…[clipped: ${earlier?.[1] ?? thousands(whole.length)} characters in all]`;

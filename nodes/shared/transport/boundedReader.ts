@@ -342,3 +342,49 @@ export function boundedStream(body: unknown, bounds: ReadBounds): unknown {
 	});
 	return stream;
 }
+
+/**
+ * The first `bytes` of a body (all of it, if shorter) and the body again, whole, to be read as it
+ * would have been: a file is judged by how it begins before it is stored. A stream's head is read
+ * within the stream's own bounds (what stops it is thrown here, or later by the body handed on);
+ * bytes already in memory are their own head.
+ */
+export async function peekBody(
+	body: unknown,
+	bytes: number,
+): Promise<{ head: Buffer; body: unknown }> {
+	if (!isAsyncIterable(body)) return { head: bytesOf(body).subarray(0, bytes), body };
+	const chunks = body[Symbol.asyncIterator]();
+	const read: Buffer[] = [];
+	let length = 0;
+	let ended = false;
+	while (length < bytes && !ended) {
+		const next = await chunks.next();
+		ended = next.done === true;
+		if (!ended) {
+			read.push(bytesOf(next.value));
+			length += read[read.length - 1].length;
+		}
+	}
+	async function* whole(): AsyncGenerator<Buffer> {
+		let finished = ended;
+		try {
+			yield* read;
+			while (!finished) {
+				const next = await chunks.next();
+				finished = next.done === true;
+				if (!finished) yield bytesOf(next.value);
+			}
+		} finally {
+			// Left before its end (the store failed): the body is let go of, its connection freed.
+			if (!finished) await chunks.return?.();
+		}
+	}
+	const head = Buffer.concat(read).subarray(0, bytes);
+	const Readable = readableClassOf(body);
+	if (!Readable) return { head, body: whole() };
+	const stream = Readable.from(whole(), { objectMode: false });
+	// A stream destroyed before its first read never runs the generator's clean-up.
+	stream.once('close', () => discardBody(body));
+	return { head, body: stream };
+}

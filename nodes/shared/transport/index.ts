@@ -22,5 +22,5 @@ export {
 export { failedAttempt, type Attempt } from './attempts';
 export { decide } from './retry';
 export { type RequestContext } from './exchange';
-export { isAnswerTimedOut, isAnswerTooLarge } from './boundedReader';
+export { isAnswerTimedOut, isAnswerTooLarge, peekBody } from './boundedReader';
 export { CLOCK_SKEW_MARGIN_MS } from './serviceClock';

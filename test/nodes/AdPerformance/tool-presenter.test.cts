@@ -171,3 +171,28 @@ test.each([
 		expect(apiRequests(service)).toHaveLength(0);
 	},
 );
+
+test('lone halves of surrogate pairs in a name and in an error message: the model reads U+FFFD in their place', async () => {
+	const [account] = service.fake.accounts();
+	// The fake's JSON carries each lone half as an escape (`\ud83d`), as any JSON text can.
+	const [campaign] = service.fake.addCampaigns(account.id, 1, {
+		name: 'Sale \uD83D ends \uDE00 today 😀',
+	});
+	const get = { resource: 'campaign', operation: 'get' };
+	const answer = answerOf(await callTool(service, get, { campaignId: campaign.id }));
+	expect(answer.name).toBe('Sale \uFFFD ends \uFFFD today 😀');
+
+	service.fake.intercept({
+		method: 'GET',
+		pathPrefix: '/v1/campaigns/',
+		respond: () => ({
+			status: 400,
+			json: { error: { type: 'odd_error', message: 'No campaign \uDBFF\uDBFF here 😀' } },
+		}),
+	});
+	const message = String(
+		(await callTool(service, get, { campaignId: campaign.id })).error?.message,
+	);
+	expect(message).toMatch(/^No campaign \uFFFD\uFFFD here 😀/);
+	expect(Buffer.from(message, 'utf8').toString('utf8')).toBe(message);
+});
