@@ -28,13 +28,12 @@ export default tseslint.config(
 	{
 		// The examples' logic (examples/src), written into n8n's Code nodes: a library is plain
 		// declarations (the ones before it in a node's `// @uses` line are in scope), a node's
-		// source is the body of the Code node (a top-level return; n8n's globals).
+		// source is the body of the Code node inside `function code() { … }` (n8n's globals).
 		files: ['examples/src/**/*.js'],
 		extends: [js.configs.recommended],
 		languageOptions: {
 			sourceType: 'script',
 			ecmaVersion: 2022,
-			parserOptions: { ecmaFeatures: { globalReturn: true } },
 			globals: {
 				...globals.es2021,
 				$: 'readonly',
@@ -68,6 +67,7 @@ export default tseslint.config(
 		rules: {
 			'no-control-regex': 'off',
 			'no-redeclare': 'off',
+			// a library's declarations and a node's `code` are used where the generator puts them
 			'no-unused-vars': ['error', { vars: 'local' }],
 		},
 	},

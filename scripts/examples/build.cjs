@@ -112,15 +112,20 @@ const SENDING_NODES = [
 function nodeCode(source, constants = {}) {
 	let own = fs.readFileSync(path.join(SOURCES, 'nodes', source), 'utf8');
 	for (const [name, value] of Object.entries(constants)) {
-		const line = new RegExp(`^const ${name} = [^;]*; // @constant`, 'm');
+		const line = new RegExp(`^(\\t*)const ${name} = [^;]*; // @constant`, 'm');
 		if (!line.test(own)) throw new Error(`${source}: no line "const ${name} = …; // @constant"`);
-		own = own.replace(line, `const ${name} = ${JSON.stringify(value)}; // @constant`);
+		own = own.replace(line, `$1const ${name} = ${JSON.stringify(value)}; // @constant`);
 	}
 	const uses = /^\/\/ @uses ((?:\w+ ?)+)\n/.exec(own);
 	const libs = (uses ? uses[1].trim().split(' ') : []).map((lib) =>
 		fs.readFileSync(path.join(SOURCES, 'lib', `${lib}.js`), 'utf8').trimEnd(),
 	);
-	const body = uses ? own.slice(uses[0].length) : own;
+	// The source wraps the Code node's body in `function code() { … }` (a top-level return does not
+	// parse as a module, and n8n's lint reads every .js file); the node gets the body, one tab less.
+	const rest = uses ? own.slice(uses[0].length) : own;
+	const wrapped = /^function code\(\) \{\n([\s\S]*)\n\}\n*$/m.exec(rest);
+	if (!wrapped) throw new Error(`${source}: the body must be inside "function code() {" … "}" at the end`);
+	const body = rest.slice(0, wrapped.index) + wrapped[1].replace(/^\t/gm, '');
 	const from = [
 		`examples/src/nodes/${source}`,
 		...(uses

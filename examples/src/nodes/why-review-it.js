@@ -4,76 +4,78 @@
 // and the request the account manager gets ("Send it for review" → weekly-report-review.json).
 // n8n's Send and Wait writes the request into its own HTML (or Slack's mrkdwn) as it is, after
 // decoding entities once: each medium's text is escaped for it and for that (forSendAndWait).
-const TEAM = 'team@your-agency.example';
-const who = $('Who gets what').item.json;
-const c = who.client ?? {};
-const on = !['false', '0', 'no', 'off'].includes(
-	String(c.review ?? '')
-		.trim()
-		.toLowerCase(),
-);
-const limitText = String(c.review_spend_change_pct ?? '').trim();
-const limit = figure(limitText) ?? 50;
-const risk = $json.summary?.overallRiskLevel ?? '';
-const spendNow = figure($json.summary?.totalSpend);
-const spendBefore = figure($json.change?.previous?.spend);
-const pct =
-	spendNow !== null && spendBefore !== null && spendBefore > 0
-		? ((spendNow - spendBefore) / spendBefore) * 100
-		: null;
-const reasons = [
-	['HIGH', 'CRITICAL'].includes(risk) ? `${risk.toLowerCase()} risk` : '',
-	pct !== null && Math.abs(pct) > limit
-		? `spend ${pct > 0 ? '+' : '-'}${Math.abs(pct).toFixed(0)}% from last week (limit ${limit}%)`
-		: '',
-].filter(Boolean);
-// An account manager's address that is not one address: the request goes to the team instead.
-const manager = emailAddress(c.account_manager_email);
-const reviewer = manager.address || TEAM;
-const reviewerNote = manager.reason
-	? ` (account_manager_email "${oneLine(c.account_manager_email, 80)}" ${manager.reason}: asked the team)`
-	: '';
-const reason = reasons.join(', ') + (reasons.length ? reviewerNote : '');
-const name = who.client_name;
-const account = oneLine($json.accountId, 40);
-const period = `${oneLine($json.dateRange?.from, 20)} – ${oneLine($json.dateRange?.to, 20)}`;
-const team = $json.team ?? {};
-const after = (text) => (text ? ` ${text}` : '');
-const subject = oneLine(
-	`Review before it goes: the weekly report of ${name} (${reasons.join(', ')})`,
-	250,
-);
-const text = [
-	`The weekly report of ${name} (${account}) for ${period} is held until you approve it, because of: ${reason}.`,
-	'',
-	`Spend: ${team.spend || 'in the report'}${after(team.spend_change)}`,
-	`ROAS: ${team.roas || 'in the report'}${after(team.roas_change)}`,
-	`Overall risk: ${team.risk || 'in the report'}${after(team.risk_change)}`,
-	'',
-	`Approve and send: the client (${who.to}) gets the weekly e-mail with the PDF now.`,
-	'Hold it: nothing is sent. With no answer within 24 hours it is held too. The team digest lists it either way.',
-].join('\n');
-// What each Send and Wait node sends: the e-mail's HTML (its lines kept by n8n's template), the
-// Slack message's mrkdwn, the Subject (a header: only its `&` is decoded).
-const request = {
-	subject: forSendAndWait(subject),
-	email: forSendAndWait(html(text, 5000)),
-	slack: forSendAndWait(slackLines(text, 5000)),
-	text,
-};
-return {
-	json: {
-		...$json,
-		review: {
-			needed: on && reasons.length > 0,
-			reason,
-			account_manager: reviewer,
-			client_week: `${$json.accountId}:${$json.dateRange?.from}`,
-			to: who.to,
-			cc: who.cc,
-			client_name: name,
-			request,
+function code() {
+	const TEAM = 'team@your-agency.example';
+	const who = $('Who gets what').item.json;
+	const c = who.client ?? {};
+	const on = !['false', '0', 'no', 'off'].includes(
+		String(c.review ?? '')
+			.trim()
+			.toLowerCase(),
+	);
+	const limitText = String(c.review_spend_change_pct ?? '').trim();
+	const limit = figure(limitText) ?? 50;
+	const risk = $json.summary?.overallRiskLevel ?? '';
+	const spendNow = figure($json.summary?.totalSpend);
+	const spendBefore = figure($json.change?.previous?.spend);
+	const pct =
+		spendNow !== null && spendBefore !== null && spendBefore > 0
+			? ((spendNow - spendBefore) / spendBefore) * 100
+			: null;
+	const reasons = [
+		['HIGH', 'CRITICAL'].includes(risk) ? `${risk.toLowerCase()} risk` : '',
+		pct !== null && Math.abs(pct) > limit
+			? `spend ${pct > 0 ? '+' : '-'}${Math.abs(pct).toFixed(0)}% from last week (limit ${limit}%)`
+			: '',
+	].filter(Boolean);
+	// An account manager's address that is not one address: the request goes to the team instead.
+	const manager = emailAddress(c.account_manager_email);
+	const reviewer = manager.address || TEAM;
+	const reviewerNote = manager.reason
+		? ` (account_manager_email "${oneLine(c.account_manager_email, 80)}" ${manager.reason}: asked the team)`
+		: '';
+	const reason = reasons.join(', ') + (reasons.length ? reviewerNote : '');
+	const name = who.client_name;
+	const account = oneLine($json.accountId, 40);
+	const period = `${oneLine($json.dateRange?.from, 20)} – ${oneLine($json.dateRange?.to, 20)}`;
+	const team = $json.team ?? {};
+	const after = (text) => (text ? ` ${text}` : '');
+	const subject = oneLine(
+		`Review before it goes: the weekly report of ${name} (${reasons.join(', ')})`,
+		250,
+	);
+	const text = [
+		`The weekly report of ${name} (${account}) for ${period} is held until you approve it, because of: ${reason}.`,
+		'',
+		`Spend: ${team.spend || 'in the report'}${after(team.spend_change)}`,
+		`ROAS: ${team.roas || 'in the report'}${after(team.roas_change)}`,
+		`Overall risk: ${team.risk || 'in the report'}${after(team.risk_change)}`,
+		'',
+		`Approve and send: the client (${who.to}) gets the weekly e-mail with the PDF now.`,
+		'Hold it: nothing is sent. With no answer within 24 hours it is held too. The team digest lists it either way.',
+	].join('\n');
+	// What each Send and Wait node sends: the e-mail's HTML (its lines kept by n8n's template), the
+	// Slack message's mrkdwn, the Subject (a header: only its `&` is decoded).
+	const request = {
+		subject: forSendAndWait(subject),
+		email: forSendAndWait(html(text, 5000)),
+		slack: forSendAndWait(slackLines(text, 5000)),
+		text,
+	};
+	return {
+		json: {
+			...$json,
+			review: {
+				needed: on && reasons.length > 0,
+				reason,
+				account_manager: reviewer,
+				client_week: `${$json.accountId}:${$json.dateRange?.from}`,
+				to: who.to,
+				cc: who.cc,
+				client_name: name,
+				request,
+			},
 		},
-	},
-	binary: $input.item.binary,
-};
+		binary: $input.item.binary,
+	};
+}
