@@ -63,11 +63,15 @@ function forSendAndWait(escaped) {
 	return String(escaped).replace(/&/g, '&amp;');
 }
 
-/** Slack's escaping of each line of a text of several lines. */
+/** Slack's escaping of a text of several lines: each line as it is, its control characters escaped. */
 function slackLines(value, max = MAX_VALUE) {
-	return String(value ?? '')
+	return plainText(value, max)
 		.split(/\r\n|\r|\n/)
-		.map((line) => slack(line, max))
+		.map((line) =>
+			line
+				.replace(/[\u0085\u2028\u2029]/g, ' ')
+				.replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c]),
+		)
 		.join('\n');
 }
 
