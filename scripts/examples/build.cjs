@@ -108,6 +108,19 @@ const SENDING_NODES = [
 	},
 ];
 
+/** Single parameters (by dotted path) of nodes that keep what a Code node composed. */
+const KEPT_FIELDS = [
+	// a run's digest is kept as data (headline, sections, lists), never as markup: "The day's
+	// digest" reads it back at its door and writes it out as any digest is written
+	{
+		examples: [EXACTLY_ONCE],
+		node: "Keep for the day's digest",
+		path: 'columns.value.digest',
+		value:
+			'={{ JSON.stringify({ subject: $json.subject, headline: $json.headline, sections: $json.sections, all_well: $json.all_well, sent: $json.sent, skipped: $json.skipped, failed: $json.failed, at_risk: $json.at_risk, to_reconnect: $json.to_reconnect }) }}',
+	},
+];
+
 /** The code of one Code node: its libraries, then its own source (with its example's constants). */
 function nodeCode(source, constants = {}) {
 	let own = fs.readFileSync(path.join(SOURCES, 'nodes', source), 'utf8');
@@ -124,8 +137,19 @@ function nodeCode(source, constants = {}) {
 	// parse as a module, and n8n's lint reads every .js file); the node gets the body, one tab less.
 	const rest = uses ? own.slice(uses[0].length) : own;
 	const wrapped = /^function code\(\) \{\n([\s\S]*)\n\}\n*$/m.exec(rest);
-	if (!wrapped) throw new Error(`${source}: the body must be inside "function code() {" … "}" at the end`);
+	if (!wrapped)
+		throw new Error(`${source}: the body must be inside "function code() {" … "}" at the end`);
 	const body = rest.slice(0, wrapped.index) + wrapped[1].replace(/^\t/gm, '');
+	// The libraries' names and the body's own share one scope in the Code node: a clash would
+	// stop the node with "Identifier … has already been declared" only when it runs.
+	const offered = new Set(
+		libs.flatMap((lib) => [...lib.matchAll(/^(?:function|const|let) (\w+)/gm)].map((m) => m[1])),
+	);
+	const clashes = [...wrapped[1].matchAll(/^\t(?:function|const|let) (\w+)/gm)]
+		.map((m) => m[1])
+		.filter((n) => offered.has(n));
+	if (clashes.length)
+		throw new Error(`${source}: ${clashes.join(', ')} also declared by its libraries; rename it`);
 	const from = [
 		`examples/src/nodes/${source}`,
 		...(uses
@@ -146,7 +170,9 @@ function nodeCode(source, constants = {}) {
 /** Each example as its sources make it: file name -> text. */
 function builtExamples() {
 	const out = new Map();
-	const files = new Set([...CODE_NODES, ...SENDING_NODES].flatMap((n) => n.examples));
+	const files = new Set(
+		[...CODE_NODES, ...SENDING_NODES, ...KEPT_FIELDS].flatMap((n) => n.examples),
+	);
 	for (const file of files) {
 		const text = fs.readFileSync(path.join(EXAMPLES, file), 'utf8');
 		const workflow = JSON.parse(text);
@@ -168,6 +194,12 @@ function builtExamples() {
 			const node = find(spec.node);
 			node.parameters = { ...node.parameters, ...structuredClone(spec.parameters) };
 		}
+		for (const spec of KEPT_FIELDS.filter((n) => n.examples.includes(file))) {
+			const keys = spec.path.split('.');
+			const parent = keys.slice(0, -1).reduce((o, k) => o?.[k], find(spec.node).parameters);
+			if (!parent) throw new Error(`${file}: "${spec.node}" has no ${spec.path}`);
+			parent[keys[keys.length - 1]] = spec.value;
+		}
 		out.set(file, { before: text, after: `${JSON.stringify(workflow, null, '\t')}\n` });
 	}
 	return out;
@@ -178,7 +210,14 @@ function examplesDiffering() {
 	return [...builtExamples()].filter(([, t]) => t.before !== t.after).map(([file]) => file);
 }
 
-module.exports = { CODE_NODES, SENDING_NODES, nodeCode, builtExamples, examplesDiffering };
+module.exports = {
+	CODE_NODES,
+	SENDING_NODES,
+	KEPT_FIELDS,
+	nodeCode,
+	builtExamples,
+	examplesDiffering,
+};
 
 if (require.main === module) {
 	if (process.argv.includes('--check')) {

@@ -26,13 +26,15 @@ export function exampleNode(file: string, name: string): ExampleNode {
 }
 
 /**
- * One step of a chain: fixed items standing in for a node, an example's Code node, or a node of
- * the example that this run does not reach (`idle`: in the workflow, never executed).
+ * One step of a chain: fixed items standing in for a node, an example's Code node, field
+ * expressions of an example's node (`assign`), or a node of the example that this run does not
+ * reach (`idle`: in the workflow, never executed).
  */
 export type Step =
 	| { name: string; items: IDataObject[] }
 	| { name: string; code: string }
-	| { name: string; idle: true };
+	| { name: string; idle: true }
+	| { name: string; assign: Record<string, string> };
 
 /** Runs the steps in order (each item paired with the first of the step before) and returns every step's output. */
 export async function runSteps(
@@ -63,11 +65,31 @@ export async function runSteps(
 							type: 'test.code',
 							parameters: exampleNode(file, step.code).parameters,
 						}
-					: { name: step.name, type: 'test.setItems', parameters: { items: [] } },
+					: 'assign' in step
+						? {
+								// a node's field expressions, evaluated by n8n's expression engine as a Set node does
+								name: step.name,
+								type: 'test.assignments',
+								parameters: {
+									assignments: {
+										assignments: Object.entries(step.assign).map(([name, value]) => ({
+											name,
+											value,
+											type: 'string',
+										})),
+									},
+									includeOtherFields: false,
+								},
+							}
+						: { name: step.name, type: 'test.setItems', parameters: { items: [] } },
 		),
 		connections,
 	});
-	if (result.error) throw result.error;
+	if (result.error)
+		throw new Error(
+			`${result.error.node?.name ?? 'a node'} failed: ${result.error.message}${result.error.description ? ` (${result.error.description})` : ''}`,
+			{ cause: result.error },
+		);
 	return Object.fromEntries(
 		Object.entries(result.nodes).map(([name, r]) => [name, r.items.map((item) => item.json)]),
 	);

@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import type { IDataObject } from 'n8n-workflow';
 
 import {
+	exampleNode,
 	headerProblems,
 	htmlProblems,
 	htmlText,
@@ -27,6 +28,14 @@ jest.setTimeout(Math.max(60_000, RUNS * 2_000));
 
 const DIRECTORY = 'weekly-client-report-email-directory.json';
 const EXACTLY_ONCE = 'weekly-client-report-email-exactly-once.json';
+// how "Keep for the day's digest" keeps a run's digest: its expression, as the example has it
+const KEEP_DIGEST = String(
+	(
+		exampleNode(EXACTLY_ONCE, "Keep for the day's digest").parameters.columns as IDataObject & {
+			value: IDataObject;
+		}
+	).value.digest,
+);
 
 // --- what is drawn ---
 const TRICKY = [
@@ -398,47 +407,7 @@ describe.each([DIRECTORY, EXACTLY_ONCE])('%s', (file) => {
 						composed.push(out['Compare with last week'][0]);
 					}
 					const sent = drawn.flatMap(([, , wasSent], i) => (wasSent ? [i] : []));
-					const SENT = file === DIRECTORY ? 'What was sent' : 'Record the e-mail';
-					const steps: Step[] = [
-						{ name: 'Client directory', items: whos.map((w) => (w.client ?? {}) as IDataObject) },
-						{ name: 'Who gets what', items: whos },
-						{
-							name: SENT,
-							items: sent.map((i) => ({
-								client_name: whos[i].client_name,
-								account_id: `act_${i}`,
-								report_id: `rpt_${i}`,
-								client_week: `act_${i}:${String((composed[i].dateRange as IDataObject).from)}`,
-							})),
-						},
-						{
-							name: 'Run summary',
-							items: [
-								{
-									sent: [],
-									skipped: whos
-										.filter((w) => w.skip_reason)
-										.map((w) => ({
-											client_name: w.client_name,
-											account_id: w.account_id,
-											reason: w.skip_reason,
-										})),
-								},
-							],
-						},
-						{ name: 'Compare with last week', items: composed },
-						{
-							name: 'All ad accounts',
-							items: accounts.map(([name, status], i) => ({
-								name,
-								platformAccountId: `act_9${i}`,
-								connectionStatus: status,
-							})),
-						},
-						{ name: 'Compose the team digest', code: 'Compose the team digest' },
-						{ name: 'Could not generate', idle: true },
-						{ name: 'Report failed or timed out', idle: true },
-					];
+					const steps = digestSteps(file, whos, composed, sent, accounts);
 					if (file === DIRECTORY)
 						steps.push(
 							{
@@ -504,6 +473,57 @@ describe.each([DIRECTORY, EXACTLY_ONCE])('%s', (file) => {
 	});
 });
 
+/** The steps of a run's team digest: the clients of this run (as "Who gets what" and "Compare with last week" gave them), the ones e-mailed, the accounts. */
+function digestSteps(
+	file: string,
+	whos: IDataObject[],
+	composed: IDataObject[],
+	sent: number[],
+	accounts: Array<[string, string]>,
+): Step[] {
+	const SENT = file === DIRECTORY ? 'What was sent' : 'Record the e-mail';
+	return [
+		{ name: 'Client directory', items: whos.map((w) => (w.client ?? {}) as IDataObject) },
+		{ name: 'Who gets what', items: whos },
+		{
+			name: SENT,
+			items: sent.map((i) => ({
+				client_name: whos[i].client_name,
+				account_id: `act_${i}`,
+				report_id: `rpt_${i}`,
+				client_week: `act_${i}:${String((composed[i].dateRange as IDataObject).from)}`,
+			})),
+		},
+		{
+			name: 'Run summary',
+			items: [
+				{
+					sent: [],
+					skipped: whos
+						.filter((w) => w.skip_reason)
+						.map((w) => ({
+							client_name: w.client_name,
+							account_id: w.account_id,
+							reason: w.skip_reason,
+						})),
+				},
+			],
+		},
+		{ name: 'Compare with last week', items: composed },
+		{
+			name: 'All ad accounts',
+			items: accounts.map(([name, status], i) => ({
+				name,
+				platformAccountId: `act_9${i}`,
+				connectionStatus: status,
+			})),
+		},
+		{ name: 'Compose the team digest', code: 'Compose the team digest' },
+		{ name: 'Could not generate', idle: true },
+		{ name: 'Report failed or timed out', idle: true },
+	];
+}
+
 /** A name the test expects to read back unchanged: printable, one line, at most 500 characters. */
 function isPrintableName(s: unknown): s is string {
 	return (
@@ -515,6 +535,106 @@ function isPrintableName(s: unknown): s is string {
 		isWellFormed(s)
 	);
 }
+
+test("exactly-once: the day's digest writes every kept run's digest out again from data, whatever the table holds", async () => {
+	const run = fc.tuple(client, report, fc.oneof(readable, hostile));
+	const junk = fc.oneof(
+		fc.constantFrom(
+			'not json',
+			'{"html":"<script>x</script>","text":"t"}',
+			'{"sections":"x"}',
+			'null',
+			'[]',
+		),
+		fc.string({ unit: 'binary', maxLength: 30 }),
+		fc
+			.record({
+				headline: hostile,
+				sections: fc.array(
+					fc.record({ key: hostile, title: hostile, lines: fc.array(hostile, { maxLength: 2 }) }),
+					{ maxLength: 2 },
+				),
+			})
+			.map((d) => JSON.stringify(d)),
+	);
+	await fc.assert(
+		fc.asyncProperty(
+			fc.array(run, { minLength: 1, maxLength: 3 }),
+			fc.array(junk, { maxLength: 2 }),
+			fc.constantFrom('UTC', 'Australia/Sydney', 'America/New_York'),
+			async (runs, junkRows, zone) => {
+				const kept: IDataObject[] = [];
+				for (const [i, [c, r, account]] of runs.entries()) {
+					const out = await runSteps(
+						EXACTLY_ONCE,
+						clientSteps(
+							EXACTLY_ONCE,
+							{ ...c, name: `[#${i}] ${c.name}` },
+							r,
+							[],
+							`act_${i}`,
+							`rpt_${i}`,
+						),
+					);
+					const whos = out['Who gets what'];
+					const digest = await runSteps(EXACTLY_ONCE, [
+						...digestSteps(
+							EXACTLY_ONCE,
+							whos,
+							out['Compare with last week'],
+							[0],
+							[[account, 'token_expired']],
+						),
+						{ name: 'Keep', assign: { digest: KEEP_DIGEST } },
+					]);
+					kept.push({
+						digest_execution: 'pending',
+						digest_day: '',
+						run_at: new Date(Date.UTC(2026, 10, 23, 1 + i)).toISOString(),
+						digest: digest.Keep[0].digest,
+					});
+				}
+				const rows = [
+					...kept,
+					...junkRows.map((digest, i) => ({
+						digest_execution: 'pending',
+						digest_day: '',
+						run_at: `2026-11-23T0${5 + i}:00:00Z`,
+						digest,
+					})),
+				];
+				const out = await runSteps(EXACTLY_ONCE, [
+					{
+						name: 'What time is it',
+						items: [{ now: '2026-11-23T09:00:00Z', agency_zone: zone, by_hand: false }],
+					},
+					{ name: "Client's own week", items: [{ later_today: false }] },
+					{ name: 'Compose the team digest', items: [{}] },
+					{ name: "Parts of the day's digest", items: rows },
+					{ name: "The day's digest", code: "The day's digest" },
+				]);
+				const day = out["The day's digest"][0];
+				const [htmlBody, text, slackBody, subject] = ['html', 'text', 'slack_text', 'subject'].map(
+					(k) => String(day[k]),
+				);
+				expect(htmlProblems(htmlBody)).toEqual([]);
+				expect(slackProblems(slackBody)).toEqual([]);
+				expect(headerProblems(subject)).toEqual([]);
+				expect(isWellFormed(text)).toBe(true);
+				// every kept run is in it, and every client e-mailed by one, by name
+				for (const [i, [c]] of runs.entries()) {
+					const name = `[#${i}] ${c.name}`;
+					if (isPrintableName(name)) {
+						expect(text).toContain(name);
+						expect(htmlText(htmlBody)).toContain(name);
+						expect(slackText(slackBody)).toContain(name);
+					}
+				}
+			},
+		),
+		{ numRuns: Math.max(5, Math.round(RUNS / 2)) },
+	);
+});
 
 describe('the other examples', () => {
 	const account = fc.record({

@@ -1,4 +1,4 @@
-// @uses text digest
+// @uses text money digest
 // The reviews of the last 7 days (data table weekly_report_reviews, one row per client and week),
 // added to the digest composed above. Each client and week is in one state, whatever the order of
 // runs and reviews: a week this run e-mailed is "sent" (listed under Sent above), and a review
@@ -52,9 +52,9 @@ function code() {
 			),
 		};
 	}).filter((s) => s.lines.length);
-	const count = (...states) => reviews.filter((r) => states.includes(r.state)).length;
-	const waiting = count('waiting');
-	const held = count('held: declined', 'held: no answer');
+	const countOf = (...states) => reviews.filter((r) => states.includes(r.state)).length;
+	const waiting = countOf('waiting');
+	const held = countOf('held: declined', 'held: no answer');
 
 	const superseded = new Set(
 		reviews.filter((r) => r.state === 'superseded').map((r) => r.row.client_week),

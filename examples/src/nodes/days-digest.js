@@ -1,4 +1,4 @@
-// @uses text
+// @uses text money digest
 // The team digest goes out once per agency day (the workflow's time zone): from the last run of
 // the day that e-mails clients, with every run's digest since the last one ("Keep for the day's
 // digest" keeps each run's in the data table `weekly_report_digests`). A run by hand (Execute
@@ -8,7 +8,7 @@ function code() {
 	const mine = $('Compose the team digest').first().json;
 	if (when.by_hand) return [{ json: { ...mine, mark: 'none', digest_day: '' } }];
 
-	const day = DateTime.fromISO(when.now, { setZone: true })
+	const agencyDay = DateTime.fromISO(when.now, { setZone: true })
 		.setZone(when.agency_zone)
 		.toFormat('yyyy-MM-dd');
 	const rows = $input
@@ -17,7 +17,8 @@ function code() {
 		.filter((row) => row.digest_execution);
 	// Held: today's digest has gone out (what comes later goes into the next one), or a client's
 	// send time comes later today (its run sends the digest).
-	if (rows.some((row) => row.digest_day === day && row.digest_execution !== 'pending')) return [];
+	if (rows.some((row) => row.digest_day === agencyDay && row.digest_execution !== 'pending'))
+		return [];
 	if (
 		$("Client's own week")
 			.all()
@@ -28,20 +29,37 @@ function code() {
 	const parts = rows
 		.filter((row) => row.digest_execution === 'pending')
 		.sort((a, b) => String(a.run_at).localeCompare(String(b.run_at)))
-		// a stored part that does not read back as a digest is left out, not sent as it is
+		// Each stored part is data (a digest's headline, sections and lists), read at this door and
+		// written out here as any digest is; one that does not read back as a digest is left out.
 		.flatMap((row) => {
+			let stored;
 			try {
-				const part = JSON.parse(row.digest);
-				return part && typeof part.html === 'string' && typeof part.text === 'string'
-					? [{ at: row.run_at, ...part }]
-					: [];
+				stored = JSON.parse(row.digest);
 			} catch {
 				return [];
 			}
+			const digest = storedDigest(stored);
+			if (!digest) return [];
+			const list = (key) => (Array.isArray(stored[key]) ? stored[key] : []);
+			return [
+				{
+					at: String(row.run_at ?? ''),
+					...renderDigest(digest),
+					subject: oneLine(stored.subject, 250),
+					headline: digest.headline,
+					sections: digest.sections,
+					all_well: digest.allWell,
+					sent: list('sent').map((name) => oneLine(name)),
+					skipped: list('skipped'),
+					failed: list('failed'),
+					at_risk: list('at_risk'),
+					to_reconnect: list('to_reconnect'),
+				},
+			];
 		});
 	if (parts.length === 0) return [];
 	if (parts.length === 1)
-		return [{ json: { ...parts[0], mark: 'pending', digest_day: day, runs: 1 } }];
+		return [{ json: { ...parts[0], mark: 'pending', digest_day: agencyDay, runs: 1 } }];
 
 	// Several runs since the last digest (clients in other time zones): one message with each run's.
 	const all = (key) => parts.flatMap((p) => p[key] ?? []);
@@ -54,8 +72,13 @@ function code() {
 	];
 	const allWell = parts.every((p) => p.all_well);
 	const at = (iso) =>
-		DateTime.fromISO(iso, { setZone: true }).setZone(when.agency_zone).toFormat('ccc d LLL, HH:mm');
-	const subject = `Weekly client reports, ${day}: ${[
+		oneLine(
+			DateTime.fromISO(iso, { setZone: true })
+				.setZone(when.agency_zone)
+				.toFormat('ccc d LLL, HH:mm'),
+			40,
+		);
+	const subject = `Weekly client reports, ${agencyDay}: ${[
 		failed.length && `${failed.length} failed`,
 		atRisk.length && `${atRisk.length} at high risk`,
 		toReconnect.length && `${toReconnect.length} to reconnect`,
@@ -63,10 +86,9 @@ function code() {
 	]
 		.filter(Boolean)
 		.join(', ')}${allWell ? ', all well' : ''}`;
-	// Each part's text, HTML and Slack text were escaped when its run composed them; the names
-	// joined here are escaped here.
-	const LINE = 100000;
-	const headline = `${sent.length} sent in ${parts.length} runs since the last digest (clients in their own time zones): ${sent.map((name) => oneLine(name)).join(', ') || 'none'}.`;
+	// Each part was written out above; the names joined here are escaped here.
+	const LINE = DIGEST_LINE;
+	const headline = `${sent.length} sent in ${parts.length} runs since the last digest (clients in their own time zones): ${sent.join(', ') || 'none'}.`;
 	const text = [headline, ...parts.map((p) => `\n=== Run of ${at(p.at)} ===\n${p.text}`)].join(
 		'\n',
 	);
@@ -97,7 +119,7 @@ function code() {
 				at_risk: atRisk,
 				to_reconnect: toReconnect,
 				mark: 'pending',
-				digest_day: day,
+				digest_day: agencyDay,
 				runs: parts.length,
 			},
 		},

@@ -85,7 +85,6 @@ function code() {
 
 	// The portfolio: one line per client reported this run, its ROAS week by week (the trend of
 	// "Compare with last week", oldest first), the change from the week before, and its risk.
-	const RISK_COLOURS = { LOW: '#2f855a', MEDIUM: '#b7791f', HIGH: '#c53030', CRITICAL: '#c53030' };
 	const portfolio = reports.map((r) => {
 		const weeks = (r.trend?.weeks ?? []).filter((w) => w.roas !== null && w.roas !== undefined);
 		const [before, now] = weeks.slice(-2);
@@ -103,17 +102,6 @@ function code() {
 	});
 	const portfolioLine = (p) =>
 		`${p.client_name}: ROAS ${p.roas_weeks.length > 1 ? `${p.roas_weeks.map((w) => w.text).join(' → ')} ${p.arrow}` : `${p.roas || '–'} (first report)`} · spend ${p.spend || '–'} · risk ${p.risk || '–'}`;
-	// A row of small bars per client, as table cells with inline styles (no image, no SVG).
-	const sparkline = (p) => {
-		const top = Math.max(0, ...p.roas_weeks.map((w) => w.roas));
-		if (p.roas_weeks.length < 2 || top <= 0) return '';
-		const bars = p.roas_weeks.map((w, i) => {
-			const height = Math.max(2, Math.round((w.roas / top) * 24));
-			const colour = i === p.roas_weeks.length - 1 ? '#2f855a' : '#9ae6b4';
-			return `<td valign="bottom" style="padding:0 1px 0 0"><table role="presentation" cellpadding="0" cellspacing="0" border="0"><tr><td class="spark" width="7" height="${height}" bgcolor="${colour}" style="width:7px;height:${height}px;background-color:${colour};font-size:1px;line-height:1px;mso-line-height-rule:exactly">&nbsp;</td></tr></table></td>`;
-		});
-		return `<table role="presentation" cellpadding="0" cellspacing="0" border="0" style="height:24px"><tr>${bars.join('')}</tr></table>`;
-	};
 
 	const range = reports[0]?.dateRange;
 	const week = range ? ` ${oneLine(range.from, 20)} – ${oneLine(range.to, 20)}` : '';
@@ -144,20 +132,14 @@ function code() {
 					`${r.client_name}: ${r.risk} ${r.risk_change} · spend ${r.spend} ${r.spend_change} · ROAS ${r.roas} ${r.roas_change}`,
 			),
 		});
-	if (portfolio.length) {
-		const cell = 'padding:4px 8px;border-bottom:1px solid #e4e7eb;';
+	if (portfolio.length)
 		sections.push({
 			key: 'portfolio',
 			title: `Portfolio: ROAS week by week (${portfolio.length})`,
 			lines: portfolio.map(portfolioLine),
-			html: `<table role="presentation" class="portfolio" cellpadding="0" cellspacing="0" border="0" style="border-collapse:collapse;font-size:13px;width:100%;max-width:600px">${portfolio
-				.map(
-					(p) =>
-						`<tr><td style="${cell}font-weight:bold">${html(p.client_name)}</td><td style="${cell}">${sparkline(p)}</td><td style="${cell}text-align:right;white-space:nowrap">ROAS ${html(p.roas || '–')} ${html(p.arrow)}</td><td style="${cell}text-align:right;white-space:nowrap">${html(p.spend || '–')}</td><td style="${cell}font-weight:bold;color:${RISK_COLOURS[p.risk] ?? '#52606d'}">${html(p.risk || '–')}</td></tr>`,
-				)
-				.join('')}</table>`,
+			portfolio,
 		});
-	}
+
 	if (toReconnect.length)
 		sections.push({
 			key: 'reconnect',
