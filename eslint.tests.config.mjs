@@ -64,6 +64,7 @@ export default tseslint.config(
 						'portfolioHtml',
 						'sparkline',
 						'RISK_COLOURS',
+						'TEAM_LOCALE',
 					].map((name) => [name, 'readonly']),
 				),
 			},

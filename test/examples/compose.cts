@@ -136,7 +136,7 @@ export function htmlProblems(html: string): string[] {
 		for (const [, attr] of m[2].matchAll(/([a-z-]+)="/g))
 			if (!ATTRIBUTES.has(attr)) problems.push(`attribute ${attr} in ${tag.slice(0, 60)}`);
 	}
-	if (/&(?!(amp|lt|gt|quot|#39|nbsp);)/.test(html))
+	if (/&(?!(amp|lt|gt|quot|#39|#92|nbsp);)/.test(html))
 		problems.push('a raw & (not an entity the templates write)');
 	if (Buffer.byteLength(html) > 100 * 1024)
 		problems.push(`${Buffer.byteLength(html)} bytes, over 100 KB`);
@@ -149,9 +149,9 @@ export function htmlText(html: string): string {
 	return html
 		.replace(/<[^>]*>/g, ' ')
 		.replace(
-			/&(amp|lt|gt|quot|#39|nbsp);/g,
+			/&(amp|lt|gt|quot|#39|#92|nbsp);/g,
 			(_m, e: string) =>
-				({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", nbsp: ' ' })[e] ?? '',
+				({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", '#92': '\\', nbsp: ' ' })[e] ?? '',
 		);
 }
 
@@ -165,9 +165,11 @@ export function slackProblems(text: string): string[] {
 	return problems;
 }
 
-/** Slack's mrkdwn read back as text. */
+/** Slack's mrkdwn read back as text (a word joiner, which shows as nothing, dropped). */
 export const slackText = (text: string) =>
-	text.replace(/&(amp|lt|gt);/g, (_m, e: string) => ({ amp: '&', lt: '<', gt: '>' })[e] ?? '');
+	text
+		.replace(/\u2060/g, '')
+		.replace(/&(amp|lt|gt);/g, (_m, e: string) => ({ amp: '&', lt: '<', gt: '>' })[e] ?? '');
 
 /** A header's problems: a line break of any kind, a lone surrogate, over 998 characters. */
 export function headerProblems(value: string): string[] {
@@ -187,13 +189,11 @@ export const isWellFormed = (s: string) =>
  * 2.41.1): five entities decoded once, `<br>` read as a line break. Its e-mail then puts the message
  * into `<p style="white-space: pre-line;">…</p>` as it is; Slack 2.3 sends it as mrkdwn.
  */
-export function sendAndWaitDecode(text: string): string {
-	return text
-		.trim()
-		.replace(
-			/&amp;|&lt;|&gt;|&#39;|&quot;/g,
-			(m) => ({ '&amp;': '&', '&lt;': '<', '&gt;': '>', '&#39;': "'", '&quot;': '"' })[m] ?? m,
-		)
-		.replace(/\\n/g, '\n')
-		.replace(/<br>/g, '\n');
+export function sendAndWaitDecode(text: string, part: 'message' | 'subject' = 'message'): string {
+	const decoded = text.replace(
+		/&amp;|&lt;|&gt;|&#39;|&quot;/g,
+		(m) => ({ '&amp;': '&', '&lt;': '<', '&gt;': '>', '&#39;': "'", '&quot;': '"' })[m] ?? m,
+	);
+	// only the message: trimmed, and `\n` and `<br>` read as line breaks
+	return part === 'subject' ? decoded : decoded.trim().replace(/\\n/g, '\n').replace(/<br>/g, '\n');
 }

@@ -60,6 +60,7 @@ const TRICKY = [
 	"{{ $json.secret }} ${'x'}",
 	'עברית مرحبا ١٢٣',
 	'\u0000\u0007\u001b[31m\u007f\u0085',
+	'C:\\new\\name \\n \\\\n',
 	'x'.repeat(5000),
 ];
 const hostile = fc.oneof(
@@ -340,7 +341,7 @@ describe.each([DIRECTORY, EXACTLY_ONCE])('%s', (file) => {
 						// as n8n's Send and Wait writes it: the e-mail's HTML, the Slack text, the Subject
 						const emailed = `<p style="white-space: pre-line;">${sendAndWaitDecode(review.request.email)}</p>`;
 						const slacked = sendAndWaitDecode(review.request.slack);
-						const subject = sendAndWaitDecode(review.request.subject);
+						const subject = sendAndWaitDecode(review.request.subject, 'subject');
 						expect(htmlProblems(emailed)).toEqual([]);
 						expect(slackProblems(slacked)).toEqual([]);
 						expect(headerProblems(subject)).toEqual([]);

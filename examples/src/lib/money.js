@@ -3,6 +3,9 @@
 // (one currency per e-mail); what the team reads can mix clients' currencies, so it names the
 // currency by its code ("AUD 1,665.74" beside "USD 3,934.59").
 
+/** How what the team reads (the digest, review requests, Slack) writes figures: one locale for every client. */
+const TEAM_LOCALE = 'en-US';
+
 /** The locale the directory asks for when Intl knows it, else en-US. */
 function localeOf(asked) {
 	const text = String(asked ?? '').trim();

@@ -54,13 +54,23 @@ function oneLine(value, max = MAX_VALUE) {
 }
 
 /**
- * For n8n's Send and Wait (Send Email and Slack, every n8n version we test): it decodes `&amp;`,
- * `&lt;`, `&gt;`, `&quot;` and `&#39;` once in its message and subject, then writes the message
- * into its HTML e-mail (or Slack's mrkdwn) as it is. So a text escaped for its medium has its `&`
- * escaped once more here, and what n8n decodes is the escaped text.
+ * For n8n's Send and Wait (Send Email and Slack; the same in 1.85.3, 1.123.81 and 2.41.1): it
+ * decodes `&amp;`, `&lt;`, `&gt;`, `&quot;` and `&#39;` once in its message and subject, turns
+ * the two characters `\n` into a line break, then writes the message into its HTML e-mail (or
+ * Slack's mrkdwn) as it is. So a text escaped for its medium has its `&` escaped once more here,
+ * and a backslash before an `n` is kept from n8n: in HTML as the entity `&#92;`, in Slack (which
+ * has no entity for it) with a word joiner (U+2060, not shown) between the two.
  */
-function forSendAndWait(escaped) {
-	return String(escaped).replace(/&/g, '&amp;');
+function forSendAndWait(escaped, medium = 'html') {
+	const text = String(escaped);
+	// (a subject's `\n` stays as it is: n8n turns only the message's into a line break)
+	const kept =
+		medium === 'html'
+			? text.replace(/\\/g, '&#92;')
+			: medium === 'slack'
+				? text.replace(/\\(?=n)/g, '\\\u2060')
+				: text;
+	return kept.replace(/&/g, '&amp;');
 }
 
 /** Slack's escaping of a text of several lines: each line as it is, its control characters escaped. */

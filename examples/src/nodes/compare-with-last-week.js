@@ -5,7 +5,6 @@
 // the client's locale and the account's currency. Every value from outside is escaped for where
 // it is written; the e-mail nodes only send what this composes.
 function code() {
-	const TEAM_LOCALE = 'en-US'; // how the team's digest and review requests write figures
 	const who = $('Who gets what').item.json;
 	const locale = who.locale || 'en-US';
 	const currency = who.currency;

@@ -97,7 +97,12 @@ function code() {
 			spend: r.team?.spend ?? '',
 			roas: r.team?.roas ?? '',
 			arrow,
-			roas_weeks: weeks.map((w) => ({ from: w.from, roas: w.roas, text: w.roas_text })),
+			// the team's figures: one locale for every client (the trend's texts are the client's)
+			roas_weeks: weeks.map((w) => ({
+				from: w.from,
+				roas: w.roas,
+				text: `${ratio(w.roas, TEAM_LOCALE)}×`,
+			})),
 		};
 	});
 	const portfolioLine = (p) =>

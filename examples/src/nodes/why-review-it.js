@@ -57,9 +57,9 @@ function code() {
 	// What each Send and Wait node sends: the e-mail's HTML (its lines kept by n8n's template), the
 	// Slack message's mrkdwn, the Subject (a header: only its `&` is decoded).
 	const request = {
-		subject: forSendAndWait(subject),
+		subject: forSendAndWait(subject, 'header'),
 		email: forSendAndWait(html(text, 5000)),
-		slack: forSendAndWait(slackLines(text, 5000)),
+		slack: forSendAndWait(slackLines(text, 5000), 'slack'),
 		text,
 	};
 	return {
