@@ -80,6 +80,12 @@ describe('n8n 3.0 readiness', () => {
 		expect(repository.userDoc.some((d) => d.file === 'README.md')).toBe(true);
 	});
 
+	// The page says what was checked: a row added here and not there would go unmentioned.
+	test('docs/compatibility.md names every row', () => {
+		const page = repository.userDoc.find((d) => d.file === 'docs/compatibility.md')?.text ?? '';
+		expect(RULES.map((r) => r.id).filter((id) => !page.includes(`\`${id}\``))).toEqual([]);
+	});
+
 	describe.each(RULES.map((r) => [r.id, r] as const))('%s', (_id, rule) => {
 		test('flags each planted use, and nothing else flags it', () => {
 			expect(rule.planted.length).toBeGreaterThan(0);
