@@ -65,6 +65,7 @@ export default tseslint.config(
 						'sparkline',
 						'RISK_COLOURS',
 						'TEAM_LOCALE',
+						'weeklyEmail',
 					].map((name) => [name, 'readonly']),
 				),
 			},

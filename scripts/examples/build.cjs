@@ -142,6 +142,11 @@ function nodeCode(source, constants = {}) {
 	const body = rest.slice(0, wrapped.index) + wrapped[1].replace(/^\t/gm, '');
 	// The libraries' names and the body's own share one scope in the Code node: a clash would
 	// stop the node with "Identifier … has already been declared" only when it runs.
+	const declared = libs.flatMap((lib) =>
+		[...lib.matchAll(/^(?:function|const|let) (\w+)/gm)].map((m) => m[1]),
+	);
+	const twice = declared.filter((name, i) => declared.indexOf(name) !== i);
+	if (twice.length) throw new Error(`${source}: its libraries both declare ${twice.join(', ')}`);
 	const offered = new Set(
 		libs.flatMap((lib) => [...lib.matchAll(/^(?:function|const|let) (\w+)/gm)].map((m) => m[1])),
 	);

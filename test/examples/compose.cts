@@ -97,7 +97,7 @@ export async function runSteps(
 
 /** The libraries of examples/src as a Code node has them (plain declarations, read in a fresh context). */
 export function examplesLib(): Record<string, (...args: never[]) => unknown> {
-	const names = ['text', 'money', 'digest'];
+	const names = ['text', 'money', 'digest', 'email'];
 	const code = names
 		.map((n) => fs.readFileSync(path.join(EXAMPLES, 'src', 'lib', `${n}.js`), 'utf8'))
 		.join('\n');

@@ -18,8 +18,6 @@ function sentSection(names) {
 	};
 }
 
-const RISK_COLOURS = { LOW: '#2f855a', MEDIUM: '#b7791f', HIGH: '#c53030', CRITICAL: '#c53030' };
-
 /** A row of small bars: a client's ROAS week by week, as table cells with inline styles (no image, no SVG). */
 function sparkline(weeks) {
 	const roas = weeks.map((w) => figure(w?.roas)).filter((n) => n !== null);

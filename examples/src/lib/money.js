@@ -6,6 +6,9 @@
 /** How what the team reads (the digest, review requests, Slack) writes figures: one locale for every client. */
 const TEAM_LOCALE = 'en-US';
 
+/** The colour a risk level is written in, wherever a message shows one. */
+const RISK_COLOURS = { LOW: '#2f855a', MEDIUM: '#b7791f', HIGH: '#c53030', CRITICAL: '#c53030' };
+
 /** The locale the directory asks for when Intl knows it, else en-US. */
 function localeOf(asked) {
 	const text = String(asked ?? '').trim();

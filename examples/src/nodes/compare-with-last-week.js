@@ -1,4 +1,4 @@
-// @uses text money
+// @uses text money email
 // This week's report beside the earlier weeks of the same account (data table
 // weekly_report_figures, read once by "Figures of earlier weeks"): each figure's change from the
 // week before, a chart of the last 8 weeks, and the client's e-mail (subject, text, HTML), in
@@ -136,58 +136,27 @@ function code() {
 	}
 
 	// --- the client's e-mail ---
-	const title = oneLine($json.title);
-	const period = `${oneLine(from, 20)} – ${oneLine(to, 20)}`;
-	const inReport = 'in the attached report';
-	const compared = changes.compared_with
-		? `Each figure is compared with ${changes.compared_with}.`
-		: 'This is the first report we keep figures for: from next week, each figure shows its change from the week before.';
-	const lines = [
-		['Spend', figures.spend, changes.spend],
-		['Conversions', figures.conversions, changes.conversions],
-		['ROAS', figures.roas, changes.roas],
-	];
-	const RISK_COLOURS = { LOW: '#2f855a', MEDIUM: '#b7791f', HIGH: '#c53030', CRITICAL: '#c53030' };
-	const td = 'padding:6px 12px;border-bottom:1px solid #e4e7eb;';
-	const row = (label, value, note) =>
-		`<tr><td style="${td}color:#52606d">${label}</td><td style="${td}text-align:right;font-weight:bold">${value}${note === undefined ? '' : `<br><span style="font-weight:normal;font-size:13px;color:#52606d">${html(note)}</span>`}</td></tr>`;
 	const email = {
 		to: who.to,
 		cc: who.cc,
-		subject: oneLine(`Your weekly ad performance report: ${title}`, 250),
-		text: [
-			`Hello ${who.client_name},`,
-			'',
-			`here is how your ads did from ${oneLine(from, 20)} to ${oneLine(to, 20)}. The full report is attached as a PDF. ${compared}`,
-			'',
-			...lines.map(
-				([label, value, note]) => `${label}: ${value || inReport}${note ? ` ${note}` : ''}`,
-			),
-			`Overall risk: ${riskNow || inReport}${riskChange ? ` ${riskChange}` : ''}${trend.text ? `\n\n${trend.text}` : ''}`,
-			'',
-			'Best regards,',
-			'Your agency',
-		].join('\n'),
-		html: [
-			'<div style="font-family:Arial,Helvetica,sans-serif;max-width:600px;color:#1f2933;line-height:1.5">',
-			'<h2 style="margin:0 0 4px">Your weekly ad performance report</h2>',
-			`<p style="margin:0 0 16px;color:#52606d">${html(title)}</p>`,
-			`<p>Hello ${html(who.client_name)},</p>`,
-			`<p>here is how your ads did from ${html(from, 20)} to ${html(to, 20)}. The full report is attached as a PDF. ${html(compared)}</p>`,
-			'<table style="border-collapse:collapse;margin:8px 0 16px;min-width:320px">',
-			row('Period', html(period)),
-			...lines.map(([label, value, note]) => row(label, html(value || inReport), note)),
-			row(
-				'Overall risk',
-				`<span style="color:${RISK_COLOURS[riskNow] ?? '#52606d'}">${html(riskNow || inReport)}</span>`,
-				riskChange,
-			),
-			'</table>',
-			trend.html,
-			`<p>${$json.summary ? 'Spend, conversions and ROAS are the totals of the period; the report explains each campaign and its risks.' : 'This report came without a summary; its figures are in the attached PDF.'}</p>`,
-			'<p>Best regards,<br>Your agency</p>',
-			'</div>',
-		].join('\n'),
+		...weeklyEmail({
+			name: who.client_name,
+			title: oneLine($json.title),
+			from: oneLine(from, 20),
+			to: oneLine(to, 20),
+			compared: changes.compared_with
+				? `Each figure is compared with ${changes.compared_with}.`
+				: 'This is the first report we keep figures for: from next week, each figure shows its change from the week before.',
+			rows: [
+				['Spend', figures.spend, changes.spend],
+				['Conversions', figures.conversions, changes.conversions],
+				['ROAS', figures.roas, changes.roas],
+			],
+			risk: riskNow,
+			riskChange,
+			chart: trend,
+			summarised: Boolean($json.summary),
+		}),
 	};
 
 	return {
