@@ -26,7 +26,8 @@ const WEEKLY_FORMS = [
 	{
 		label: 'example "Weekly client report e-mail" (Generate with Wait for Completion)',
 		file: path.join(EXAMPLES_DIR, 'weekly-client-report-email.json'),
-		waiter: "Generate last week's report",
+		// the report as Generate waited for it, with the e-mail composed beside it (examples/src)
+		waiter: 'Compose the e-mail',
 	},
 	{
 		label: 'its older form (Generate → Wait for Ad Report)',
