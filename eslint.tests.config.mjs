@@ -42,7 +42,7 @@ export default tseslint.config(
 				$json: 'readonly',
 				DateTime: 'readonly',
 				...Object.fromEntries(
-					['plainText', 'html', 'slack', 'oneLine', 'emailAddress', 'MAX_VALUE', 'localeOf', 'currencyCode', 'figure', 'money', 'count', 'ratio', 'day', 'DIGEST_LINE', 'sentSection', 'renderDigest'].map((name) => [name, 'readonly']),
+					['plainText', 'html', 'slack', 'oneLine', 'emailAddress', 'sendAndWait', 'MAX_VALUE', 'localeOf', 'currencyCode', 'figure', 'money', 'count', 'ratio', 'day', 'DIGEST_LINE', 'sentSection', 'renderDigest'].map((name) => [name, 'readonly']),
 				),
 			},
 		},

@@ -72,13 +72,21 @@ const SENDING_NODES = [
 		node: 'E-mail the team',
 		parameters: { subject: '={{ $json.email.subject }}', text: '={{ $json.email.text }}' },
 	},
-	// the review request ("Why review it" composes it); Send and Wait escapes it into its own HTML
+	// the review request ("Why review it" composes it), written for Send and Wait, which does not
+	// escape its Message (sendAndWait() in examples/src/lib/text.js)
 	{
 		examples: [REVIEW],
 		node: 'Ask the account manager',
-		parameters: { subject: '={{ $json.review.request.subject }}', message: '={{ $json.review.request.text }}' },
+		parameters: {
+			subject: '={{ $json.review.request.send_and_wait.subject }}',
+			message: '={{ $json.review.request.send_and_wait.email }}',
+		},
 	},
-	{ examples: [REVIEW], node: 'Ask on Slack instead', parameters: { message: '={{ $json.review.request.text }}' } },
+	{
+		examples: [REVIEW],
+		node: 'Ask on Slack instead',
+		parameters: { message: '={{ $json.review.request.send_and_wait.slack }}' },
+	},
 ];
 
 /** The code of one Code node: its libraries, then its own source (with its example's constants). */

@@ -54,6 +54,18 @@ function oneLine(value, max = MAX_VALUE) {
 }
 
 /**
+ * A Subject or Message for n8n's Send and Wait (Send Email, Slack), already written for its
+ * medium (oneLine() for the subject, html() or slack() for the message). n8n's own "escapeHtml"
+ * there turns `&amp;`, `&lt;`, `&gt;`, `&quot;` and `&#39;` back into the characters (measured in
+ * 1.123.81 and 2.41.1), then writes the Message into its e-mail's HTML or Slack's mrkdwn as it
+ * is: an escaped `&lt;img&gt;` would arrive as an element. Each `&` written `&amp;` comes back
+ * as `&`, so n8n's step returns `text` exactly.
+ */
+function sendAndWait(text) {
+	return String(text ?? '').replace(/&/g, '&amp;');
+}
+
+/**
  * One e-mail address, as the client directory gives it: `{ address }` when it is exactly one
  * plain address (local@domain), else `{ reason }` saying why it is refused. Empty is `{ address: '' }`.
  * A display name, a list, a line break or anything else is refused rather than sent elsewhere.

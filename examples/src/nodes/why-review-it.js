@@ -2,7 +2,9 @@
 // Whether this client's report waits for the account manager before it goes (high or critical
 // risk, or spend moved more than the client's limit from last week; column `review` off: never),
 // and the request the account manager gets ("Send it for review" → weekly-report-review.json).
-// The request is plain text: n8n's Send and Wait writes it into its own HTML, escaping it.
+// The request is plain text (subject, text); `send_and_wait` is the same written for n8n's Send
+// and Wait nodes, which write their Message into their HTML or Slack's mrkdwn without escaping
+// it (see sendAndWait() in lib/text.js).
 const TEAM = 'team@your-agency.example';
 const who = $('Who gets what').item.json;
 const c = who.client ?? {};
@@ -43,6 +45,19 @@ const request = {
 		`Approve and send: the client (${who.to}) gets the weekly e-mail with the PDF now.`,
 		'Hold it: nothing is sent. With no answer within 24 hours it is held too. The team digest lists it either way.',
 	].join('\n'),
+};
+// The whole request, never cut: each value in it was cut to its own length above.
+const WHOLE = 100000;
+request.send_and_wait = {
+	subject: sendAndWait(request.subject),
+	// n8n turns the two characters `\n` of a Message into a line break: a backslash is an entity
+	email: sendAndWait(html(request.text, WHOLE).replace(/\\/g, '&#92;')),
+	slack: sendAndWait(
+		request.text
+			.split('\n')
+			.map((line) => slack(line, WHOLE))
+			.join('\n'),
+	),
 };
 return {
 	json: {
