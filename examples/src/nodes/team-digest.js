@@ -85,7 +85,8 @@ const portfolio = reports.map((r) => {
 		spend: r.team?.spend ?? '',
 		roas: r.team?.roas ?? '',
 		arrow,
-		roas_weeks: weeks.map((w) => ({ from: w.from, roas: w.roas, text: w.roas_text })),
+		// the team's figures are en-US, as "Compare with last week" writes `team` (not the client's locale)
+		roas_weeks: weeks.map((w) => ({ from: w.from, roas: w.roas, text: `${ratio(w.roas, 'en-US')}×` })),
 	};
 });
 const portfolioLine = (p) =>
