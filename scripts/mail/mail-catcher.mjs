@@ -8,8 +8,9 @@
 //   mail.credentialData()     // data of an n8n `smtp` credential pointing at it
 //   mail.inboxUrl             // http://127.0.0.1:<port>/ (a message's HTML body alone: /messages/<id>/html)
 //   await mail.waitForMessage((m) => m.subject === '…')
-//   mail.messages             // [{ id, from, to, toHeader, cc, auth, subject, text, html, attachments, receivedAt }]
-//                             // (to: every envelope recipient; toHeader, cc: the message's To and Cc headers)
+//   mail.messages             // [{ id, from, to, toHeader, cc, auth, subject, text, html, attachments, headerLines, receivedAt }]
+//                             // (to: every envelope recipient; toHeader, cc: the message's To and Cc headers;
+//                             // headerLines: each header as sent, folded lines kept as they came)
 //   await mail.close()
 import { EventEmitter } from 'node:events';
 import http from 'node:http';
@@ -20,7 +21,8 @@ import { SMTPServer } from 'smtp-server';
 /**
  * @typedef {{ filename?: string, contentType: string, size: number, content: Buffer }} CaughtAttachment
  * @typedef {{ id: number, from?: string, to: string[], toHeader?: string, cc?: string, auth?: { method: string, user: string, pass: string },
- *   subject?: string, text?: string, html?: string, attachments: CaughtAttachment[], receivedAt: Date }} CaughtMessage
+ *   subject?: string, text?: string, html?: string, attachments: CaughtAttachment[],
+ *   headerLines: { key: string, line: string }[], receivedAt: Date }} CaughtMessage
  */
 
 const escapeHtml = (text) =>
@@ -72,6 +74,8 @@ export async function startMailCatcher(options = {}) {
 						size: a.size,
 						content: a.content,
 					})),
+					// the raw lines, not the decoded values: a line break smuggled into a header shows here
+					headerLines: (parsed.headerLines ?? []).map(({ key, line }) => ({ key, line })),
 					receivedAt,
 				};
 				messages.push(message);

@@ -144,17 +144,25 @@ async function lastRunSummary(server, workflowId) {
 const clientMessages = (mail) => mail.messages.filter((m) => m.toHeader !== TEAM_ADDRESS);
 
 /**
- * How an e-mail writes money, counts and ratios. The simple example: plain figures ("3934.59");
- * the directory examples: the account's currency in the client's locale (Intl.NumberFormat, as
- * the user's n8n does: "$3,934.59", "1.540,00 AU$").
+ * How an e-mail writes money, counts and ratios: the account's currency in the client's locale
+ * (Intl.NumberFormat, as the user's n8n does: "$3,934.59", "1.540,00 AU$"; the simple example's
+ * locale is en-US). What the team reads (the digest) can mix clients' currencies: en-US, the
+ * currency by its code ("AUD 1,540.00"), teamFormat.
  */
-const PLAIN = { money: (n) => n.toFixed(2), count: String, ratio: (n) => n.toFixed(2) };
-const formatIn = (locale, currency) => ({
-	money: (n) => new Intl.NumberFormat(locale, { style: 'currency', currency }).format(n),
+const formatIn = (locale, currency, { byCode = false } = {}) => ({
+	money: (n) =>
+		new Intl.NumberFormat(locale, {
+			style: 'currency',
+			currency,
+			currencyDisplay: byCode ? 'code' : 'symbol',
+		}).format(n),
 	count: (n) => new Intl.NumberFormat(locale, { maximumFractionDigits: 0 }).format(n),
 	ratio: (n) =>
 		new Intl.NumberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(n),
 });
+
+/** The team's figures (digest): en-US, money with the currency's code. */
+const teamFormat = (currency) => formatIn('en-US', currency, { byCode: true });
 
 /**
  * What a client's e-mail must say of a figure's change, worked out from the two reports' figures
@@ -202,9 +210,9 @@ function expectedRiskChange(now, before) {
 
 /**
  * Asserts that an e-mail carries a report's figures in its HTML body and its text alternative,
- * written as `format` writes them (PLAIN or formatIn(locale, currency)).
+ * written as `format` (formatIn(locale, currency)) writes them.
  */
-function assertFigures(message, report, label, format = PLAIN) {
+function assertFigures(message, report, label, format) {
 	const s = report.summary;
 	const figures = [
 		report.dateRange.from,
@@ -381,7 +389,10 @@ for (const line of lines) {
 					`${title}: the attachment is not the report`,
 				);
 				assert.match(message.attachments[0].filename, /\.pdf$/);
-				assertFigures(message, report, title);
+				// the account's currency, written en-US (the example's LOCALE)
+				const account = active.find((a) => title === `Weekly performance – ${a.name}`);
+				assert.ok(account, `no active account for ${title}`);
+				assertFigures(message, report, title, formatIn('en-US', account.currency));
 			}
 			const inbox = await (await fetch(mail.inboxUrl)).text();
 			assert.match(inbox, new RegExp(`Demo inbox: ${active.length} message`));
@@ -466,9 +477,11 @@ for (const line of lines) {
 					message.text.includes(trendText),
 					`${account.name}: "${trendText}" not in ${message.text}`,
 				);
-				// the digest's portfolio: one line per client, its ROAS week by week and its risk
+				// the digest's portfolio: one line per client, its ROAS week by week and its risk, in
+				// the team's figures
+				const team = teamFormat(account.currency);
 				const arrow = s.avgRoas > before.roas ? '▲' : s.avgRoas < before.roas ? '▼' : '=';
-				const portfolioLine = `${account.name}: ROAS ${weeks.map(([, roas]) => `${format.ratio(roas)}×`).join(' → ')} ${arrow} · spend ${format.money(s.totalSpend)} · risk ${s.overallRiskLevel}`;
+				const portfolioLine = `${account.name}: ROAS ${weeks.map(([, roas]) => `${team.ratio(roas)}×`).join(' → ')} ${arrow} · spend ${team.money(s.totalSpend)} · risk ${s.overallRiskLevel}`;
 				assert.ok(
 					digests[0].text.includes(portfolioLine),
 					`"${portfolioLine}" not in ${digests[0].text}`,
@@ -873,15 +886,18 @@ for (const line of lines) {
 					.map((a) => a.name),
 			);
 			assert.ok(message.at_risk.some((r) => r.client_name === delta.name));
-			const deltaFormat = formatIn('de-DE', delta.currency);
-			const deltaLine = `${delta.name}: ${deltaNow.summary.overallRiskLevel} ${deltaNow.change.risk} · spend ${deltaFormat.money(deltaNow.summary.totalSpend)} ${deltaNow.change.spend} · ROAS ${deltaFormat.ratio(deltaNow.summary.avgRoas)}× ${deltaNow.change.roas}`;
+			// in the team's figures (en-US, the currency's code), whatever the client's locale (de-DE)
+			const deltaTeam = teamFormat(delta.currency);
+			const dn = deltaNow.summary;
+			const db = lastWeek.get(delta.platformAccountId).summary;
+			const deltaLine = `${delta.name}: ${dn.overallRiskLevel} ${expectedRiskChange(dn.overallRiskLevel, db.overallRiskLevel)} · spend ${deltaTeam.money(dn.totalSpend)} ${expectedChange(dn.totalSpend, db.totalSpend, deltaTeam.money)} · ROAS ${deltaTeam.ratio(dn.avgRoas)}× ${expectedChange(dn.avgRoas, db.avgRoas, deltaTeam.ratio)}`;
 			assert.ok(
 				digest.text.includes(deltaLine),
 				`"${deltaLine}" not in the digest: ${digest.text}`,
 			);
 			assert.match(
 				deltaLine,
-				/▲ from MEDIUM last week · spend 1\.540,00\u00a0AU\$ ▼ 60,00\u00a0AU\$ from last week · ROAS 0,80× ▼ 1,60 from last week/,
+				/▲ from MEDIUM last week · spend AUD\u00a01,540\.00 ▼ AUD\u00a060\.00 from last week · ROAS 0\.80× ▼ 1\.60 from last week/,
 			);
 			// accounts to reconnect, with where to do it
 			const disconnected = accounts.filter((a) => a.connectionStatus !== 'active');
@@ -917,13 +933,13 @@ for (const line of lines) {
 			);
 			assert.ok(
 				digest.text.includes(
-					`${delta.name}: ROAS 3,00× → 2,40× → 0,80× ▼ · spend 1.540,00\u00a0AU$ · risk ${deltaNow.summary.overallRiskLevel}`,
+					`${delta.name}: ROAS 3.00× → 2.40× → 0.80× ▼ · spend AUD\u00a01,540.00 · risk ${deltaNow.summary.overallRiskLevel}`,
 				),
 				digest.text,
 			);
 			assert.ok(
 				digest.text.includes(
-					`${acme.name}: ROAS 2.50× → 3.50× → 3.91× ▲ · spend $1,250.50 · risk ${thisWeek.get(acme.platformAccountId).summary.overallRiskLevel}`,
+					`${acme.name}: ROAS 2.50× → 3.50× → 3.91× ▲ · spend USD\u00a01,250.50 · risk ${thisWeek.get(acme.platformAccountId).summary.overallRiskLevel}`,
 				),
 				digest.text,
 			);
@@ -936,8 +952,8 @@ for (const line of lines) {
 				screenshotPath: path.join(docsImages, 'team-digest.png'),
 			});
 			assert.match(digestShown, /Portfolio: ROAS week by week/);
-			assert.ok(digestShown.includes('1.540,00\u00a0AU$'), digestShown);
-			assert.ok(digestShown.includes('$1,250.50'), digestShown);
+			assert.ok(digestShown.includes('AUD\u00a01,540.00'), digestShown);
+			assert.ok(digestShown.includes('USD\u00a01,250.50'), digestShown);
 
 			// Slack: one message per run, the composed text (with the reviews, none here) is the
 			// input of "Post the digest to Slack"

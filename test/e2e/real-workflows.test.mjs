@@ -21,13 +21,16 @@ const lines = (process.env.E2E_LINES ?? 'latest,1.x,oldest')
 	.filter(Boolean);
 const TIME_SCALE = 0.02;
 const EXAMPLES_DIR = path.join(REPO_ROOT, 'examples');
-/** The simple weekly example, and its older form kept as a fixture. */
+/**
+ * The simple weekly example, and its older form kept as a fixture: the node that waits for the
+ * reports and, in the example, the Code node between it and Send Email that composes the e-mail.
+ */
 const WEEKLY_FORMS = [
 	{
 		label: 'example "Weekly client report e-mail" (Generate with Wait for Completion)',
 		file: path.join(EXAMPLES_DIR, 'weekly-client-report-email.json'),
-		// the report as Generate waited for it, with the e-mail composed beside it (examples/src)
-		waiter: 'Compose the e-mail',
+		waiter: "Generate last week's report",
+		composer: 'Compose the e-mail',
 	},
 	{
 		label: 'its older form (Generate → Wait for Ad Report)',
@@ -318,10 +321,16 @@ for (const line of lines) {
 					parameters: {},
 				});
 				const mailNode = workflow.nodes.find((n) => n.type === 'n8n-nodes-base.emailSend');
-				// The node whose output is e-mailed: the one that waited for the reports.
-				const [waiter] = Object.entries(workflow.connections).find(([, c]) =>
-					c.main[0].some((to) => to.node === mailNode.name),
-				);
+				// The node that feeds `name`; the reports are the output of the one that waited for them.
+				const feeding = (name) =>
+					Object.entries(workflow.connections).find(([, c]) =>
+						c.main[0].some((to) => to.node === name),
+					)?.[0];
+				let waiter = feeding(mailNode.name);
+				if (form.composer) {
+					assert.equal(waiter, form.composer);
+					waiter = feeding(form.composer);
+				}
 				assert.equal(waiter, form.waiter);
 				const before = smtp.messages.length;
 				const id = await n8n.importWorkflow({ ...workflow, name: `${workflow.name} (${line})` });
