@@ -36,11 +36,9 @@ export const STATE_LIMITS = {
 	 */
 	latestMs: Date.UTC(10_000, 0, 1) - 1,
 	/**
-	 * How far past the SERVICE's clock a cursor may be, judged once the service has answered
-	 * (reportCompletions.ts), never against n8n's: the cursor is in the service's time, which may
-	 * be days off n8n's. A poll whose cursor the service has not reached looks back an hour from
-	 * the service's now; beyond this, that look-back would emit an hour of old reports from state
-	 * the node never wrote, so the poll records a baseline instead.
+	 * How far past the service's clock, once it has answered (reportCompletions.ts), a cursor may
+	 * be: one it has not reached makes the poll look back an hour; beyond this, that would emit an
+	 * hour of old reports from state the node never wrote, so the poll records a baseline.
 	 */
 	aheadMs: DAY_MS,
 	/** Any stored time is within JavaScript's dates, so `new Date(time)` never fails on it. */
@@ -71,10 +69,7 @@ export function readStoredTime(value: unknown, what: string): number {
 	return value;
 }
 
-/**
- * A cursor: a time from 2000 to 9999. Not judged against n8n's clock: it is the service's time,
- * and only the service's clock can say it is too far ahead (STATE_LIMITS.aheadMs).
- */
+/** A cursor: a time from 2000 to 9999 (the service's time: its clock judges it, aheadMs). */
 export function readCursor(value: unknown, what: string): number {
 	const time = readStoredTime(value, what);
 	if (time < STATE_LIMITS.earliestMs || time > STATE_LIMITS.latestMs)
