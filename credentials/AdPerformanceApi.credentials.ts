@@ -95,12 +95,25 @@ export class AdPerformanceApi implements ICredentialType {
 		return { ...requestOptions, headers };
 	}
 
+	/**
+	 * n8n's tester sends this request itself, and its request helper follows redirects to any
+	 * origin keeping `x-api-key` (only Authorization and cookies get special care): so the test
+	 * follows none. A redirect fails it, and the key goes nowhere but the Base URL.
+	 */
 	test: ICredentialTestRequest = {
 		request: {
 			baseURL:
 				'={{ String($credentials.baseUrl).trim().replace(/\\/+$/, "").replace(/\\/v1$/i, "") }}',
 			url: '/v1/accounts',
 			qs: { page_size: 1 },
+			disableFollowRedirect: true,
 		},
+		rules: [301, 302, 303, 307, 308].map((value) => ({
+			type: 'responseCode' as const,
+			properties: {
+				value,
+				message: `The service redirected the test request (HTTP ${value}); the test follows no redirect, so the key went nowhere else. Check that the Base URL is the service's API address itself, for example https://api.example.com.`,
+			},
+		})),
 	};
 }

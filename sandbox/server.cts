@@ -163,7 +163,8 @@ export interface ScriptedAnswer extends StreamingOptions {
  * Scripts the service's answers, for attack tests: redirects, malformed or truncated answers,
  * echoed keys, endless pages, a lagging list. `respond` returns undefined to let the fake
  * answer normally; `real()` runs the fake's own handling (auth, limits, state) and returns
- * its answer without sending it.
+ * its answer without sending it; `real(path)` answers as if the request had asked for `path`
+ * (the service serving its API under a moved path, for a redirect within its origin).
  */
 export interface InterceptRule {
 	method?: string;
@@ -173,7 +174,7 @@ export interface InterceptRule {
 	times?: number;
 	respond(
 		request: InterceptedRequest,
-		real: () => RealReply,
+		real: (path?: string) => RealReply,
 	): ScriptedAnswer | undefined | Promise<ScriptedAnswer | undefined>;
 }
 
@@ -731,10 +732,10 @@ export class FakeServer {
 				body: entry.body,
 				origin,
 			};
-			const real = (): RealReply =>
+			const real = (asPath = path): RealReply =>
 				origin === 'foreign'
-					? this.foreign(method, path, url.searchParams)
-					: this.api(req, method, path, url.searchParams, raw, entry);
+					? this.foreign(method, asPath, url.searchParams)
+					: this.api(req, method, asPath, url.searchParams, raw, entry);
 			const answer = await rule.respond(request, real);
 			if (answer) return this.sendScripted(res, entry, answer);
 		}

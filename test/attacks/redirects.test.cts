@@ -1,6 +1,8 @@
 /**
  * Attack 1: redirects. The key goes only to the Base URL's origin (scheme, host and port), on
- * every hop; https is never downgraded; hops are capped.
+ * every hop; an API answer is read only from that origin (a file may come from another, without
+ * the key); https is never downgraded; hops are capped. redirect-origins.test.cts draws the
+ * targets for every API call the nodes make.
  */
 import { adNode, rl } from '../nodes/helpers.cjs';
 import { startOtherOrigin } from '../../sandbox/index.cjs';
@@ -15,7 +17,7 @@ function redirectTo(location: string, status = 302) {
 }
 
 describe('redirects', () => {
-	test('a 302 on /v1/accounts to another origin is followed without the key', async () => {
+	test('a 302 on /v1/accounts to another origin is refused: nothing is sent there, nothing read', async () => {
 		service.fake.intercept({
 			method: 'GET',
 			pathPrefix: '/v1/accounts',
@@ -23,38 +25,34 @@ describe('redirects', () => {
 			respond: redirectTo(`${service.other.url}/v1/accounts?page=1`),
 		});
 		const result = await runAttack(service, [listAccounts]);
-		expect(service.other.log).toHaveLength(1);
-		expect(service.other.log[0].headers['x-api-key']).toBeUndefined();
-		expect(service.other.log[0].headers['service-version']).toBeUndefined();
-		// The other origin answered an empty list: that is what the node outputs, no error.
-		expect(result.error).toBeUndefined();
+		expect(service.other.log).toHaveLength(0);
+		expect(result.items).toHaveLength(0);
+		expect(result.error?.context?.errorType).toBe('request_refused');
+		expect(errorText(result)).toMatch(
+			/redirected GET \/v1\/accounts to an address that is on another origin \(http:\/\/127\.0\.0\.1:\d+\)/,
+		);
 	});
 
-	test('a 307 on POST /v1/reports to another origin is followed without the key', async () => {
+	test('a 307 on POST /v1/reports to another origin is refused, not resent', async () => {
 		service.fake.intercept({
 			method: 'POST',
 			pathPrefix: '/v1/reports',
 			times: 1,
 			respond: redirectTo(`${service.other.url}/collect`, 307),
 		});
-		service.other.answer(() => ({ status: 500, body: 'no' }));
-		await runAttack(service, [
-			adNode(
-				{
-					resource: 'report',
-					operation: 'generate',
-					accountId: rl(service.fake.accounts()[0].platformAccountId),
-					title: 'Redirected',
-					dateStart: '2026-10-01',
-					dateEnd: '2026-10-07',
-					requestOptions: { maxAttempts: 1 },
-				},
-				{ continueOnFail: true },
-			),
+		const result = await runAttack(service, [
+			adNode({
+				resource: 'report',
+				operation: 'generate',
+				accountId: rl(service.fake.accounts()[0].platformAccountId),
+				title: 'Redirected',
+				dateStart: '2026-10-01',
+				dateEnd: '2026-10-07',
+			}),
 		]);
-		for (const request of service.other.log) {
-			expect(request.headers['x-api-key']).toBeUndefined();
-		}
+		expect(service.other.log).toHaveLength(0);
+		expect(result.error?.context?.errorType).toBe('request_refused');
+		expect(service.fake.log.filter((entry) => entry.method === 'POST')).toHaveLength(1);
 	});
 
 	test('a redirect to the same origin keeps the key (the service may move its paths)', async () => {
@@ -72,7 +70,7 @@ describe('redirects', () => {
 		expect(hops[1].headers['x-api-key']).toBe(service.fake.keys.live);
 	});
 
-	test('a redirect to another host name of the same machine is another origin', async () => {
+	test('a redirect to another host name of the same machine is another origin: refused', async () => {
 		const port = new URL(service.fake.url).port;
 		service.fake.intercept({
 			method: 'GET',
@@ -82,12 +80,13 @@ describe('redirects', () => {
 					? undefined
 					: { status: 302, headers: { Location: `http://localhost:${port}/v1/accounts` } },
 		});
-		await runAttack(service, [listAccounts]);
+		const result = await runAttack(service, [listAccounts]);
+		// The same server would have answered the real accounts: the origin decides, not the host.
 		const viaOtherName = service.fake.log.filter((entry) =>
 			entry.headers.host?.startsWith('localhost'),
 		);
-		expect(viaOtherName.length).toBeGreaterThan(0);
-		for (const entry of viaOtherName) expect(entry.headers['x-api-key']).toBeUndefined();
+		expect(viaOtherName).toHaveLength(0);
+		expect(result.error?.context?.errorType).toBe('request_refused');
 	});
 
 	test('redirects going round in circles are capped with a clear error', async () => {

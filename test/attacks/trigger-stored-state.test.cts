@@ -42,7 +42,10 @@ const replay = process.env.FC_SEED
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
 const iso = (ms: number) => new Date(ms).toISOString();
-/** The earliest cursor the trigger reads, and how far past n8n's clock one may be. */
+/**
+ * The earliest cursor the trigger reads, and how far past the service's clock one may be (the
+ * fake's clock is n8n's here; trigger-clock-skew.test.cts draws it days off).
+ */
 const EARLIEST = Date.UTC(2000, 0, 1);
 const AHEAD = DAY;
 
@@ -80,7 +83,10 @@ const junk: fc.Arbitrary<unknown> = fc.anything({
 	withObjectString: true,
 });
 
-/** Numbers no cursor can be: beyond Date's range, non-finite, before 2000, beyond a day ahead. */
+/**
+ * Numbers no cursor can be: beyond Date's range, non-finite, before 2000, after 9999 (refused at
+ * the door), a day or more ahead of the service's clock (ruled out once it has answered).
+ */
 const badTime = (now: number): fc.Arbitrary<number> =>
 	fc.oneof(
 		{

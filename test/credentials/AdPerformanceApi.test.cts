@@ -6,6 +6,7 @@ import { Workflow } from 'n8n-workflow';
 import { AdPerformanceApi } from '../../credentials/AdPerformanceApi.credentials';
 import { normaliseBaseUrl } from '../../nodes/shared/credentialRules';
 import { nodeTypes } from '../harness/run-workflow.cjs';
+import { testCredential } from '../nodes/helpers.cjs';
 import type { FakeService } from '../../sandbox/index.cjs';
 import { startFakeService } from '../../sandbox/index.cjs';
 
@@ -68,6 +69,29 @@ describe('credential Ad Performance API', () => {
 		});
 		expect(result.log[0].headers['x-api-key']).toBe(fake.keys.live);
 		expect(result.log[0].headers['service-version']).toBe('2026-03-01');
+	});
+
+	test('run by n8n-core as the Test button runs it: a live key passes, a revoked one fails, a redirect is not followed', async () => {
+		const credentials = { apiKey: fake.keys.live, baseUrl: fake.url, apiVersion: '2026-03-01' };
+		expect(await testCredential(credentials)).toEqual({
+			status: 'OK',
+			message: 'Connection successful!',
+		});
+		expect((await testCredential({ ...credentials, apiKey: fake.keys.revoked })).status).toBe(
+			'Error',
+		);
+		fake.clearLog();
+		fake.intercept({
+			method: 'GET',
+			pathPrefix: '/v1/accounts',
+			times: 1,
+			respond: () => ({
+				status: 302,
+				headers: { Location: `${fake.url}/v1/accounts?page_size=1` },
+			}),
+		});
+		expect((await testCredential(credentials)).status).toBe('Error');
+		expect(fake.log).toHaveLength(1);
 	});
 
 	test('a revoked key fails the credential test', async () => {

@@ -28,7 +28,9 @@ function answerOf(result: RunWorkflowResult): IDataObject {
 }
 
 /** A result in a workflow run's shape, for a path that is not a workflow run. */
-async function asResult(work: () => Promise<INodeExecutionData[]>): Promise<RunWorkflowResult> {
+export async function asResult(
+	work: () => Promise<INodeExecutionData[]>,
+): Promise<RunWorkflowResult> {
 	const started = Date.now();
 	try {
 		const items = await work();

@@ -1,4 +1,4 @@
-import { LoadOptionsContext } from 'n8n-core';
+import { ExecuteContext, LoadOptionsContext, RoutingNode } from 'n8n-core';
 import type {
 	ICredentialDataDecryptedObject,
 	IDataObject,
@@ -7,7 +7,7 @@ import type {
 	INodeType,
 	IWorkflowExecuteAdditionalData,
 } from 'n8n-workflow';
-import { NodeOperationError, Workflow } from 'n8n-workflow';
+import { createRunExecutionData, NodeOperationError, Workflow } from 'n8n-workflow';
 
 import { AdPerformanceApi } from '../../credentials/AdPerformanceApi.credentials';
 import { AdPerformance } from '../../nodes/AdPerformance/AdPerformance.node';
@@ -261,4 +261,113 @@ export function listSearchContext(
 		),
 	} as unknown as IWorkflowExecuteAdditionalData;
 	return new LoadOptionsContext(workflow, node, additionalData, `parameters.${field}`);
+}
+
+/** What n8n's credential tester answers the editor's Test button. */
+export interface CredentialTestResult {
+	status: 'OK' | 'Error';
+	message: string;
+}
+
+/**
+ * The credential's Test button, run as n8n runs it (packages/cli, CredentialsTester
+ * runRequestTest, read in n8n 2.41.1): the type's declarative `test` request as the one
+ * property of a temporary node, sent by n8n-core's RoutingNode through
+ * httpRequestWithAuthentication (which applies `authenticate`), and the answer judged by the
+ * tester's rules: an error answer matching a `responseCode` rule gives that rule's message, any
+ * other status outside 2xx "Received HTTP status code …" (or its status text).
+ */
+export async function testCredential(
+	credentials: ICredentialDataDecryptedObject,
+): Promise<CredentialTestResult> {
+	const type = new AdPerformanceApi();
+	const node: INode = {
+		id: 'temp',
+		name: 'Temp-Node',
+		type: 'n8n-nodes-base.noOp',
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: {},
+		credentials: { adPerformanceApi: { id: 'cred-1', name: 'Ad Performance account' } },
+	};
+	const nodeType = {
+		description: {
+			displayName: 'No Operation',
+			name: 'noOp',
+			group: ['organization'],
+			version: 1,
+			description: 'Temporary node of the credential test',
+			defaults: { name: 'Temp' },
+			inputs: ['main'],
+			outputs: ['main'],
+			credentials: [{ name: 'adPerformanceApi', required: true }],
+			properties: [
+				{
+					displayName: 'Temp',
+					name: 'temp',
+					type: 'string',
+					routing: { request: type.test.request },
+					default: '',
+				},
+			],
+		},
+	} as unknown as INodeType;
+	const workflow = new Workflow({
+		nodes: [node],
+		connections: {},
+		active: false,
+		nodeTypes: {
+			getByName: () => nodeType,
+			getByNameAndVersion: () => nodeType,
+			getKnownTypes: () => ({}),
+		},
+	});
+	const additionalData = {
+		credentialsHelper: new TestCredentialsHelper(
+			{ adPerformanceApi: type },
+			{ adPerformanceApi: credentials },
+		),
+		restApiUrl: 'http://127.0.0.1:5678/rest',
+		instanceBaseUrl: 'http://127.0.0.1:5678/',
+		variables: {},
+		userId: 'user-1',
+		currentNodeParameters: node.parameters,
+	} as unknown as IWorkflowExecuteAdditionalData;
+	const context = new ExecuteContext(
+		workflow,
+		node,
+		additionalData,
+		'internal',
+		createRunExecutionData(),
+		0,
+		[],
+		{ main: [[{ json: {} }]] },
+		{ node, data: {}, source: null },
+		[],
+	);
+	const decrypted = {
+		id: 'cred-1',
+		name: 'Ad Performance account',
+		type: 'adPerformanceApi',
+		data: credentials,
+	};
+	try {
+		await new RoutingNode(context, nodeType, decrypted).runNode();
+	} catch (error) {
+		const { cause, message } = error as {
+			cause?: { response?: { status: number; statusText?: string }; code?: string };
+			message: string;
+		};
+		if (cause?.response) {
+			const { status, statusText } = cause.response;
+			for (const rule of type.test.rules ?? []) {
+				if (rule.type === 'responseCode' && rule.properties.value === status)
+					return { status: 'Error', message: rule.properties.message };
+			}
+			if (status < 199 || status > 299)
+				return { status: 'Error', message: statusText || `Received HTTP status code: ${status}` };
+		} else if (cause?.code) return { status: 'Error', message: cause.code };
+		return { status: 'Error', message: String(message) };
+	}
+	return { status: 'OK', message: 'Connection successful!' };
 }

@@ -88,6 +88,7 @@ describe('ServiceClock readings of the service’s time', () => {
 	const S = Date.parse('2026-11-20T12:00:00.000Z');
 	const MINUTE = 60_000;
 	const HOUR = 60 * MINUTE;
+	const DAY = 24 * HOUR;
 	const httpDate = (ms: number) => new Date(ms).toUTCString();
 	const at = (ms: number) => ({ earliest: ms, latest: ms });
 
@@ -149,6 +150,19 @@ describe('ServiceClock readings of the service’s time', () => {
 		expect(clock.lowerBound(S)).toBeLessThanOrEqual(S);
 		expect(clock.notYetReached(S + HOUR, S)).toBe(true);
 		expect(clock.notYetReached(S - 60_000, S)).toBe(false);
+	});
+
+	test('a time the service wrote is judged by its own clock: three days ahead of n8n’s is reached', () => {
+		// Before any answer nothing says the service has not reached a time it wrote.
+		expect(new ServiceClock('https://api.example.com', 1).notYetReached(S + 3 * DAY, S)).toBe(
+			false,
+		);
+		// No record confirms the header (an empty list), so n8n's clock stands beside it for
+		// searches (lowerBound), but not for a time the service's own clock wrote.
+		const clock = clockWithDate(S + 3 * DAY);
+		expect(clock.lowerBound(S)).toBeLessThanOrEqual(S);
+		expect(clock.notYetReached(S + 3 * DAY - 5 * MINUTE, S)).toBe(false);
+		expect(clock.notYetReached(S + 3 * DAY + HOUR, S)).toBe(true);
 	});
 
 	test('Date headers that contradict each other are not a clock: n8n’s is the guess, within the margin', () => {

@@ -37,6 +37,20 @@ describe('urlPolicy: where the key and requests may go', () => {
 		).toBeUndefined();
 	});
 
+	test('an API answer comes only from the Base URL origin; a file may come from another', () => {
+		const from = `${base}/v1/accounts`;
+		for (const next of [
+			'https://cdn.example.com/v1/accounts',
+			'https://api.example.com:8443/v1/accounts',
+			'https://API.example.com.evil.test/v1/accounts',
+		]) {
+			expect(hopProblem(base, from, next, true)).toMatch(/^is on another origin \(https:\/\//);
+			expect(hopProblem(base, from, next)).toBeUndefined();
+		}
+		for (const next of ['https://API.Example.com/v2/accounts', '/v1/accounts?page=2'])
+			expect(hopProblem(base, from, new URL(next, from).toString(), true)).toBeUndefined();
+	});
+
 	test('links and redirects with credentials or odd schemes are refused', () => {
 		expect(hopProblem(base, undefined, 'https://u:p@cdn.example.com/f.pdf')).toMatch(/password/);
 		expect(hopProblem(base, undefined, 'file:///etc/passwd')).toMatch(/not http/);

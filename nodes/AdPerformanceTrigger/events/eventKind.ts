@@ -36,6 +36,11 @@ export interface PollOutcome<State> {
 	events: IDataObject[];
 	/** The state for the next poll: it replaces the old one. */
 	state: State;
+	/**
+	 * Why `previous`, read at the door, was ruled out once the service answered (a cursor more
+	 * than a day past its clock): then `state` is a baseline, and the poll emits nothing.
+	 */
+	baseline?: string;
 }
 
 /**
@@ -47,9 +52,9 @@ export interface EventKind<State> {
 	/**
 	 * The stored state as this kind wrote it, checked field by field with storedState.ts's
 	 * readers against STATE_LIMITS; anything else throws StateRejected. Called only through
-	 * TriggerStore.read, the one door, which turns any throw into a baseline. `now`: n8n's clock.
+	 * TriggerStore.read, the one door, which turns any throw into a baseline.
 	 */
-	readState(stored: object, now: number): State;
+	readState(stored: object): State;
 	/** The state as plain JSON for the static data: lists of entries, never objects keyed by ids. */
 	writeState(state: State): IDataObject;
 	/** One regular poll: what is new since `previous`, and the next state. */

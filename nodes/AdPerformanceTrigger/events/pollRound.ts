@@ -53,7 +53,8 @@ function readSettings(ctx: IPollFunctions): TriggerSettings {
  *     wait, returns nothing and keeps its state (it yields to the other workflows on the key);
  *   - only its own state is read, through one door (TriggerStore.read): anything else means a
  *     baseline that emits nothing, and n8n's log says why (the rule broken, never the stored
- *     value); stored state never fails a poll.
+ *     value); so does a cursor the service's clock rules out once it has answered (the cursor is
+ *     the service's time, so n8n's clock does not judge it); stored state never fails a poll.
  */
 export async function pollEvents(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	const settings = readSettings(this);
@@ -90,16 +91,16 @@ export async function pollEvents(this: IPollFunctions): Promise<INodeExecutionDa
 	const lease = store.takeLease(startedAt, 2 * budgetMs);
 	if (!lease) return null;
 
-	const reading = store.read((stored) => kind.readState(stored, startedAt));
-	if (reading.note) {
-		// Debug for the first poll, info for a changed event or filter, a warning for state that
-		// was damaged or foreign: the trigger starts over without it, and whatever happened since
-		// the last poll that committed is not emitted.
-		this.logger[reading.note.level](
-			`Ad Performance Trigger "${this.getNode().name}": ${reading.note.reason}, so this poll records a new baseline and emits nothing`,
+	const reading = store.read((stored) => kind.readState(stored));
+	// Debug for the first poll, info for a changed event or filter, a warning for state that
+	// was damaged or foreign: the trigger starts over without it, and whatever happened since
+	// the last poll that committed is not emitted.
+	const announce = (note: NonNullable<typeof reading.note>) =>
+		this.logger[note.level](
+			`Ad Performance Trigger "${this.getNode().name}": ${note.reason}, so this poll records a new baseline and emits nothing`,
 			{ workflowId: this.getWorkflow().id, node: this.getNode().name },
 		);
-	}
+	if (reading.note) announce(reading.note);
 	const previous = reading.state;
 
 	let events: IDataObject[];
@@ -112,7 +113,9 @@ export async function pollEvents(this: IPollFunctions): Promise<INodeExecutionDa
 			deadline: startedAt + budgetMs,
 		});
 		if (!lease.commit(kind.writeState(outcome.state))) return null;
-		events = previous === undefined ? [] : outcome.events;
+		// State the service's clock ruled out once it answered is a baseline like any other.
+		if (outcome.baseline !== undefined) announce({ level: 'warn', reason: outcome.baseline });
+		events = previous === undefined || outcome.baseline !== undefined ? [] : outcome.events;
 	} catch (error) {
 		lease.release();
 		// Cut at the budget, or the service asks to wait longer than a poll may: the stored state

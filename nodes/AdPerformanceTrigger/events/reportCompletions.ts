@@ -6,7 +6,7 @@ import { CLOCK_SKEW_MARGIN_MS } from '../../shared/transport';
 import { serviceTime } from '../../shared/transport/serviceClock';
 import { isFinished, type ServiceReport } from '../../shared/types';
 import type { EventKind } from './eventKind';
-import { ownValue, readCursor, readEntries, readStoredTime } from './storedState';
+import { ownValue, readCursor, readEntries, readStoredTime, STATE_LIMITS } from './storedState';
 
 /*
  * Report Completed / Report Failed: each final report emitted exactly once.
@@ -33,12 +33,16 @@ import { ownValue, readCursor, readEntries, readStoredTime } from './storedState
  *
  * Bounds: an unfinished report holds the cursor for MAX_HOLD at most (generation takes 10–20 s).
  * A burst of more than MAX_EMITTED moves the cursor past the newest dropped one, so only a report
- * still unfinished among more than 1,000 within the window could be missed. A stored cursor the
- * service's clock has not reached (a clock set back) would blind every poll: such a poll looks
- * back MAX_HOLD from the service's now, and `emitted` keeps what was emitted from coming again.
+ * still unfinished among more than 1,000 within the window could be missed. The cursor is judged
+ * by the clock that wrote it, the service's (ServiceClock.notYetReached: its Date header; n8n's
+ * clock only when no answer carries one), so the first list asks from it as stored. Once the
+ * service has answered, a cursor its clock has not reached (a clock set back) would blind every
+ * poll, so such a poll looks back MAX_HOLD from the service's now, and `emitted` keeps what was
+ * emitted from coming again; one more than a day past its clock (STATE_LIMITS.aheadMs) was not
+ * written against it, and the poll records a baseline.
  * The first poll (no state, or the filters changed) records a baseline and emits nothing, as does
- * one whose stored state breaks a rule of storedState.ts: a cursor before 2000 or more than a day
- * past n8n's clock, more than MAX_EMITTED entries, a key longer than MAX_KEPT_ID_LENGTH.
+ * one whose stored state breaks a rule of storedState.ts: a cursor before 2000 or after 9999,
+ * more than MAX_EMITTED entries, a key longer than MAX_KEPT_ID_LENGTH.
  */
 
 const SECOND = 1_000;
@@ -76,8 +80,8 @@ function completedAtMs(report: ServiceReport): number {
 }
 
 export const reportCompletions: EventKind<CompletionState> = {
-	readState(stored, now) {
-		const cursor = readCursor(ownValue(stored, 'cursor'), 'the cursor', now);
+	readState(stored) {
+		const cursor = readCursor(ownValue(stored, 'cursor'), 'the cursor');
 		const emitted = readEntries(
 			ownValue(stored, 'emitted'),
 			'the list of emitted reports',
@@ -95,9 +99,8 @@ export const reportCompletions: EventKind<CompletionState> = {
 	async poll({ client, settings, previous, startedAt, deadline }) {
 		const clock = client.clock;
 		const status = wantedStatus(settings.event);
-		const emitted = new Map(previous?.emitted ?? []);
 
-		// Where to look from, by the service's clock; only known once it has answered.
+		// Where to look from, by the service's clock (it judges the cursor only once it has answered).
 		const lookBack = () => clock.lowerBound(startedAt) - MAX_HOLD_MS;
 		const start = () =>
 			previous && !clock.notYetReached(previous.cursor, Date.now()) ? previous.cursor : lookBack();
@@ -111,6 +114,11 @@ export const reportCompletions: EventKind<CompletionState> = {
 			{ deadline },
 		);
 		const { from } = listed;
+		// A cursor the service's clock puts more than a day ahead was not written against it.
+		const ruledOut =
+			previous !== undefined &&
+			clock.notYetReached(previous.cursor - STATE_LIMITS.aheadMs, Date.now());
+		const emitted = new Map(ruledOut ? [] : (previous?.emitted ?? []));
 		const reports = new Map(listed.reports.map((report) => [report.id, report]));
 		// A record without its id could be a report still generating: skipping it could move
 		// the cursor past it and lose its completion. Such a poll changes nothing.
@@ -162,7 +170,10 @@ export const reportCompletions: EventKind<CompletionState> = {
 				completedAtMs(a) - completedAtMs(b) ||
 				(serviceTime(a.createdAt)?.earliest ?? 0) - (serviceTime(b.createdAt)?.earliest ?? 0),
 		);
-		return { events: fresh, state: { cursor, emitted } };
+		const baseline = ruledOut
+			? "the cursor is more than a day past the service's clock"
+			: undefined;
+		return { events: fresh, state: { cursor, emitted }, baseline };
 	},
 
 	async sample({ client, settings, deadline }) {

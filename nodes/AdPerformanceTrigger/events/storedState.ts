@@ -27,14 +27,18 @@ const DAY_MS = 24 * 60 * 60_000;
 export const STATE_LIMITS = {
 	/**
 	 * A cursor is no earlier than 2000-01-01: the node writes the service's now less an hour at
-	 * most, and the service's clock may be hours off, never decades.
+	 * most, and the service's clock may be days off, never decades.
 	 */
 	earliestMs: Date.UTC(2000, 0, 1),
 	/**
-	 * Nor later than n8n's clock at the poll plus a day. The service's clock may be hours ahead of
-	 * n8n's (a time-zone bug: up to 14 h); a poll whose cursor the service has not reached looks
-	 * back from the service's now (reportCompletions.ts), so within this a cursor never blinds it.
-	 * Beyond it, that look-back would emit an hour of old reports from state the node never wrote.
+	 * Nor later than 9999: a poll first asks for the reports since the cursor, before the service
+	 * has said its time, and a `from` past ISO 8601's four-digit years is no time a service reads.
+	 */
+	latestMs: Date.UTC(10_000, 0, 1) - 1,
+	/**
+	 * How far past the service's clock, once it has answered (reportCompletions.ts), a cursor may
+	 * be: one it has not reached makes the poll look back an hour; beyond this, that would emit an
+	 * hour of old reports from state the node never wrote, so the poll records a baseline.
 	 */
 	aheadMs: DAY_MS,
 	/** Any stored time is within JavaScript's dates, so `new Date(time)` never fails on it. */
@@ -65,11 +69,11 @@ export function readStoredTime(value: unknown, what: string): number {
 	return value;
 }
 
-/** A cursor: a time from 2000 to a day past n8n's clock at the poll (`now`). */
-export function readCursor(value: unknown, what: string, now: number): number {
+/** A cursor: a time from 2000 to 9999 (the service's time: its clock judges it, aheadMs). */
+export function readCursor(value: unknown, what: string): number {
 	const time = readStoredTime(value, what);
-	if (time < STATE_LIMITS.earliestMs || time > now + STATE_LIMITS.aheadMs)
-		throw new StateRejected(`${what} is not a time between 2000 and a day past n8n's clock`);
+	if (time < STATE_LIMITS.earliestMs || time > STATE_LIMITS.latestMs)
+		throw new StateRejected(`${what} is not a time between 2000 and 9999`);
 	return time;
 }
 

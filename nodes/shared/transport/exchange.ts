@@ -145,7 +145,8 @@ export async function sendFollowingRedirects(
 					'The redirects were not followed further. Check the Base URL in the credential; if it is right, the service is misconfigured.',
 				);
 			}
-			const problem = hopProblem(hop.baseUrl, url, next);
+			// An API answer is the service's records only from its own origin; a file may come from a CDN.
+			const problem = hopProblem(hop.baseUrl, url, next, request.json);
 			if (problem) {
 				throw hop.refuse(
 					`The service redirected ${request.what} to an address that ${problem}`,

@@ -86,9 +86,17 @@ export class ServiceClock {
 		return Math.min(...this.readings(ownRequest).map((reading) => hostMs + reading.lo));
 	}
 
-	/** Whether some standing reading says the service's clock has not reached `serviceMs` at `hostMs`. */
+	/**
+	 * Whether the service's clock has not reached `serviceMs` (a time it wrote) at `hostMs`, by its
+	 * own word: its Date header as the records correct it, once an answer carried one; else any
+	 * standing reading. Never by n8n's clock against the header, which may be days off it; and
+	 * before any answer, nothing says so.
+	 */
 	notYetReached(serviceMs: number, hostMs: number): boolean {
-		return this.readings().some((reading) => serviceMs > hostMs + reading.hi);
+		if (this.lastAnsweredSendAt === undefined) return false;
+		const readings = this.readings();
+		const own = readings.filter((reading) => reading.source === 'date');
+		return (own.length > 0 ? own : readings).some((reading) => serviceMs > hostMs + reading.hi);
 	}
 
 	/**

@@ -65,11 +65,16 @@ function isInternalIpv6(host: string): boolean {
 	return (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80;
 }
 
-/** Why a request may not go from `current` to `next` (a redirect hop, a download link), if so. */
+/**
+ * Why a request may not go from `current` to `next` (a redirect hop, a download link), if so.
+ * `api`: its answer would be read as the service's records, and only the Base URL's origin
+ * speaks for the service (a file may come from another host, such as a CDN, without the key).
+ */
 export function hopProblem(
 	baseUrl: string,
 	current: string | undefined,
 	next: string,
+	api = false,
 ): string | undefined {
 	let target: URL;
 	try {
@@ -85,6 +90,8 @@ export function hopProblem(
 		return 'would downgrade the connection from https to unencrypted http';
 	}
 	if (isServiceOrigin(baseUrl, next)) return undefined;
+	if (api)
+		return `is on another origin (${target.origin}): only the Base URL's origin answers for the service`;
 	// The sandbox (a Base URL on this machine) may link to this machine; the real service may not.
 	if (isInternalHost(target.hostname) && !isInternalHost(new URL(baseUrl).hostname)) {
 		return `points at an internal address (${target.hostname})`;
