@@ -63,36 +63,31 @@ const TRICKY = [
 	'C:\\new\\name \\n \\\\n',
 	'x'.repeat(5000),
 ];
+/** Pieces of markup, entities and Slack control text that names are drawn from. */
+const PIECES = [
+	'<',
+	'>',
+	'&',
+	'"',
+	"'",
+	'a',
+	' ',
+	'!',
+	'@',
+	'|',
+	';',
+	'é',
+	'😀',
+	'&amp;',
+	'&lt;',
+	'<!here>',
+];
 const hostile = fc.oneof(
 	fc.constantFrom(...TRICKY),
 	fc.string({ unit: 'binary', maxLength: 40 }),
 	fc
-		.array(
-			fc.constantFrom(
-				'<',
-				'>',
-				'&',
-				'"',
-				"'",
-				'\r',
-				'\n',
-				'\u2028',
-				'a',
-				' ',
-				'!',
-				'@',
-				'|',
-				'\uD800',
-				'😀',
-				'&amp;',
-				'<!here>',
-				'é',
-			),
-			{
-				maxLength: 30,
-			},
-		)
-		.map((parts) => parts.join('')),
+		.array(fc.constantFrom(...PIECES, '\r', '\n', '\u2028', '\uD800'), { maxLength: 30 })
+		.map((p) => p.join('')),
 );
 /** A name that reads back exactly: any printable text, markup and entities included, one line, trimmed. */
 const readable = fc
@@ -106,27 +101,7 @@ const readable = fc
 		),
 		fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }),
 		fc
-			.array(
-				fc.constantFrom(
-					'<',
-					'>',
-					'&',
-					'"',
-					"'",
-					'a',
-					'Z',
-					' ',
-					'!',
-					'@',
-					'|',
-					'😀',
-					'&lt;',
-					'<!here>',
-					'é',
-					';',
-				),
-				{ minLength: 1, maxLength: 20 },
-			)
+			.array(fc.constantFrom(...PIECES, 'Z'), { minLength: 1, maxLength: 20 })
 			.map((p) => p.join('')),
 	)
 	.filter((s) => s === s.trim() && s !== '' && !CONTROL.test(s) && isWellFormed(s));
@@ -224,6 +199,21 @@ type Client = typeof client extends fc.Arbitrary<infer T> ? T : never;
 type Report = typeof report extends fc.Arbitrary<infer T> ? T : never;
 type Earlier = typeof earlierRow extends fc.Arbitrary<infer T> ? T : never;
 
+/** A report as the service gives it, with the drawn title, dates and figures. */
+const reportItem = (r: Report, id = 'rpt_1', accountId = ACCOUNT) =>
+	({
+		id,
+		accountId,
+		title: r.title,
+		dateRange: { from: r.from, to: r.to },
+		summary: {
+			totalSpend: r.spend,
+			totalConversions: r.conversions,
+			avgRoas: r.roas,
+			overallRiskLevel: r.risk,
+		},
+	}) as IDataObject;
+
 /** The steps up to "Compare with last week" (and "Why review it" in the directory example). */
 function clientSteps(
 	file: string,
@@ -273,20 +263,7 @@ function clientSteps(
 		{ name: 'Who gets what', code: 'Who gets what' },
 		{
 			name: 'Wait for Ad Report',
-			items: [
-				{
-					id: reportId,
-					accountId,
-					title: r.title,
-					dateRange: { from: r.from, to: r.to },
-					summary: {
-						totalSpend: r.spend,
-						totalConversions: r.conversions,
-						avgRoas: r.roas,
-						overallRiskLevel: r.risk,
-					},
-				} as IDataObject,
-			],
+			items: [reportItem(r, reportId, accountId)],
 		},
 		{ name: 'Compare with last week', code: 'Compare with last week' },
 		...(file === DIRECTORY ? [{ name: 'Why review it', code: 'Why review it' }] : []),
@@ -643,19 +620,6 @@ describe('the other examples', () => {
 		currency,
 		platformAccountId: fc.oneof(fc.constant(ACCOUNT), hostile),
 	});
-	const reportItem = (r: Report) =>
-		({
-			id: 'rpt_1',
-			accountId: ACCOUNT,
-			title: r.title,
-			dateRange: { from: r.from, to: r.to },
-			summary: {
-				totalSpend: r.spend,
-				totalConversions: r.conversions,
-				avgRoas: r.roas,
-				overallRiskLevel: r.risk,
-			},
-		}) as IDataObject;
 
 	test('weekly e-mail (one address): only the template markup, the title read back, money with its currency', async () => {
 		await fc.assert(
