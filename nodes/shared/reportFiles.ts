@@ -7,6 +7,7 @@ import { ANSWER_LIMITS, BYTES_PER_MB } from './limits';
 import {
 	decide,
 	failedAttempt,
+	headerOf,
 	isAnswerTimedOut,
 	isAnswerTooLarge,
 	pathId,
@@ -59,12 +60,6 @@ function knownFormat(report: Pick<ServiceReport, 'format'>) {
 	return FILE_TYPES.get(typeof report.format === 'string' ? report.format : '');
 }
 
-function headerOf(headers: Record<string, unknown>, name: string): string | undefined {
-	const value = headers[name] ?? headers[name.toLowerCase()];
-	const first = Array.isArray(value) ? value[0] : value;
-	return typeof first === 'string' ? first : undefined;
-}
-
 const OPTIONS = inputField('options', 'Options', undefined, { default: {} });
 const BINARY_PROPERTY = inputField('binaryPropertyName', 'Put Output File in Field', undefined, {
 	default: 'data',
@@ -92,8 +87,8 @@ type ReportFile = Pick<ServiceReport, 'id' | 'format' | 'downloadUrl' | 'expires
 
 /** How long Report → Download waits for a file that is not ready yet (it has no Timeout of its own). */
 export const FILE_NOT_READY_WAIT_MS = 5 * 60_000;
-/** How often a file not ready yet is asked for again, without a Retry-After (service ms). */
-const FILE_NOT_READY_POLL_MS = 2_000;
+/** The longest wait between asks for a file not ready yet, with no Poll Interval (service ms). */
+const FILE_NOT_READY_POLL_MS = 30_000;
 
 /**
  * Where a download stands: `notReadyUntil` (n8n time) is how long "not yet" answers are waited
@@ -104,6 +99,8 @@ export interface FileWait {
 	deadline: number;
 	notReadyUntil: number;
 	listedFinished?: boolean;
+	/** The caller's Poll Interval (service ms): the longest wait between asks. */
+	pollMs?: number;
 }
 
 /**
@@ -128,7 +125,7 @@ async function requestFile(
 		deadline: wait.deadline,
 		notYet: {
 			statuses: wait.listedFinished ? [409, 425] : [425],
-			pollMs: FILE_NOT_READY_POLL_MS,
+			pollMs: wait.pollMs ?? FILE_NOT_READY_POLL_MS,
 			until: wait.notReadyUntil,
 		},
 	});
@@ -155,7 +152,7 @@ async function fetchFile<T>(
 	wait: FileWait,
 	keep: {
 		/** Reads the body (a bounded stream) into what the caller keeps. */
-		body(body: unknown, headers: Record<string, unknown>): Promise<T>;
+		body(body: unknown, headers: Parameters<typeof headerOf>[0]): Promise<T>;
 		/** The file is larger than `maxBytes`: the caller's value or error. */
 		tooLarge(): { value: T } | { error: Error };
 	},
@@ -173,7 +170,7 @@ async function fetchFile<T>(
 			const response = await requestFile(client, report, itemIndex, maxBytes, wait);
 			if (response instanceof Error) return after({ kind: 'garbled' }, response);
 			if (response.tooLarge) return tooLarge();
-			const headers = response.headers as Record<string, unknown>;
+			const { headers } = response;
 			// A report file is a PDF, Markdown or JSON: a web page in its place is a proxy's or a
 			// gateway's error page answered with 200, a garbled answer, asked again like one.
 			const webPage = () => {
