@@ -14,6 +14,7 @@ import {
 	peekBody,
 	type AdPerformanceClient,
 	type Attempt,
+	type Round,
 } from './transport';
 import type { ServiceReport } from './types';
 
@@ -104,10 +105,10 @@ export interface FileWait {
 }
 
 /**
- * The answer to a report's download, its body not read yet (it stops past `maxBytes`); or the
- * error of a file answered packed although asked for unpacked (exchange.ts): n8n's helper unpacks
- * leniently, so a file cut short inside its coding would unpack without an error, and a part of
- * it be stored as the whole.
+ * One attempt of a report's download in the caller's round: its answer, the body not read yet
+ * (it stops past `maxBytes`); or the error of a file answered packed although asked for unpacked
+ * (exchange.ts): n8n's helper unpacks leniently, so a file cut short inside its coding would
+ * unpack without an error, and a part of it be stored as the whole.
  */
 async function requestFile(
 	client: AdPerformanceClient,
@@ -115,22 +116,27 @@ async function requestFile(
 	itemIndex: number,
 	maxBytes: number,
 	wait: FileWait,
+	round: Round,
 ) {
 	const url = report.downloadUrl || `${client.baseUrl}/v1/reports/${pathId(report.id)}/download`;
-	const response = await client.download(url, {
-		itemIndex,
-		subject: `report ${report.id}`,
-		explain: (status) => explainMissingFile(report, status, wait),
-		maxBytes,
-		deadline: wait.deadline,
-		notYet: {
-			statuses: wait.listedFinished ? [409, 425] : [425],
-			pollMs: wait.pollMs ?? FILE_NOT_READY_POLL_MS,
-			until: wait.notReadyUntil,
+	const outcome = await client.downloadOnce(
+		url,
+		{
+			itemIndex,
+			subject: `report ${report.id}`,
+			explain: (status) => explainMissingFile(report, status, wait),
+			maxBytes,
+			deadline: wait.deadline,
+			notYet: {
+				statuses: wait.listedFinished ? [409, 425] : [425],
+				pollMs: wait.pollMs ?? FILE_NOT_READY_POLL_MS,
+				until: wait.notReadyUntil,
+			},
 		},
-	});
-	if (response.tooLarge || !response.packed) return response;
-	(response.body as { destroy?: () => void } | undefined)?.destroy?.();
+		round,
+	);
+	if (outcome.kind !== 'done' || outcome.value.tooLarge || !outcome.value.packed) return outcome;
+	(outcome.value.body as { destroy?: () => void } | undefined)?.destroy?.();
 	return client.apiError(
 		`The download of report ${report.id} came packed (Content-Encoding), though it was asked for as it is`,
 		'A packed file cannot be checked to be whole, so nothing was stored. Run the workflow again later; if it persists, the service (or a proxy in front of it) ignores Accept-Encoding: identity.',
@@ -139,7 +145,8 @@ async function requestFile(
 }
 
 /**
- * Fetches a finished report's file and hands its body to `keep`, in the transport's retry loop:
+ * Fetches a finished report's file and hands its body to `keep`, in the transport's retry loop,
+ * the one loop of the download (its answers and what its body turns out to be share one round):
  * what follows a failure is the transport's table (decide), a download is a read, and a file cut
  * off, packed or answered with a web page is fetched again up to Max Attempts. Past `maxBytes`
  * (boundedReader.ts) it is `tooLarge`'s; past the download's total time it fails for good.
@@ -167,8 +174,10 @@ async function fetchFile<T>(
 	};
 	return await client.attempts<T>(
 		async (round) => {
-			const response = await requestFile(client, report, itemIndex, maxBytes, wait);
-			if (response instanceof Error) return after({ kind: 'garbled' }, response);
+			const answer = await requestFile(client, report, itemIndex, maxBytes, wait, round);
+			if (answer instanceof Error) return after({ kind: 'garbled' }, answer);
+			if (answer.kind !== 'done') return answer;
+			const response = answer.value;
 			if (response.tooLarge) return tooLarge();
 			const { headers } = response;
 			// A report file is a PDF, Markdown or JSON: a web page in its place is a proxy's or a
