@@ -14,7 +14,6 @@ import {
 	peekBody,
 	type AdPerformanceClient,
 	type Attempt,
-	type Round,
 } from './transport';
 import type { ServiceReport } from './types';
 
@@ -105,46 +104,6 @@ export interface FileWait {
 }
 
 /**
- * One attempt of a report's download in the caller's round: its answer, the body not read yet
- * (it stops past `maxBytes`); or the error of a file answered packed although asked for unpacked
- * (exchange.ts): n8n's helper unpacks leniently, so a file cut short inside its coding would
- * unpack without an error, and a part of it be stored as the whole.
- */
-async function requestFile(
-	client: AdPerformanceClient,
-	report: ReportFile,
-	itemIndex: number,
-	maxBytes: number,
-	wait: FileWait,
-	round: Round,
-) {
-	const url = report.downloadUrl || `${client.baseUrl}/v1/reports/${pathId(report.id)}/download`;
-	const outcome = await client.downloadOnce(
-		url,
-		{
-			itemIndex,
-			subject: `report ${report.id}`,
-			explain: (status) => explainMissingFile(report, status, wait),
-			maxBytes,
-			deadline: wait.deadline,
-			notYet: {
-				statuses: wait.listedFinished ? [409, 425] : [425],
-				pollMs: wait.pollMs ?? FILE_NOT_READY_POLL_MS,
-				until: wait.notReadyUntil,
-			},
-		},
-		round,
-	);
-	if (outcome.kind !== 'done' || outcome.value.tooLarge || !outcome.value.packed) return outcome;
-	(outcome.value.body as { destroy?: () => void } | undefined)?.destroy?.();
-	return client.apiError(
-		`The download of report ${report.id} came packed (Content-Encoding), though it was asked for as it is`,
-		'A packed file cannot be checked to be whole, so nothing was stored. Run the workflow again later; if it persists, the service (or a proxy in front of it) ignores Accept-Encoding: identity.',
-		itemIndex,
-	);
-}
-
-/**
  * Fetches a finished report's file and hands its body to `keep`, in the transport's retry loop,
  * the one loop of the download (its answers and what its body turns out to be share one round):
  * what follows a failure is the transport's table (decide), a download is a read, and a file cut
@@ -174,11 +133,38 @@ async function fetchFile<T>(
 	};
 	return await client.attempts<T>(
 		async (round) => {
-			const answer = await requestFile(client, report, itemIndex, maxBytes, wait, round);
-			if (answer instanceof Error) return after({ kind: 'garbled' }, answer);
+			const answer = await client.downloadOnce(
+				report.downloadUrl || `${client.baseUrl}/v1/reports/${pathId(report.id)}/download`,
+				{
+					itemIndex,
+					subject: `report ${report.id}`,
+					explain: (status) => explainMissingFile(report, status, wait),
+					maxBytes,
+					deadline: wait.deadline,
+					notYet: {
+						statuses: wait.listedFinished ? [409, 425] : [425],
+						pollMs: wait.pollMs ?? FILE_NOT_READY_POLL_MS,
+						until: wait.notReadyUntil,
+					},
+				},
+				round,
+			);
 			if (answer.kind !== 'done') return answer;
 			const response = answer.value;
 			if (response.tooLarge) return tooLarge();
+			// Packed although asked for unpacked (exchange.ts): n8n's helper unpacks leniently, so a
+			// file cut short inside its coding would unpack without an error, a part stored as the whole.
+			if (response.packed) {
+				(response.body as { destroy?: () => void } | undefined)?.destroy?.();
+				return after(
+					{ kind: 'garbled' },
+					client.apiError(
+						`The download of report ${report.id} came packed (Content-Encoding), though it was asked for as it is`,
+						'A packed file cannot be checked to be whole, so nothing was stored. Run the workflow again later; if it persists, the service (or a proxy in front of it) ignores Accept-Encoding: identity.',
+						itemIndex,
+					),
+				);
+			}
 			const { headers } = response;
 			// A report file is a PDF, Markdown or JSON: a web page in its place is a proxy's or a
 			// gateway's error page answered with 200, a garbled answer, asked again like one.

@@ -19,7 +19,7 @@ export {
 	RereadBudget,
 	type WalkResult,
 } from './pageWalker';
-export { failedAttempt, type Attempt, type Round } from './attempts';
+export { failedAttempt, type Attempt } from './attempts';
 export { decide } from './retry';
 export { headerOf, type RequestContext } from './exchange';
 export { isAnswerTimedOut, isAnswerTooLarge, peekBody } from './boundedReader';

@@ -123,17 +123,12 @@ export function backoffMs(attempt: number, random: number): number {
 	return random * Math.min(maxDelayMs, baseDelayMs * 2 ** Math.max(0, attempt - 1));
 }
 
-/** The first wait for a "not yet" answer (service ms); the request's `pollMs` caps the growth. */
-const NOT_YET_FIRST_MS = 2_000;
-
 /**
- * The backoff after the `count`th "not yet" answer (service ms): from about 2 s, doubling with a
- * jitter of ×1 to ×1.5 (so no wait is shorter than the one before) up to `capMs`, never below
- * the first wait. A Retry-After longer than it is honoured instead (pipeline.ts).
+ * The backoff after the `count`th "not yet" answer (service ms): from 2 s, doubling with a jitter
+ * of ×1 to ×1.5 (so no wait is shorter than the one before) up to `capMs` (at least 2 s).
  */
 export function notYetWaitMs(count: number, random: number, capMs: number): number {
-	const grown = NOT_YET_FIRST_MS * 2 ** Math.max(0, count - 1) * (1 + random / 2);
-	return Math.min(Math.max(capMs, NOT_YET_FIRST_MS), grown);
+	return Math.min(Math.max(capMs, 2_000), 2_000 * 2 ** Math.max(0, count - 1) * (1 + random / 2));
 }
 
 /**
