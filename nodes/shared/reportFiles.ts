@@ -7,6 +7,7 @@ import { ANSWER_LIMITS, BYTES_PER_MB } from './limits';
 import {
 	decide,
 	failedAttempt,
+	headerOf,
 	isAnswerTimedOut,
 	isAnswerTooLarge,
 	pathId,
@@ -59,12 +60,6 @@ function knownFormat(report: Pick<ServiceReport, 'format'>) {
 	return FILE_TYPES.get(typeof report.format === 'string' ? report.format : '');
 }
 
-function headerOf(headers: Record<string, unknown>, name: string): string | undefined {
-	const value = headers[name] ?? headers[name.toLowerCase()];
-	const first = Array.isArray(value) ? value[0] : value;
-	return typeof first === 'string' ? first : undefined;
-}
-
 const OPTIONS = inputField('options', 'Options', undefined, { default: {} });
 const BINARY_PROPERTY = inputField('binaryPropertyName', 'Put Output File in Field', undefined, {
 	default: 'data',
@@ -92,8 +87,8 @@ type ReportFile = Pick<ServiceReport, 'id' | 'format' | 'downloadUrl' | 'expires
 
 /** How long Report → Download waits for a file that is not ready yet (it has no Timeout of its own). */
 export const FILE_NOT_READY_WAIT_MS = 5 * 60_000;
-/** How often a file not ready yet is asked for again, without a Retry-After (service ms). */
-const FILE_NOT_READY_POLL_MS = 2_000;
+/** The longest wait between asks for a file not ready yet, with no Poll Interval (service ms). */
+const FILE_NOT_READY_POLL_MS = 30_000;
 
 /**
  * Where a download stands: `notReadyUntil` (n8n time) is how long "not yet" answers are waited
@@ -104,45 +99,13 @@ export interface FileWait {
 	deadline: number;
 	notReadyUntil: number;
 	listedFinished?: boolean;
+	/** The caller's Poll Interval (service ms): the longest wait between asks. */
+	pollMs?: number;
 }
 
 /**
- * The answer to a report's download, its body not read yet (it stops past `maxBytes`); or the
- * error of a file answered packed although asked for unpacked (exchange.ts): n8n's helper unpacks
- * leniently, so a file cut short inside its coding would unpack without an error, and a part of
- * it be stored as the whole.
- */
-async function requestFile(
-	client: AdPerformanceClient,
-	report: ReportFile,
-	itemIndex: number,
-	maxBytes: number,
-	wait: FileWait,
-) {
-	const url = report.downloadUrl || `${client.baseUrl}/v1/reports/${pathId(report.id)}/download`;
-	const response = await client.download(url, {
-		itemIndex,
-		subject: `report ${report.id}`,
-		explain: (status) => explainMissingFile(report, status, wait),
-		maxBytes,
-		deadline: wait.deadline,
-		notYet: {
-			statuses: wait.listedFinished ? [409, 425] : [425],
-			pollMs: FILE_NOT_READY_POLL_MS,
-			until: wait.notReadyUntil,
-		},
-	});
-	if (response.tooLarge || !response.packed) return response;
-	(response.body as { destroy?: () => void } | undefined)?.destroy?.();
-	return client.apiError(
-		`The download of report ${report.id} came packed (Content-Encoding), though it was asked for as it is`,
-		'A packed file cannot be checked to be whole, so nothing was stored. Run the workflow again later; if it persists, the service (or a proxy in front of it) ignores Accept-Encoding: identity.',
-		itemIndex,
-	);
-}
-
-/**
- * Fetches a finished report's file and hands its body to `keep`, in the transport's retry loop:
+ * Fetches a finished report's file and hands its body to `keep`, in the transport's retry loop,
+ * the one loop of the download (its answers and what its body turns out to be share one round):
  * what follows a failure is the transport's table (decide), a download is a read, and a file cut
  * off, packed or answered with a web page is fetched again up to Max Attempts. Past `maxBytes`
  * (boundedReader.ts) it is `tooLarge`'s; past the download's total time it fails for good.
@@ -155,7 +118,7 @@ async function fetchFile<T>(
 	wait: FileWait,
 	keep: {
 		/** Reads the body (a bounded stream) into what the caller keeps. */
-		body(body: unknown, headers: Record<string, unknown>): Promise<T>;
+		body(body: unknown, headers: Parameters<typeof headerOf>[0]): Promise<T>;
 		/** The file is larger than `maxBytes`: the caller's value or error. */
 		tooLarge(): { value: T } | { error: Error };
 	},
@@ -170,10 +133,39 @@ async function fetchFile<T>(
 	};
 	return await client.attempts<T>(
 		async (round) => {
-			const response = await requestFile(client, report, itemIndex, maxBytes, wait);
-			if (response instanceof Error) return after({ kind: 'garbled' }, response);
+			const answer = await client.downloadOnce(
+				report.downloadUrl || `${client.baseUrl}/v1/reports/${pathId(report.id)}/download`,
+				{
+					itemIndex,
+					subject: `report ${report.id}`,
+					explain: (status) => explainMissingFile(report, status, wait),
+					maxBytes,
+					deadline: wait.deadline,
+					notYet: {
+						statuses: wait.listedFinished ? [409, 425] : [425],
+						pollMs: wait.pollMs ?? FILE_NOT_READY_POLL_MS,
+						until: wait.notReadyUntil,
+					},
+				},
+				round,
+			);
+			if (answer.kind !== 'done') return answer;
+			const response = answer.value;
 			if (response.tooLarge) return tooLarge();
-			const headers = response.headers as Record<string, unknown>;
+			// Packed although asked for unpacked (exchange.ts): n8n's helper unpacks leniently, so a
+			// file cut short inside its coding would unpack without an error, a part stored as the whole.
+			if (response.packed) {
+				(response.body as { destroy?: () => void } | undefined)?.destroy?.();
+				return after(
+					{ kind: 'garbled' },
+					client.apiError(
+						`The download of report ${report.id} came packed (Content-Encoding), though it was asked for as it is`,
+						'A packed file cannot be checked to be whole, so nothing was stored. Run the workflow again later; if it persists, the service (or a proxy in front of it) ignores Accept-Encoding: identity.',
+						itemIndex,
+					),
+				);
+			}
+			const { headers } = response;
 			// A report file is a PDF, Markdown or JSON: a web page in its place is a proxy's or a
 			// gateway's error page answered with 200, a garbled answer, asked again like one.
 			const webPage = () => {

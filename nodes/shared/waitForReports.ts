@@ -232,6 +232,7 @@ async function settleReport(
 		deadline: client.deadline(),
 		notReadyUntil: found.startedAt + timeoutSeconds * 1000,
 		listedFinished: true,
+		pollMs: client.clock.serviceMs(settings.intervalSeconds * 1000),
 	});
 	return { json: report, binary: { [wait.binaryPropertyName]: file } };
 }

@@ -456,6 +456,41 @@ describe('the file host (another origin), scripted request by request', () => {
 		}
 	});
 
+	test('one loop per download: 5xx answers and bodies that are no file share Max Attempts', async () => {
+		let seed = 7_950;
+		await fc.assert(
+			fc.asyncProperty(
+				fc.integer({ min: 1, max: 4 }),
+				fc.array(
+					fc.constantFrom<HostAnswer>(
+						{ kind: 'cut' },
+						{ kind: 'status', status: 502, retryAfter: 'none' },
+					),
+					{
+						minLength: 12,
+						maxLength: 12,
+					},
+				),
+				async (maxAttempts, answers) => {
+					const service = await freshService(seed++, { downloadOrigin: 'foreign' });
+					try {
+						const report = await completedReport(service);
+						scriptHost(service, answers);
+						const result = await run(service, [waitNode(30, maxAttempts)], {
+							items: [{ id: report.id }],
+						});
+						expect(result.error?.message).toBeDefined();
+						const asked = service.fake.log.filter((entry) => entry.origin === 'foreign');
+						expect(asked).toHaveLength(maxAttempts);
+					} finally {
+						await service.fake.stop();
+					}
+				},
+			),
+			{ numRuns: RUNS, ...replay },
+		);
+	});
+
 	test('a file host that only ever answers 206 stores nothing: the error says the answer was not the whole file', async () => {
 		const service = await freshService(7_901, { downloadOrigin: 'foreign' });
 		try {

@@ -8,7 +8,7 @@ import { fc, test as fcTest } from '@fast-check/jest';
 import { DeadlineReached } from '../../nodes/shared/errors';
 import { runAttempts, type Attempt, type RetryParts } from '../../nodes/shared/transport/attempts';
 
-type Step = 'retry' | 'ambiguous' | 'scheduled';
+type Step = 'retry' | 'ambiguous' | 'scheduled' | 'notYet';
 
 function partsCutAfter(waits: number): RetryParts {
 	let waited = 0;
@@ -27,7 +27,7 @@ function partsCutAfter(waits: number): RetryParts {
 
 describe('runAttempts', () => {
 	fcTest.prop([
-		fc.array(fc.constantFrom<Step>('retry', 'ambiguous', 'scheduled'), {
+		fc.array(fc.constantFrom<Step>('retry', 'ambiguous', 'scheduled', 'notYet'), {
 			minLength: 1,
 			maxLength: 12,
 		}),
@@ -43,6 +43,7 @@ describe('runAttempts', () => {
 				const error = errors[at];
 				if (steps[at] === 'retry') return { kind: 'retry', error };
 				if (steps[at] === 'ambiguous') return { kind: 'ambiguous', error, sentAt: 0 };
+				if (steps[at] === 'notYet') return { kind: 'notYet', error, waitMs: 1 };
 				return { kind: 'scheduled', error, waitMs: 1, countsAsFailure: false };
 			};
 			const outcome = await runAttempts(partsCutAfter(cutAfterWaits), attempt, {

@@ -19,8 +19,10 @@ export type Attempt<T> =
 	| { kind: 'retry'; error: Error; retryAfterMs?: number }
 	/** Perhaps done (a write's 5xx, lost or garbled answer): look for it (`onAmbiguous`) before sending again. */
 	| { kind: 'ambiguous'; error: Error; sentAt: number; retryAfterMs?: number }
-	/** Not done, and the service said when to come back (429; a diagnostic still running). */
+	/** Not done, and the service's rate limit said when to come back (429). */
 	| { kind: 'scheduled'; error: Error; waitMs: number; countsAsFailure: boolean }
+	/** Not done yet (a file on its way, a lost attempt's diagnostic): no failure and no 429. */
+	| { kind: 'notYet'; error: Error; waitMs: number }
 	/** The answer: thrown as it is. */
 	| { kind: 'final'; error: Error };
 
@@ -45,6 +47,8 @@ export interface Round {
 	failures: number;
 	/** Times the service scheduled us (429) so far: the floor of the next wait grows with it. */
 	scheduled: number;
+	/** "Not yet" answers so far: the next not-yet wait backs off with it (retry.ts). */
+	notYet: number;
 	/** n8n time after which a rate-limit wait no longer fits Max Wait When Rate Limited. */
 	rateLimitDeadline: number;
 }
@@ -74,6 +78,7 @@ export async function runAttempts<T>(
 	const round: Round = {
 		failures: 0,
 		scheduled: 0,
+		notYet: 0,
 		rateLimitDeadline: Date.now() + rateLimitWaitMs,
 	};
 	let firstSentAt: number | undefined;
@@ -95,9 +100,13 @@ export async function runAttempts<T>(
 			if (outcome.kind === 'done') return outcome.value;
 			lastFailure = outcome.error;
 			if (outcome.kind === 'final') throw outcome.error;
+			// A not-yet wait is bounded by its request (pipeline.ts), not by Max Attempts or 429s.
+			if (outcome.kind === 'notYet') round.notYet++;
 			if (outcome.kind === 'scheduled') {
 				round.scheduled++;
 				if (outcome.countsAsFailure && ++round.failures >= maxAttempts) throw outcome.error;
+			}
+			if (outcome.kind === 'notYet' || outcome.kind === 'scheduled') {
 				await waiting.waitWithin(outcome.waitMs, rules.deadline);
 				continue;
 			}

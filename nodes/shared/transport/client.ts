@@ -323,14 +323,19 @@ export class AdPerformanceClient {
 		return this.errors.protocol(problem, request);
 	}
 
-	/** Downloads a file as a stream; a link urlPolicy.ts forbids is refused before it is opened. */
-	async download(
+	/**
+	 * One exchange of a download, as a stream, for `attempts` (the one loop of a download: what is
+	 * read after the answer may fail the attempt too); a link urlPolicy.ts forbids is refused
+	 * before it is opened.
+	 */
+	async downloadOnce(
 		url: string,
 		options: Pick<RequestSpec, 'itemIndex' | 'subject' | 'explain' | 'deadline' | 'notYet'> & {
 			/** The Max File Size: the body is a stream that fails past it (boundedReader.ts). */
 			maxBytes: number;
 		},
-	): Promise<RawResponse> {
+		round: Round,
+	): Promise<Attempt<RawResponse>> {
 		const target = new URL(url, this.baseUrl).toString();
 		const problem = hopProblem(this.baseUrl, undefined, target);
 		if (problem) {
@@ -341,7 +346,7 @@ export class AdPerformanceClient {
 			);
 		}
 		const { maxBytes, ...spec } = options;
-		return await this.pipeline.send(
+		return await this.pipeline.exchangeOnce(
 			{ method: 'GET', path: '', ...spec },
 			{
 				json: false,
@@ -350,6 +355,7 @@ export class AdPerformanceClient {
 				maxBytes,
 				totalMs: ANSWER_LIMITS.downloadMs,
 			},
+			round,
 		);
 	}
 

@@ -21,6 +21,6 @@ export {
 } from './pageWalker';
 export { failedAttempt, type Attempt } from './attempts';
 export { decide } from './retry';
-export { type RequestContext } from './exchange';
+export { headerOf, type RequestContext } from './exchange';
 export { isAnswerTimedOut, isAnswerTooLarge, peekBody } from './boundedReader';
 export { CLOCK_SKEW_MARGIN_MS } from './serviceClock';

@@ -23,6 +23,7 @@ import {
 	inRound,
 	NETWORK_ERRORS,
 	networkErrorCode,
+	notYetWaitMs,
 	retryAfterMs,
 	retryHintSeconds,
 	type Seen,
@@ -48,8 +49,9 @@ export interface RequestSpec {
 	/**
 	 * Error statuses meaning "not yet": work is still under way (a diagnostic's 409 while a lost
 	 * attempt's run goes on; a file the list showed finished that is not ready to download). They
-	 * are asked again every `pollMs` (service ms), or as a Retry-After says, until `until` (n8n
-	 * time, else the deadline): then the answer is final. Set only while such work may be going on.
+	 * are asked again after a backoff from about 2 s up to `pollMs` (service ms; retry.ts,
+	 * notYetWaitMs), or as a Retry-After says, until `until` (n8n time, else the deadline): then
+	 * the answer is final. Set only while such work may be going on.
 	 */
 	notYet?: { statuses: number[]; pollMs: number; until?: number };
 	/** A message and fix better suited to this request than the generic ones of its error type. */
@@ -71,9 +73,6 @@ export type Transfer = Pick<OutgoingRequest, 'json' | 'stream' | 'maxBytes'> & {
 	absoluteUrl?: string;
 	totalMs?: number;
 };
-
-/** How often a not-yet answer without a Retry-After is asked again (service ms). */
-const NOT_YET_POLL_MS = 2_000;
 
 type WaitExceeded = Parameters<TransportErrors['rateLimitWaitExceeded']>[0];
 
@@ -306,29 +305,36 @@ export class RequestPipeline {
 		const said = (readEnvelope(response, 'any').value as ServiceErrorBody | undefined)?.error;
 		const type = typeof said?.type === 'string' ? said.type : undefined;
 		const serviceMessage = typeof said?.message === 'string' ? said.message : undefined;
+		const origin = fromService
+			? undefined
+			: new URL(transfer.absoluteUrl ?? this.parts.baseUrl).origin;
+		const { itemIndex, subject } = spec;
+		const details = { status, type, serviceMessage, origin, itemIndex, subject };
 		const error =
 			status >= 200 && status < 300
 				? errors.protocol(`the answer was ${status}, not the whole file (200)`, spec)
-				: errors.service({
-						status,
-						type,
-						serviceMessage,
-						itemIndex: spec.itemIndex,
-						subject: spec.subject,
-						origin: fromService
-							? undefined
-							: new URL(transfer.absoluteUrl ?? this.parts.baseUrl).origin,
-						...spec.explain?.(status, type),
-					});
+				: errors.service({ ...details, ...spec.explain?.(status, type) });
 		if (decision === 'wait') {
 			teach?.onAccepted(buckets, undefined);
-			// Not yet: ask again as told, or every pollMs, within the not-yet bound; not a failure.
-			const waitMs = clock.realMs(retryAfter ?? spec.notYet?.pollMs ?? NOT_YET_POLL_MS);
-			const until = Math.min(spec.notYet?.until ?? spec.deadline, spec.deadline);
-			const waitTooLong = Date.now() + waitMs > until;
-			if (inRound('wait', { lastAttempt: false, waitTooLong }) === 'final')
-				return { kind: 'final', error };
-			return { kind: 'scheduled', error, waitMs, countsAsFailure: false };
+			// Not yet: no failure and no 429. Asked again after a backoff up to pollMs, or as told,
+			// within the not-yet bound; the last wait is cut to the bound, a Retry-After never.
+			const leftMs = Math.min(spec.notYet?.until ?? spec.deadline, spec.deadline) - Date.now();
+			const askedMs = retryAfter === undefined ? 0 : clock.realMs(retryAfter);
+			// A file host's Retry-After on a request that declared no "not yet" of its own: every 2 s.
+			const capMs = spec.notYet?.pollMs ?? 0;
+			const backoffMs = clock.realMs(notYetWaitMs(round.notYet + 1, Math.random(), capMs));
+			const waitTooLong = leftMs <= 0 || askedMs > leftMs;
+			if (inRound('wait', { lastAttempt: false, waitTooLong }) === 'wait')
+				return { kind: 'notYet', error, waitMs: Math.max(askedMs, Math.min(backoffMs, leftMs)) };
+			if (askedMs === 0) return { kind: 'final', error };
+			// A Retry-After that no wait within the bound can honour ends it now, saying so.
+			const minutes = (ms: number) =>
+				`${Math.round(clock.serviceMs(Math.max(0, ms)) / 6_000) / 10} minute(s)`;
+			const who = origin ? `The file host ${origin}` : 'The service';
+			const message = `${who} answered with status ${status} and asked to come back in ${minutes(askedMs)}, later than the wait for it allows (${minutes(leftMs)} left)`;
+			const description =
+				'It was not asked again, since no wait within the bound could honour it. Run the workflow again once that time has passed.';
+			return { kind: 'final', error: errors.service({ ...details, message, description }) };
 		}
 		if (decision === 'schedule') {
 			// A 429 schedules us, not a failure: wait as told (Retry-After, or the seconds its

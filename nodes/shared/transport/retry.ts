@@ -124,6 +124,14 @@ export function backoffMs(attempt: number, random: number): number {
 }
 
 /**
+ * The backoff after the `count`th "not yet" answer (service ms): from 2 s, doubling with a jitter
+ * of ×1 to ×1.5 (so no wait is shorter than the one before) up to `capMs` (at least 2 s).
+ */
+export function notYetWaitMs(count: number, random: number, capMs: number): number {
+	return Math.min(Math.max(capMs, 2_000), 2_000 * 2 ** Math.max(0, count - 1) * (1 + random / 2));
+}
+
+/**
  * Seconds named by a 429 message like "Rate limit exceeded. Retry after 12 seconds.": only a
  * hint, the client works without it (the message is not a contract).
  */
