@@ -21,6 +21,7 @@ const REVIEW = 'weekly-report-review.json';
 const SIMPLE = 'weekly-client-report-email.json';
 const SLACK = 'slack-report-risk-level.json';
 const TOKEN = 'token-expired-alert.json';
+const WATCH = 'client-watch.json';
 
 const EACH = 'runOnceForEachItem';
 const ALL = 'runOnceForAllItems';
@@ -60,6 +61,15 @@ const CODE_NODES = [
 	{ examples: [SIMPLE], node: 'Compose the e-mail', source: 'simple-email.js', mode: EACH },
 	{ examples: [SLACK], node: 'Compose the message', source: 'slack-risk.js', mode: EACH },
 	{ examples: [TOKEN], node: 'Compose the alert', source: 'token-alert.js', mode: EACH },
+	{ examples: [WATCH], node: 'Who to watch', source: 'watch-who.js', mode: ALL },
+	{
+		examples: [WATCH],
+		node: 'Campaigns to diagnose',
+		source: 'watch-pick-campaigns.js',
+		mode: ALL,
+	},
+	{ examples: [WATCH], node: 'Findings', source: 'watch-findings.js', mode: ALL },
+	{ examples: [WATCH], node: 'Alerts per client', source: 'watch-alerts.js', mode: ALL },
 ];
 
 /** The client's weekly e-mail, as "Compare with last week" composes it (`email`). */
@@ -86,6 +96,24 @@ const SENDING_NODES = [
 		},
 	},
 	{ examples: [SLACK], node: 'Post to Slack', parameters: { text: '={{ $json.slack_text }}' } },
+	{
+		examples: [WATCH],
+		node: 'E-mail the account manager',
+		parameters: {
+			fromEmail: 'Your Agency <reports@your-agency.example>',
+			toEmail: '={{ $json.to }}',
+			subject: '={{ $json.email.subject }}',
+			emailFormat: 'both',
+			text: '={{ $json.email.text }}',
+			html: '={{ $json.email.html }}',
+			options: { appendAttribution: false },
+		},
+	},
+	{
+		examples: [WATCH],
+		node: 'Post the alert to Slack',
+		parameters: { text: '={{ $json.slack_text }}' },
+	},
 	{
 		examples: [TOKEN],
 		node: 'E-mail the team',

@@ -30,26 +30,31 @@ export function exampleNode(file: string, name: string): ExampleNode {
  * expressions of an example's node (`assign`), or a node of the example that this run does not
  * reach (`idle`: in the workflow, never executed).
  */
-export type Step =
+export type Step = (
 	| { name: string; items: IDataObject[] }
 	| { name: string; code: string }
 	| { name: string; idle: true }
-	| { name: string; assign: Record<string, string> };
+	| { name: string; assign: Record<string, string> }
+) & {
+	/**
+	 * The step whose output this one takes (a second branch of that node), instead of the step
+	 * before; branches run in the order of their steps, as n8n runs the upper branch first.
+	 */
+	after?: string;
+};
 
 /** Runs the steps in order (each item paired with the first of the step before) and returns every step's output. */
 export async function runSteps(
 	file: string,
 	steps: Step[],
 ): Promise<Record<string, IDataObject[]>> {
-	const chain = steps.filter((step) => !('idle' in step)).map((step) => step.name);
-	const connections = Object.fromEntries(
-		chain
-			.slice(0, -1)
-			.map((name, i) => [
-				name,
-				{ main: [[{ node: chain[i + 1], type: 'main' as const, index: 0 }]] },
-			]),
-	);
+	const chain = steps.filter((step) => !('idle' in step));
+	const connections: Record<string, { main: { node: string; type: 'main'; index: 0 }[][] }> = {};
+	chain.slice(1).forEach((step, i) => {
+		const from = step.after ?? chain[i].name;
+		connections[from] ??= { main: [[]] };
+		connections[from].main[0].push({ node: step.name, type: 'main', index: 0 });
+	});
 	const result = await runWorkflow({
 		nodes: steps.map((step) =>
 			'items' in step
@@ -97,7 +102,7 @@ export async function runSteps(
 
 /** The libraries of examples/src as a Code node has them (plain declarations, read in a fresh context). */
 export function examplesLib(): Record<string, (...args: never[]) => unknown> {
-	const names = ['text', 'money', 'digest', 'email'];
+	const names = ['text', 'money', 'digest', 'email', 'watch'];
 	const code = names
 		.map((n) => fs.readFileSync(path.join(EXAMPLES, 'src', 'lib', `${n}.js`), 'utf8'))
 		.join('\n');
