@@ -57,6 +57,8 @@ export async function startFakeService(options: FakeServiceOptions = {}): Promis
 		setConnectionStatus: (accountId, status) => state.setConnectionStatus(accountId, status),
 		failNextReports: (count, error) => state.failNextReports(count, error),
 		failNextDiagnostics: (count) => state.failNextDiagnostics(count),
+		setCampaignRisk: (campaignId, riskScore) => state.setCampaignRisk(campaignId, riskScore),
+		setLastSynced: (accountId, at) => state.setLastSynced(accountId, state.unstamp(Date.parse(at))),
 		holdRunningDiagnostics: (realMs) => state.holdRunningDiagnostics(realMs),
 		holdNextDiagnosticRunning: (realMs) => {
 			server.intercept({

@@ -232,6 +232,10 @@ export interface FakeService {
 	setConnectionStatus(accountId: string, status: 'active' | 'disconnected' | 'token_expired'): void;
 	failNextReports(count: number, error?: { type: string; message: string }): void;
 	failNextDiagnostics(count: number): void;
+	/** A campaign's next diagnostics score this risk (0-100; issues within 20 of it); null: drawn. */
+	setCampaignRisk(campaignId: string, riskScore: number | null): void;
+	/** An account's last sync, on the service's clock (ISO 8601): stale data on demand. */
+	setLastSynced(accountId: string, at: string): void;
 	/** Keeps every diagnostic that is running now running for `realMs` more (real time). */
 	holdRunningDiagnostics(realMs: number): void;
 	/**
@@ -1523,6 +1527,16 @@ export class FakeServer {
 					this.state.setConnectionStatus(seg[1], status);
 					return ok();
 				}
+				case 'PUT /accounts/:id/synced':
+					// `at`: an ISO time on the service's clock
+					this.state.setLastSynced(seg[1], this.state.unstamp(Date.parse(String(body.at))));
+					return ok();
+				case 'PUT /campaigns/:id/risk':
+					this.state.setCampaignRisk(
+						seg[1],
+						body.riskScore === null ? null : Number(body.riskScore),
+					);
+					return ok();
 				case 'PUT /accounts/:id/reports':
 					this.setReportScript(seg[1], body as AccountReportScript);
 					return ok();

@@ -259,6 +259,8 @@ export class FakeState {
 	/** File sizes (bytes) of the next generated reports, in order (POST /__fake/reports/size-next). */
 	private nextFileSizes: number[] = [];
 	private failDiagnosticCount = 0;
+	/** A campaign's next diagnostics score this risk (0-100) instead of a drawn one. */
+	private campaignRisk = new Map<string, number>();
 	/** By service account id: see AccountReportScript. */
 	private readonly reportScripts = new Map<string, AccountReportScript>();
 	/** See setNewReportSizes. */
@@ -662,7 +664,7 @@ export class FakeState {
 		const durationService = this.rng.int(5000, 10000);
 		const failed = this.failDiagnosticCount > 0;
 		if (failed) this.failDiagnosticCount--;
-		const riskScore = this.rng.int(5, 95);
+		const riskScore = this.campaignRisk.get(campaign.id) ?? this.rng.int(5, 95);
 		const issueCount = this.rng.int(1, 4);
 		const issues = this.rng
 			.shuffle(ISSUE_TEMPLATES)
@@ -881,6 +883,24 @@ export class FakeState {
 		if (status === 'active' && a.connectionStatus !== 'active' && a.lastSyncedAt <= now)
 			a.lastSyncedAt = now;
 		a.connectionStatus = status;
+	}
+
+	/** The risk a campaign's next diagnostics score (its issues within 20 of it); null: drawn again. */
+	setCampaignRisk(campaignId: string, riskScore: number | null): void {
+		if (!this.campaigns.some((c) => c.id === campaignId))
+			throw new Error(`unknown campaign ${campaignId}`);
+		if (riskScore === null) this.campaignRisk.delete(campaignId);
+		else if (Number.isFinite(riskScore) && riskScore >= 0 && riskScore <= 100)
+			this.campaignRisk.set(campaignId, Math.round(riskScore));
+		else throw new Error('riskScore must be a number from 0 to 100, or null.');
+	}
+
+	/** When an account last synced (host ms), as if its sync had stopped then or just ran. */
+	setLastSynced(accountId: string, at: number): void {
+		const a = this.findAccount(accountId);
+		if (!a) throw new Error(`unknown account ${accountId}`);
+		if (!Number.isFinite(at)) throw new Error('at must be an ISO 8601 time.');
+		a.lastSyncedAt = at;
 	}
 
 	expireReport(reportId: string): void {

@@ -30,6 +30,12 @@ export const CLIENT_DIRECTORY_TABLE = Object.freeze({
 		{ name: 'review', type: 'boolean' },
 		{ name: 'review_spend_change_pct', type: 'number' },
 		'account_manager_email',
+		// the client watch: empty = the defaults of its sticky note
+		{ name: 'monthly_budget', type: 'number' },
+		{ name: 'pacing_over_pct', type: 'number' },
+		{ name: 'pacing_under_pct', type: 'number' },
+		{ name: 'stale_after_hours', type: 'number' },
+		{ name: 'diagnostics_per_run', type: 'number' },
 	],
 });
 
@@ -78,6 +84,20 @@ export const EXAMPLE_DATA_TABLES = Object.freeze({
 		'asked_at',
 		'decided_at',
 		'execution_id',
+	],
+	// the client watch: one row per finding (`<act_ id>|<kind>|<subject>`), open or cleared
+	client_watch_findings: [
+		'finding_key',
+		'account_id',
+		'client_name',
+		'kind',
+		'subject',
+		'severity',
+		'sentence',
+		'status',
+		'opened_at',
+		'checked_at',
+		'cleared_at',
 	],
 	weekly_report_recoveries: [
 		'failed_execution_id',
@@ -230,9 +250,15 @@ export function demoClientRows(accounts, { review = true } = {}) {
 		let local = base;
 		for (let n = 2; used.has(local); n++) local = `${base}-${n}`;
 		used.add(local);
+		// the client watch's budget: the first connected account over-paces (its 30 days' spend
+		// is 1.6 times its budget), the others spend at their budget's pace
+		const spend = Number(account.totalSpendLast30d) || 0;
+		const overPacing =
+			account === accounts.find((a) => a.connectionStatus === 'active' && a.totalSpendLast30d > 0);
 		return {
 			account_id: account.platformAccountId,
 			client_name: account.name,
+			monthly_budget: spend > 0 ? Math.round(overPacing ? spend / 1.6 : (spend / 30) * 31) : null,
 			to_email: `${local}@clients.example`,
 			cc_email: '',
 			send: true,

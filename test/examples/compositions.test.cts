@@ -250,7 +250,16 @@ describe.each([DIRECTORY, EXACTLY_ONCE])('%s', (file) => {
 					),
 					{ maxLength: 3 },
 				),
-				async (drawn, accounts) => {
+				fc.array(
+					fc.record({
+						finding_key: fc.constantFrom('act_0|stale_data|', 'act_1|budget_over|', 'x'),
+						account_id: fc.oneof(fc.constantFrom('act_0', 'act_1', 'act_77'), hostile),
+						status: fc.constantFrom('open', 'open', 'cleared', '<b>open</b>'),
+						sentence: fc.oneof(readable, hostile),
+					}),
+					{ maxLength: 4 },
+				),
+				async (drawn, accounts, findings) => {
 					const composed: IDataObject[] = [];
 					const whos: IDataObject[] = [];
 					for (const [i, [c, r]] of drawn.entries()) {
@@ -262,7 +271,7 @@ describe.each([DIRECTORY, EXACTLY_ONCE])('%s', (file) => {
 						composed.push(out['Compare with last week'][0]);
 					}
 					const sent = drawn.flatMap(([, , wasSent], i) => (wasSent ? [i] : []));
-					const steps = digestSteps(file, whos, composed, sent, accounts);
+					const steps = digestSteps(file, whos, composed, sent, accounts, findings);
 					if (file === DIRECTORY)
 						steps.push(
 							{
@@ -298,6 +307,15 @@ describe.each([DIRECTORY, EXACTLY_ONCE])('%s', (file) => {
 						expect(htmlText(htmlBody).includes(name) || Boolean(digest.all_well)).toBe(true);
 						expect(text).toContain(name);
 					}
+					// the watch's open findings, each sentence as written, under one section
+					const open = findings.filter((f) => f.status === 'open' && f.account_id);
+					expect(text.includes('Open findings of the client watch')).toBe(open.length > 0);
+					if (open.length) expect(digest.all_well).toBe(false);
+					for (const f of open)
+						if (isPrintableName(f.sentence) && Array.from(f.sentence).length <= 300) {
+							expect(text).toContain(f.sentence);
+							expect(htmlText(htmlBody)).toContain(f.sentence);
+						}
 					if (file === DIRECTORY) {
 						// one state per client and week: a client is under Sent, or in one review section
 						const states =
@@ -329,6 +347,7 @@ function digestSteps(
 	composed: IDataObject[],
 	sent: number[],
 	accounts: Array<[string, string]>,
+	findings: IDataObject[] = [],
 ): Step[] {
 	const SENT = file === DIRECTORY ? 'What was sent' : 'Record the e-mail';
 	return [
@@ -367,6 +386,8 @@ function digestSteps(
 				connectionStatus: status,
 			})),
 		},
+		// the client watch's table (an error item where the agency has no such table)
+		{ name: 'Open findings of the watch', items: findings },
 		{ name: 'Compose the team digest', code: 'Compose the team digest' },
 		{ name: 'Could not generate', idle: true },
 		{ name: 'Report failed or timed out', idle: true },

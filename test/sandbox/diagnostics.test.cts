@@ -130,6 +130,27 @@ describe('fake service: diagnostics', () => {
 		expect(d.recommendations).toBeUndefined();
 	});
 
+	test('setCampaignRisk: the next diagnostics score that risk, issues within 20 of it; null draws again', async () => {
+		const campaign = acmeCampaign(svc, 1);
+		const finished = async () => {
+			const res = await post(svc, '/v1/diagnostics', { campaign_id: campaign });
+			return waitFor(async () => {
+				const r = await get(svc, `/v1/diagnostics/${res.body.data.id}`);
+				return r.body.data.status !== 'running' ? (r.body.data as Diagnostic) : undefined;
+			}, 2000);
+		};
+		svc.setCampaignRisk(campaign, 96);
+		const d = await finished();
+		expect(d.riskScore).toBe(96);
+		for (const issue of d.issues ?? []) {
+			expect(issue.riskScore).toBeGreaterThanOrEqual(76);
+			expect(issue.severity).toBe('CRITICAL');
+		}
+		expect(() => svc.setCampaignRisk(campaign, 101)).toThrow(/0 to 100/);
+		expect(() => svc.setCampaignRisk('camp_none', 50)).toThrow(/unknown campaign/);
+		svc.setCampaignRisk(campaign, null);
+	});
+
 	test('holdRunningDiagnostics keeps a running diagnostic running, and leaves finished ones alone', async () => {
 		const first = await post(svc, '/v1/diagnostics', { campaign_id: acmeCampaign(svc, 0) });
 		await waitFor(async () => {

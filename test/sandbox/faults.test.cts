@@ -343,6 +343,18 @@ describe('fake service: request log and control API', () => {
 		expect((await get(svc, '/v1/reports')).body.pagination.total).toBe(10);
 		expect((await get(svc, `/v1/reports/${added[0].id}/download`)).status).toBe(200);
 	});
+	test('setLastSynced: the account lists that last sync, on the service clock', async () => {
+		const svc = await startFakeService({ seed: 7 });
+		try {
+			const acme = svc.accounts().find((a) => a.name === 'Acme Outdoor')!;
+			const at = new Date(Math.floor(Date.now() / 1000) * 1000 - 50 * 3_600_000).toISOString();
+			svc.setLastSynced(acme.id, at);
+			expect(svc.accounts().find((a) => a.id === acme.id)!.lastSyncedAt).toBe(at);
+			expect(() => svc.setLastSynced(acme.id, 'yesterday')).toThrow(/ISO 8601/);
+		} finally {
+			await svc.stop();
+		}
+	});
 });
 
 /** A raw GET that reads at most `readBytes` of the body as it arrives on the wire, then hangs up. */

@@ -83,6 +83,18 @@ function code() {
 					: 'disconnected: reconnect it',
 		}));
 
+	// The client watch's open findings (its table, when the agency runs the watch): one line per
+	// client, each finding's sentence as the watch wrote it, escaped where the digest is written.
+	const watch = new Map();
+	for (const row of items('Open findings of the watch')) {
+		if (row.status !== 'open' || !row.finding_key || !row.account_id) continue;
+		const id = String(row.account_id);
+		watch.set(id, [...(watch.get(id) ?? []), oneLine(row.sentence || row.kind, 300)]);
+	}
+	const watchLines = [...watch].map(
+		([id, sentences]) => `${nameOf(id)} (${oneLine(id, 40)}): ${sentences.join(' · ')}`,
+	);
+
 	// The portfolio: one line per client reported this run, its ROAS week by week (the trend of
 	// "Compare with last week", oldest first), the change from the week before, and its risk.
 	const portfolio = reports.map((r) => {
@@ -115,6 +127,7 @@ function code() {
 		failed.length === 0 &&
 		atRisk.length === 0 &&
 		toReconnect.length === 0 &&
+		watchLines.length === 0 &&
 		skipped.every((s) => quiet.includes(s.reason));
 	const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -145,6 +158,12 @@ function code() {
 			portfolio,
 		});
 
+	if (watchLines.length)
+		sections.push({
+			key: 'watch',
+			title: `Open findings of the client watch (${watchLines.length} client${watchLines.length === 1 ? '' : 's'})`,
+			lines: watchLines,
+		});
 	if (toReconnect.length)
 		sections.push({
 			key: 'reconnect',
@@ -161,13 +180,14 @@ function code() {
 
 	const headline = allWell
 		? `All well: ${plural(sent.length, 'weekly report')} sent${week}, none failed, no client at high risk, no account to reconnect.`
-		: `Weekly client reports${week}: ${sent.length} sent, ${skipped.length} skipped, ${failed.length} failed or timed out, ${atRisk.length} at high or critical risk, ${toReconnect.length} to reconnect.`;
+		: `Weekly client reports${week}: ${sent.length} sent, ${skipped.length} skipped, ${failed.length} failed or timed out, ${atRisk.length} at high or critical risk, ${toReconnect.length} to reconnect${watchLines.length ? `, ${watchLines.length} with open findings of the client watch` : ''}.`;
 	const subject = allWell
 		? `Weekly client reports${week}: all well, ${sent.length} sent`
 		: `Weekly client reports${week}: ${[
 				failed.length && `${failed.length} failed`,
 				atRisk.length && `${atRisk.length} at high risk`,
 				toReconnect.length && `${toReconnect.length} to reconnect`,
+				watchLines.length && `${watchLines.length} with open findings`,
 				`${sent.length} sent`,
 			]
 				.filter(Boolean)
