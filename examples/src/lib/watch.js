@@ -135,7 +135,7 @@ function riskFinding({ campaign, diagnostic }) {
 		figures: {
 			campaign: campaign?.name ?? diagnostic.campaignId,
 			risk_score: diagnostic.riskScore,
-			issues: issues.map((issue) => `${issue.severity}: ${issue.title}`).slice(0, 3),
+			issues: issues.map((issue) => `${issue.title} (${issue.severity.toLowerCase()})`).slice(0, 3),
 			recommendation: recommendations[0]
 				? `${recommendations[0].title}: ${recommendations[0].description}`
 				: '',
@@ -193,7 +193,7 @@ function findingSentence(finding) {
 		case 'account_missing':
 			return 'Account missing: the directory names an ad account the service does not list for this workspace.';
 		case 'campaign_risk':
-			return `${finding.severity} risk on campaign "${f.campaign}" (score ${f.risk_score}): ${(f.issues ?? []).join('; ')}.${f.recommendation ? ` First: ${f.recommendation}` : ''}`;
+			return `Campaign "${f.campaign}" at ${String(finding.severity).toLowerCase()} risk (score ${f.risk_score}): ${(f.issues ?? []).join('; ')}.${f.recommendation ? ` First: ${f.recommendation}` : ''}`;
 		default:
 			return `${finding.kind}`;
 	}
