@@ -99,15 +99,8 @@ const SENDING_NODES = [
 	{
 		examples: [WATCH],
 		node: 'E-mail the account manager',
-		parameters: {
-			fromEmail: 'Your Agency <reports@your-agency.example>',
-			toEmail: '={{ $json.to }}',
-			subject: '={{ $json.email.subject }}',
-			emailFormat: 'both',
-			text: '={{ $json.email.text }}',
-			html: '={{ $json.email.html }}',
-			options: { appendAttribution: false },
-		},
+		// the account manager's alert, composed as the client's e-mail is (no attachment, no Cc)
+		parameters: { ...CLIENT_EMAIL, options: { appendAttribution: false } },
 	},
 	{
 		examples: [WATCH],

@@ -305,11 +305,11 @@ test('a finding alerts once, again only after it cleared and came back; alerts a
 						newByClient.get(String(alert.account_id))!.sort(),
 					);
 					const c = watched.find((k) => accountId(k) === alert.account_id)!;
-					const email = alert.email as { subject: string; html: string; text: string };
+					const email = alert.email as { to: string; subject: string; html: string; text: string };
 					expect(htmlProblems(email.html)).toEqual([]);
 					expect(headerProblems(email.subject)).toEqual([]);
 					expect(slackProblems(String(alert.slack_text))).toEqual([]);
-					expect(String(alert.to)).toMatch(/^[^\s,;<>]+@[^\s,;<>]+$/);
+					expect(email.to).toMatch(/^[^\s,;<>]+@[^\s,;<>]+$/);
 					if (isPrintableName(c.client_name) && Array.from(c.client_name).length <= 400) {
 						expect(htmlText(email.html)).toContain(c.client_name);
 						expect(slackText(String(alert.slack_text))).toContain(c.client_name);

@@ -24,9 +24,13 @@ function code() {
 		return {
 			json: {
 				account_id: client.account_id,
-				to: client.manager_email || TEAM,
 				findings: client.findings.map((f) => f.key),
-				email: { subject: alert.subject, text: alert.text, html: alert.html },
+				email: {
+					to: client.manager_email || TEAM,
+					subject: alert.subject,
+					text: alert.text,
+					html: alert.html,
+				},
 				slack_text: alert.slack,
 			},
 		};
