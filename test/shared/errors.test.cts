@@ -6,14 +6,13 @@ import {
 	ArgumentName,
 	cancelledError,
 	credentialError,
-	errorTypeOf,
 	fieldError,
 	fileTooLargeError,
-	retryAdviceOf,
 	TransportErrors,
 	unexpectedError,
 	unsupportedOperationError,
 } from '../../nodes/shared/errors';
+import { errorTypeOf, retryAdviceOf } from '../../nodes/shared/errorTypes';
 import { Redactor } from '../../nodes/shared/redaction';
 import { toolErrorMessage } from '../../nodes/shared/tool/presenter';
 import { InputValidator } from '../../nodes/shared/validation';

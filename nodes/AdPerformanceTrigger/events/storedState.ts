@@ -115,7 +115,7 @@ function describeKind(value: unknown): string {
 }
 
 /** What `read` found: the state, or why the poll records a new baseline instead. */
-export type StateReading<State> =
+type StateReading<State> =
 	| { state: State; note?: undefined }
 	| { state: undefined; note: { level: 'debug' | 'info' | 'warn'; reason: string } };
 
