@@ -2,6 +2,7 @@ import type { INode } from 'n8n-workflow';
 
 import { dayIn, instantOfWallTime, knownZone } from './calendar';
 import { ArgumentName, fieldError, type FieldName } from './errors';
+import { cut } from './redaction';
 
 /**
  * The one reader of each kind of value (docs/input-values.md), on the node, the tool and the
@@ -361,7 +362,8 @@ function numberOf(value: unknown): unknown {
 	return typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
 }
 
-function describeType(value: unknown): string {
+/** What a value is, in a few words: never the value itself. */
+export function describeType(value: unknown): string {
 	if (value === null) return 'null';
 	if (Array.isArray(value)) return 'a list';
 	if (typeof value === 'object') return 'an object';
@@ -369,6 +371,5 @@ function describeType(value: unknown): string {
 	return `a ${typeof value}`;
 }
 
-function clip(text: string): string {
-	return text.length > 60 ? `${text.slice(0, 57)}…` : text;
-}
+/** A value quoted in a message, shortened. */
+const clip = (text: string) => cut(text, 60);
