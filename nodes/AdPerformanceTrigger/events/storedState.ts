@@ -197,7 +197,7 @@ export class TriggerStore {
 }
 
 /** A poll's exclusive right to commit the trigger's next state. */
-export class Lease {
+class Lease {
 	constructor(
 		private readonly data: IDataObject,
 		private readonly scope: string,
