@@ -50,7 +50,7 @@ export class ItemResults {
 	}
 
 	/** Runs the work of one item and records what it output, or its error. */
-	async settle(itemIndex: number, work: () => Promise<INodeExecutionData[]>): Promise<void> {
+	async run(itemIndex: number, work: () => Promise<INodeExecutionData[]>): Promise<void> {
 		try {
 			// The items are the work's own, made for this output: paired in place, not copied.
 			const output = await work();
