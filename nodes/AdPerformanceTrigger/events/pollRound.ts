@@ -68,7 +68,7 @@ export async function pollEvents(this: IPollFunctions): Promise<INodeExecutionDa
 		try {
 			sample = await kind.sample.call(this, { client, settings, deadline: Date.now() + budgetMs });
 		} catch (error) {
-			if (!(error instanceof DeadlineReached)) throw error;
+			if (!(error instanceof DeadlineReached)) throw client.redactor.error(error);
 			throw client.errors.timedOut(
 				`The service did not answer within ${Math.round(budgetMs / 1000)} seconds`,
 				'No test event was fetched. Check that the service is up (the credential’s Test button), then fetch again.',
@@ -119,8 +119,7 @@ export async function pollEvents(this: IPollFunctions): Promise<INodeExecutionDa
 		// Cut at the budget, or the service asks to wait longer than a poll may: the stored state
 		// is kept, and the next poll continues from it.
 		if (error instanceof DeadlineReached || errorTypeOf(error) === 'rate_limit_error') return null;
-		// Scrubbed where it leaves the node (boundary.ts), as every error is.
-		throw error;
+		throw client.redactor.error(error);
 	}
 	return events.length > 0 ? [this.helpers.returnJsonArray(events)] : null;
 }
