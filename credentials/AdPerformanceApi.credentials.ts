@@ -10,6 +10,7 @@ import type {
 import {
 	apiKeyOf,
 	apiKeyProblem,
+	baseUrlProblem,
 	DEFAULT_API_VERSION,
 	isServiceOrigin,
 	normaliseBaseUrl,
@@ -80,10 +81,11 @@ export class AdPerformanceApi implements ICredentialType {
 		const keyProblem = apiKeyProblem(apiKey);
 		if (keyProblem) throw new Error(`${keyProblem.message}. ${keyProblem.description}`);
 		const baseUrl = normaliseBaseUrl(credentials.baseUrl);
-		if (/^[a-z][a-z0-9+.-]*:\/\/[^/@]*@/i.test(baseUrl)) {
-			// The address is shown in errors and logs; a password in it would be shown too.
+		// The nodes' rule for the Base URL (a password in it would be shown wherever it is shown).
+		const urlProblem = baseUrlProblem(baseUrl);
+		if (urlProblem) {
 			throw new Error(
-				'The Base URL in the Ad Performance credential must not contain a user name or password. Enter only the service address, for example https://api.example.com.',
+				`The Base URL in the Ad Performance credential ${urlProblem}. Enter only the service address, for example https://api.example.com.`,
 			);
 		}
 		const target = String(requestOptions.baseURL || requestOptions.url);

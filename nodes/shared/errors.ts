@@ -4,8 +4,6 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { ERROR_TYPE_KEY, ERROR_TYPES, errorTypeOf } from './errorTypes';
 import type { Redactor } from './redaction';
 
-export { errorTypeOf, retryAdviceOf } from './errorTypes';
-
 /**
  * Every error the nodes raise is built here, with its type as data in `context.errorType`, which
  * n8n keeps with the error (run data, Continue On Fail items, the log). Nothing reads a type back
@@ -18,7 +16,7 @@ function typed<E extends NodeApiError | NodeOperationError>(error: E, type: stri
 	return error;
 }
 
-export interface ServiceErrorDetails {
+interface ServiceErrorDetails {
 	status: number;
 	type?: string;
 	serviceMessage?: string;
@@ -76,7 +74,10 @@ export function serviceError(
 		httpCode: String(details.status),
 		itemIndex: details.itemIndex,
 	});
-	return typed(error, (!details.origin && details.type) || 'error');
+	// The status decides before the type (the API spec's rule): every 429 of the service is its
+	// rate limit, whatever its body says, so code that yields to a 429 goes by this type alone.
+	if (details.origin) return typed(error, 'error');
+	return typed(error, details.status === 429 ? 'rate_limit_error' : details.type || 'error');
 }
 
 /** A tool argument, named "argument reportId": the model's to correct, not a node setting. */

@@ -1,6 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { unexpectedError } from './errors';
+
 /** Makes sure an error names the item it belongs to, as n8n shows it in the editor. */
 function withItemIndex<E>(error: E, itemIndex: number): E {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
@@ -21,7 +23,7 @@ function errorItem(ctx: IExecuteFunctions, error: unknown, itemIndex: number): I
 		const nodeError =
 			error instanceof NodeApiError || error instanceof NodeOperationError
 				? error
-				: new NodeOperationError(ctx.getNode(), json.error as string, { itemIndex });
+				: unexpectedError(ctx.getNode(), json.error as string);
 		return { json, error: withItemIndex(nodeError, itemIndex), pairedItem: { item: itemIndex } };
 	}
 	const description = (error as { description?: unknown }).description;
@@ -50,7 +52,7 @@ export class ItemResults {
 	}
 
 	/** Runs the work of one item and records what it output, or its error. */
-	async settle(itemIndex: number, work: () => Promise<INodeExecutionData[]>): Promise<void> {
+	async run(itemIndex: number, work: () => Promise<INodeExecutionData[]>): Promise<void> {
 		try {
 			// The items are the work's own, made for this output: paired in place, not copied.
 			const output = await work();

@@ -158,9 +158,8 @@ function charactersOf(text: string): string[] {
 }
 
 /**
- * Objects a walk copies before it suspects a cycle: a 50,000-record listing is about 150,000;
- * a cycle costs no more than a few hundred MB before the walk starts again with memory (and a
- * listing larger than this is copied correctly, only more slowly).
+ * Objects `clean` looks at before it suspects a cycle (it remembers none) and leaves the value to
+ * the copying walk, which does: a 50,000-record listing is about 150,000.
  */
 const MAX_OBJECTS_WITHOUT_MEMORY = 2_000_000;
 
@@ -294,14 +293,9 @@ export class Redactor {
 		return this.copies([value])[0] as T;
 	}
 
-	/**
-	 * Scrubbed copies of many values in one walk. Data from JSON is a tree, so the walk first runs
-	 * without remembering its copies (most of its cost); only one that meets more objects than any
-	 * answer holds (a cycle, heavy sharing) starts again, remembering every copy.
-	 */
+	/** Scrubbed copies of many values in one walk, or the values themselves when they are clean. */
 	private copies(values: unknown[]): unknown[] {
-		if (this.clean(values)) return values;
-		return this.walk(values, undefined) ?? (this.walk(values, new Map()) as unknown[]);
+		return this.clean(values) ? values : this.walk(values);
 	}
 
 	/**
@@ -339,28 +333,23 @@ export class Redactor {
 		return true;
 	}
 
-	/** One copying walk; undefined when it stopped at the object budget of a walk without memory. */
-	private walk(
-		values: unknown[],
-		copies: Map<object, Container> | undefined,
-	): unknown[] | undefined {
+	/** The copying walk: a value met twice is copied once, so a cycle ends. */
+	private walk(values: unknown[]): unknown[] {
 		const pending: Array<[source: object, target: Container]> = [];
-		let budget = copies ? Infinity : MAX_OBJECTS_WITHOUT_MEMORY;
+		const copies = new Map<object, Container>();
 		const copyOf = (entry: unknown): unknown => {
 			if (typeof entry === 'string') return this.text(entry);
 			if (entry === null || typeof entry !== 'object' || isOpaque(entry)) return entry;
-			let target = copies?.get(entry);
+			let target = copies.get(entry);
 			if (target === undefined) {
-				budget--;
 				target = Array.isArray(entry) ? [] : {};
-				copies?.set(entry, target);
+				copies.set(entry, target);
 				pending.push([entry, target]);
 			}
 			return target;
 		};
 		const roots = values.map(copyOf);
 		for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-			if (budget < 0) return undefined;
 			const [source, target] = next;
 			if (Array.isArray(source)) {
 				const list = target as unknown[];

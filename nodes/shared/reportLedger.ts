@@ -24,10 +24,11 @@ const REUSE_WINDOW_MS = 10 * 60_000;
 const REUSABLE_STATUSES = new Set(['pending', 'generating', 'completed']);
 
 /*
- * The report ledger: the one home of GET and POST /v1/reports. Every walk of the report list goes
- * through walkReports and every generation through createReport, so for all of them the listed
- * times are readings of the service's clock (transport/serviceClock.ts), and a report an
- * execution created or recovered is claimed (`client.claimedReports`) by one item only.
+ * The report ledger: every search of the report list goes through walkReports and every
+ * generation through createReport, so for all of them the listed times are readings of the
+ * service's clock (transport/serviceClock.ts), and a report an execution created or recovered is
+ * claimed (`client.claimedReports`) by one item only. (Report → Get Many pages the list as any
+ * Get Many does, listRecords.ts: it decides nothing by the times it outputs.)
  */
 
 /** Walks GET /v1/reports (newest first), reading the service's clock from every record. */

@@ -2,6 +2,7 @@ import type { INode } from 'n8n-workflow';
 
 import { dayIn, instantOfWallTime, knownZone } from './calendar';
 import { ArgumentName, fieldError, type FieldName } from './errors';
+import { cut } from './redaction';
 
 /**
  * The one reader of each kind of value (docs/input-values.md), on the node, the tool and the
@@ -74,14 +75,14 @@ export class InputValidator {
 		if (!text.startsWith(prefix)) {
 			this.fail(
 				field,
-				`"${clip(text)}" is not a valid ID`,
+				`"${brief(text)}" is not a valid ID`,
 				`It must start with ${prefix}, for example ${example}.`,
 			);
 		}
 		if (!/^[A-Za-z0-9_-]+$/.test(text) || text.length === prefix.length) {
 			this.fail(
 				field,
-				`"${clip(text)}" contains characters an ID cannot have`,
+				`"${brief(text)}" contains characters an ID cannot have`,
 				`An ID is ${prefix} followed by letters, digits, _ or - (no spaces, slashes or dots), for example ${example}.`,
 			);
 		}
@@ -94,7 +95,7 @@ export class InputValidator {
 		if (!/^act_\d+$/.test(text)) {
 			this.fail(
 				field,
-				`"${clip(text)}" is not an ad platform account ID`,
+				`"${brief(text)}" is not an ad platform account ID`,
 				'Use the ad platform account ID, act_ followed by digits (for example act_123456789012345), or pick the account from the list.',
 			);
 		}
@@ -150,7 +151,7 @@ export class InputValidator {
 		if (!match) {
 			this.fail(
 				field,
-				`"${clip(text)}" is not a date in the form YYYY-MM-DD${kind === 'dateTime' ? ' or an ISO 8601 moment' : ''}`,
+				`"${brief(text)}" is not a date in the form YYYY-MM-DD${kind === 'dateTime' ? ' or an ISO 8601 moment' : ''}`,
 				example,
 			);
 		}
@@ -161,7 +162,7 @@ export class InputValidator {
 			this.fail(field, `${y}-${mo}-${d} is not a real calendar date`, example);
 		}
 		if (+h > 23 || +mi > 59 || +s > 59) {
-			this.fail(field, `"${clip(text)}" is not a real time of day`, example);
+			this.fail(field, `"${brief(text)}" is not a real time of day`, example);
 		}
 		if (zone === undefined)
 			return { day: `${y}-${mo}-${d}`, wallMs, dayOnly: match[4] === undefined };
@@ -218,7 +219,7 @@ export class InputValidator {
 			} catch {
 				list = undefined;
 			}
-			if (!list) this.fail(field, `"${clip(value.trim())}" is not a valid JSON list`, fix);
+			if (!list) this.fail(field, `"${brief(value.trim())}" is not a valid JSON list`, fix);
 		} else if (typeof value === 'string') list = value.split(',');
 		else
 			this.fail(
@@ -257,7 +258,7 @@ export class InputValidator {
 		if (match === undefined) {
 			this.fail(
 				field,
-				`"${clip(String(value))}" is not allowed`,
+				`"${brief(String(value))}" is not allowed`,
 				`Use one of: ${allowed.join(', ')}.`,
 			);
 		}
@@ -270,7 +271,7 @@ export class InputValidator {
 		if (typeof number !== 'number' || !Number.isInteger(number) || number < min || number > max) {
 			this.fail(
 				field,
-				`${clip(String(value))} is not a whole number from ${min} to ${max}`,
+				`${brief(String(value))} is not a whole number from ${min} to ${max}`,
 				`Set ${field} to a whole number from ${min} to ${max}.`,
 			);
 		}
@@ -283,7 +284,7 @@ export class InputValidator {
 		if (typeof number !== 'number' || !Number.isFinite(number) || number < min || number > max) {
 			this.fail(
 				field,
-				`${clip(String(value))} is not a number of ${unit} from ${min} to ${max}`,
+				`${brief(String(value))} is not a number of ${unit} from ${min} to ${max}`,
 				`Set ${field} to a number from ${min} to ${max}.`,
 			);
 		}
@@ -301,7 +302,7 @@ export class InputValidator {
 		if (text === 'false' || text === '0' || text === 0) return false;
 		return this.fail(
 			field,
-			`must be true or false, but the value is ${typeof value === 'string' ? `"${clip(value)}"` : describeType(value)}`,
+			`must be true or false, but the value is ${typeof value === 'string' ? `"${brief(value)}"` : describeType(value)}`,
 			`Switch ${field} on or off, or make its expression give true or false.`,
 		);
 	};
@@ -313,7 +314,7 @@ export class InputValidator {
 		if (hex === undefined) {
 			this.fail(
 				field,
-				`"${clip(text)}" is not a color in the form #rrggbb`,
+				`"${brief(text)}" is not a color in the form #rrggbb`,
 				'Enter the color as # followed by six hex digits, for example #1a73e8.',
 			);
 		}
@@ -326,7 +327,7 @@ export class InputValidator {
 		if (!URL.canParse(text) || !/^https?:$/.test(new URL(text).protocol)) {
 			this.fail(
 				field,
-				`"${clip(text)}" is not a web address`,
+				`"${brief(text)}" is not a web address`,
 				'Enter a full address starting with https://, for example https://example.com/logo.png.',
 			);
 		}
@@ -361,7 +362,8 @@ function numberOf(value: unknown): unknown {
 	return typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
 }
 
-function describeType(value: unknown): string {
+/** What a value is, in a few words: never the value itself. */
+export function describeType(value: unknown): string {
 	if (value === null) return 'null';
 	if (Array.isArray(value)) return 'a list';
 	if (typeof value === 'object') return 'an object';
@@ -369,6 +371,5 @@ function describeType(value: unknown): string {
 	return `a ${typeof value}`;
 }
 
-function clip(text: string): string {
-	return text.length > 60 ? `${text.slice(0, 57)}…` : text;
-}
+/** A value quoted in a message, shortened. */
+const brief = (text: string) => cut(text, 60);

@@ -187,7 +187,7 @@ export async function settleReportWaits(
 			hints,
 		);
 		for (const wait of group) {
-			await results.settle(wait.itemIndex, async () => [
+			await results.run(wait.itemIndex, async () => [
 				await settleReport(ctx, client, wait, await found, notFound),
 			]);
 		}

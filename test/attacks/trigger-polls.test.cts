@@ -5,6 +5,7 @@
  * after 45 s. Whatever the timing, each event is emitted once, a poll ends within its budget,
  * and stored state the node did not write is never read as events.
  */
+import fc from 'fast-check';
 import type { IDataObject } from 'n8n-workflow';
 
 import {
@@ -324,4 +325,69 @@ describe('an id `__proto__` is data', () => {
 		const stored = t.nodeStaticData.state as { emitted: Array<[string, number]> };
 		expect(stored.emitted.map(([key]) => key)).toContain('__proto__');
 	});
+});
+
+describe('a 429 is the rate limit whatever its body says', () => {
+	const RUNS = Number(process.env.FC_TRIGGER_429_RUNS ?? 8);
+	const replay = process.env.FC_SEED
+		? { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH }
+		: {};
+	/** The body of a 429 whose status alone says what it is: any type, or none, and no wait named. */
+	const body = fc.oneof(
+		fc.record({
+			error: fc.record(
+				{
+					type: fc.oneof(
+						fc.constantFrom('rate_limit_error', 'api_error', 'quota_exceeded', '__proto__', ''),
+						fc.string({ maxLength: 40 }),
+						fc.integer(),
+						fc.constant(null),
+					),
+					message: fc.constantFrom('Too many requests', 'slow down', ''),
+				},
+				{ requiredKeys: [] },
+			),
+		}),
+		fc.constant({}),
+	);
+
+	// No Retry-After, no seconds in the message, one attempt: the 429 ends the request at once.
+	// The poll yields as to any rate limit (no error, state kept) and the next poll continues.
+	test('a poll refused by a 429 of any body emits nothing, fails nothing, and the next continues', async () => {
+		await fc.assert(
+			fc.asyncProperty(
+				fc.constantFrom('reportCompleted' as const, 'accountConnectionChanged' as const),
+				body,
+				async (event, json) => {
+					const account = newAccount('Any 429 Co');
+					const reports = event === 'reportCompleted';
+					const t = trigger({
+						event,
+						filters: { accountId: account.platformAccountId },
+						requestOptions: { maxAttempts: 1 },
+					});
+					expect((await t.poll()).items).toBeNull();
+					const report = doneReport(account.platformAccountId);
+					if (!reports) service.fake.setConnectionStatus(account.id, 'token_expired');
+					const stored = t.nodeStaticData;
+					const pathPrefix = reports ? '/v1/reports' : '/v1/accounts';
+					service.fake.intercept({
+						method: 'GET',
+						pathPrefix,
+						times: 1,
+						respond: () => ({ status: 429, json }),
+					});
+					expect((await t.poll()).items).toBeNull();
+					expect(t.nodeStaticData).toEqual(stored);
+					const next = (await t.poll()).items;
+					if (reports) expect(ids(next)).toEqual([report.id]);
+					else
+						expect(changes(next)).toEqual([
+							{ id: account.id, previousStatus: 'active', currentStatus: 'token_expired' },
+						]);
+				},
+			),
+			{ numRuns: RUNS, ...replay },
+		);
+	}, 60_000);
 });

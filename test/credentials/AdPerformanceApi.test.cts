@@ -1,10 +1,11 @@
 import '../harness/env.cjs';
 
+import { fc, test as fcTest } from '@fast-check/jest';
 import type { IHttpRequestOptions } from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
 import { AdPerformanceApi } from '../../credentials/AdPerformanceApi.credentials';
-import { normaliseBaseUrl } from '../../nodes/shared/credentialRules';
+import { baseUrlProblem, normaliseBaseUrl } from '../../nodes/shared/credentialRules';
 import { nodeTypes } from '../harness/run-workflow.cjs';
 import { testCredential } from '../nodes/helpers.cjs';
 import type { FakeService } from '../../sandbox/index.cjs';
@@ -132,5 +133,24 @@ describe('credential Ad Performance API', () => {
 		[' https://api.example.com/base/v1// ', 'https://api.example.com/base'],
 	])('base URL %j is normalised to %j', (raw, expected) => {
 		expect(normaliseBaseUrl(raw)).toBe(expected);
+	});
+
+	// One rule for the Base URL: the credential refuses (before adding the key) exactly the
+	// addresses the nodes refuse before any request, with the same words.
+	fcTest.prop([
+		fc.constantFrom('https', 'http', 'ftp', 'javascript', ''),
+		fc.constantFrom('', 'user@', 'user:pass@', ':pass@', 'us%40er:p%3Ass@', '@'),
+		fc.constantFrom('api.example.com', '127.0.0.1:4010', 'api.example.com:8443', ''),
+		fc.constantFrom('', '/', '/v1', '/base/v1/', '?key=1', '#top', '/x?y#z'),
+	])('the credential refuses a Base URL exactly when the nodes do', async (...parts) => {
+		const [scheme, userInfo, host, rest] = parts;
+		const baseUrl = `${scheme}${scheme ? '://' : ''}${userInfo}${host}${rest}`;
+		const problem = baseUrlProblem(normaliseBaseUrl(baseUrl));
+		const authenticated = credentialType.authenticate(
+			{ apiKey: fake.keys.live, baseUrl },
+			{ url: 'https://api.example.com/v1/accounts' },
+		);
+		if (problem === undefined) await expect(authenticated).resolves.toBeDefined();
+		else await expect(authenticated).rejects.toThrow(`Ad Performance credential ${problem}.`);
 	});
 });

@@ -2,18 +2,19 @@
  * Errors as data (#25): every builder of errors.ts records the error's type in its context, and
  * the model-facing message reads that type, whatever the message says.
  */
+import { fc, test as fcTest } from '@fast-check/jest';
+
 import {
 	ArgumentName,
 	cancelledError,
 	credentialError,
-	errorTypeOf,
 	fieldError,
 	fileTooLargeError,
-	retryAdviceOf,
 	TransportErrors,
 	unexpectedError,
 	unsupportedOperationError,
 } from '../../nodes/shared/errors';
+import { errorTypeOf, retryAdviceOf } from '../../nodes/shared/errorTypes';
 import { Redactor } from '../../nodes/shared/redaction';
 import { toolErrorMessage } from '../../nodes/shared/tool/presenter';
 import { InputValidator } from '../../nodes/shared/validation';
@@ -93,6 +94,19 @@ describe('every builder records the type as data', () => {
 		expect(toolErrorMessage(error)).toContain(`(${type}).`);
 		expect(toolErrorMessage(error)).toContain(`Retry: ${retryAdviceOf(type)}.`);
 	});
+});
+
+describe('a 429 is typed by its status', () => {
+	// The trigger yields to a rate limit by this type alone (pollRound.ts): a 429 of the service
+	// must carry it whatever its body names, and a file host's 429 is never the key's.
+	fcTest.prop([fc.option(fc.string({ maxLength: 40 }), { nil: undefined }), fc.boolean()])(
+		"a 429 of the service is rate_limit_error whatever its type; another origin's never",
+		(type, fromFileHost) => {
+			const origin = fromFileHost ? 'https://files.example.net' : undefined;
+			const error = errors().service({ status: 429, type, origin });
+			expect(errorTypeOf(error)).toBe(fromFileHost ? 'error' : 'rate_limit_error');
+		},
+	);
 });
 
 describe('the type is never read back from the message', () => {

@@ -82,7 +82,7 @@ export async function executeOperation(this: IExecuteFunctions): Promise<INodeEx
 	const expected = handler.sends ? client.expectRequests(handler.sends, inputs.size) : undefined;
 	try {
 		for (const [itemIndex, input] of inputs) {
-			await results.settle(itemIndex, async () => {
+			await results.run(itemIndex, async () => {
 				try {
 					if (!tool) {
 						const output = await handler.execute.call(this, client, itemIndex, input);

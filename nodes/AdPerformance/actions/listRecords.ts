@@ -88,13 +88,13 @@ export function listOperation(
 					deadline: client.deadline(),
 				});
 				// A contradictory page is never "these are all": more may follow, and the hint says why.
-				const read = onePage(envelope, { page, pageSize: limit });
+				const listed = onePage(envelope, { page, pageSize: limit });
 				const show = (record: IDataObject, bounds?: Bounds) =>
 					simplify(record, client.redactor, bounds);
 				const shape = { show, what, page, limit };
-				return read.kind === 'consistent'
-					? listResult(read.records, { ...shape, hasMore: read.hasMore })
-					: listResult(read.records, { ...shape, hasMore: true, incomplete: read.reason });
+				return listed.kind === 'consistent'
+					? listResult(listed.records, { ...shape, hasMore: listed.hasMore })
+					: listResult(listed.records, { ...shape, hasMore: true, incomplete: listed.reason });
 			},
 		},
 	};

@@ -16,7 +16,7 @@ export interface TriggerSettings {
 	accountId?: string;
 }
 
-export interface PollInput<State> {
+interface PollInput<State> {
 	client: AdPerformanceClient;
 	settings: TriggerSettings;
 	/**
@@ -31,7 +31,7 @@ export interface PollInput<State> {
 	deadline: number;
 }
 
-export interface PollOutcome<State> {
+interface PollOutcome<State> {
 	/** The events of this poll, oldest first. */
 	events: IDataObject[];
 	/** The state for the next poll: it replaces the old one. */

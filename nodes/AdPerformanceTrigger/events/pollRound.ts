@@ -1,7 +1,7 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
 
 import { createClient } from '../../shared/createClient';
+import { errorTypeOf } from '../../shared/errorTypes';
 import { DeadlineReached } from '../../shared/transport';
 import { inputField, NodeParameters, read, readOptional } from '../../shared/inputSource';
 import { accountConnections } from './accountConnections';
@@ -68,14 +68,12 @@ export async function pollEvents(this: IPollFunctions): Promise<INodeExecutionDa
 		try {
 			sample = await kind.sample.call(this, { client, settings, deadline: Date.now() + budgetMs });
 		} catch (error) {
-			if (error instanceof DeadlineReached) {
-				throw client.errors.timedOut(
-					`The service did not answer within ${Math.round(budgetMs / 1000)} seconds`,
-					'No test event was fetched. Check that the service is up (the credential’s Test button), then fetch again.',
-					0,
-				);
-			}
-			throw client.redactor.error(error);
+			if (!(error instanceof DeadlineReached)) throw client.redactor.error(error);
+			throw client.errors.timedOut(
+				`The service did not answer within ${Math.round(budgetMs / 1000)} seconds`,
+				'No test event was fetched. Check that the service is up (the credential’s Test button), then fetch again.',
+				0,
+			);
 		}
 		return sample.length > 0
 			? [this.helpers.returnJsonArray(sample.map((item) => item.json))]
@@ -120,8 +118,7 @@ export async function pollEvents(this: IPollFunctions): Promise<INodeExecutionDa
 		lease.release();
 		// Cut at the budget, or the service asks to wait longer than a poll may: the stored state
 		// is kept, and the next poll continues from it.
-		const rateLimited = error instanceof NodeApiError && error.httpCode === '429';
-		if (error instanceof DeadlineReached || rateLimited) return null;
+		if (error instanceof DeadlineReached || errorTypeOf(error) === 'rate_limit_error') return null;
 		throw client.redactor.error(error);
 	}
 	return events.length > 0 ? [this.helpers.returnJsonArray(events)] : null;

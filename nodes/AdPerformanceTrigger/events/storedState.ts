@@ -1,5 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { describeType } from '../../shared/validation';
+
 /*
  * The trigger node's static data, the only thing that survives from one poll to the next:
  *
@@ -107,15 +109,8 @@ export function readEntries<T>(
 	return entries;
 }
 
-/** What a value is, in a word: never the value itself. */
-function describeKind(value: unknown): string {
-	if (value === null) return 'null';
-	if (Array.isArray(value)) return 'a list';
-	return `a ${typeof value}`;
-}
-
 /** What `read` found: the state, or why the poll records a new baseline instead. */
-export type StateReading<State> =
+type StateReading<State> =
 	| { state: State; note?: undefined }
 	| { state: undefined; note: { level: 'debug' | 'info' | 'warn'; reason: string } };
 
@@ -139,7 +134,7 @@ export class TriggerStore {
 		this.data = storable ? (data as IDataObject) : {};
 		this.unstorable = storable
 			? undefined
-			: `the workflow's static data for this node is ${describeKind(data)}, not an object, so no state can be kept (clear the workflow's static data)`;
+			: `the workflow's static data for this node is ${describeType(data)}, not an object, so no state can be kept (clear the workflow's static data)`;
 	}
 
 	/**
@@ -202,7 +197,7 @@ export class TriggerStore {
 }
 
 /** A poll's exclusive right to commit the trigger's next state. */
-export class Lease {
+class Lease {
 	constructor(
 		private readonly data: IDataObject,
 		private readonly scope: string,

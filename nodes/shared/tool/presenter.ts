@@ -11,7 +11,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { errorTypeOf, retryAdviceOf } from '../errors';
+import { errorTypeOf, retryAdviceOf } from '../errorTypes';
 import { cut, type Redactor } from '../redaction';
 
 export const MAX_TOOL_RESULT_CHARS = 12_000;

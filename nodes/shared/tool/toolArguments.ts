@@ -46,7 +46,7 @@ export function optionalArgument(
 	return { key, parameter, displayName, type: 'string', description, default: '', ...more };
 }
 
-export function fromAiExpression(argument: ToolArgument): string {
+function fromAiExpression(argument: ToolArgument): string {
 	const quote = (text: string) => `'${text.replace(/[\\']/g, '')}'`;
 	const parts = [quote(argument.key), quote(argument.description), quote(argument.type)];
 	if (argument.default !== undefined) {

@@ -38,7 +38,7 @@ const properties: INodeProperties[] = [
 const ACCOUNT = inputField('options.accountId', 'Options → Account ID');
 const CREATED_AFTER = inputField('options.createdAfter', 'Options → Created After');
 
-export interface ReportLookup {
+interface ReportLookup {
 	reportId: string;
 	/** Narrows the listing that finds the report (reportLedger.ts). */
 	narrow: { accountId?: string; createdAfter?: string };
