@@ -71,7 +71,7 @@ export function accountIdOption(
 
 /**
  * How a report is waited for and output: Wait for Ad Report's parameters, and Report →
- * Generate's under Wait for Completion. The same names, defaults and reader (waitInput.ts) in
+ * Generate's under Wait for Completion. The same names, defaults and reader (waitForReports.ts) in
  * both, so a workflow can swap one form for the other.
  */
 export const reportWaitProperties: INodeProperties[] = [

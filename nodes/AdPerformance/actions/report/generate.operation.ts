@@ -29,11 +29,12 @@ import {
 	type ExecutedItem,
 	type OperationTool,
 } from '../../../shared/tool/operationTool';
-import { readFileField, readWaitSettings, type WaitSettings } from '../../../shared/waitInput';
 import {
+	readWaitInput,
 	reportHintOf,
 	settleReportWaits,
 	type ReportWait,
+	type WaitInput,
 } from '../../../shared/waitForReports';
 
 const properties: INodeProperties[] = [
@@ -186,7 +187,7 @@ interface ReportRequest {
 	body: IDataObject;
 	reuse: boolean;
 	/** Wait for Completion: how the report is waited for (Wait for Ad Report's settings). */
-	wait?: { settings: WaitSettings; binaryPropertyName?: string };
+	wait?: WaitInput;
 }
 
 /** Each item sends one report generation (the pacer is told how many are to come). */
@@ -228,8 +229,7 @@ function readWait(source: InputSource): ReportRequest['wait'] {
 	// A model waits with the wait-for-report tool: a Generate tool call answers at once.
 	if (source.isTool || !readOr(source, WAIT_FOR_COMPLETION, source.check.boolean, false))
 		return undefined;
-	const settings = readWaitSettings(source);
-	return { settings, binaryPropertyName: readFileField(source, settings) };
+	return readWaitInput(source);
 }
 
 /** Creates the report, or with reuse on returns a recent identical one (reportLedger.ts). */
