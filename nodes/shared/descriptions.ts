@@ -129,3 +129,11 @@ export const reportWaitProperties: INodeProperties[] = [
 		options: [maxFileSizeOption],
 	},
 ];
+
+/**
+ * The node versions of Wait for Completion (Report → Generate, Diagnostic → Run). Version 1 kept
+ * two meanings, which its saved workflows keep; from 1.1 both are one field, on by default, whose
+ * Timeout counts the wait from when the work was started (docs/waiting.md).
+ */
+export const VERSION_1 = { '@version': [1] };
+export const FROM_VERSION_1_1 = { '@version': [{ _cnd: { gte: 1.1 } }] };

@@ -95,7 +95,7 @@ const FILE_NOT_READY_POLL_MS = 30_000;
  * out (425, the file host's Retry-After, and with `listedFinished` the service's 409
  * report_not_ready: the list showed the report finished, so its file is on its way).
  */
-export interface FileWait {
+interface FileWait {
 	deadline: number;
 	notReadyUntil: number;
 	listedFinished?: boolean;

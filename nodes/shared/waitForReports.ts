@@ -16,7 +16,7 @@ import {
 } from './waitUntilFinished';
 
 /** How an item's report is waited for: its Poll Interval, Timeout, On Timeout and file. */
-export interface WaitSettings {
+interface WaitSettings {
 	intervalSeconds: number;
 	timeoutSeconds: number;
 	onTimeout: 'error' | 'outputPending';
@@ -135,7 +135,7 @@ function unseenReportError(
 	);
 }
 
-export interface ReportHint {
+interface ReportHint {
 	accountId?: string;
 	createdAt?: string;
 	/** Report → Generate's `estimatedCompletionSeconds` (service seconds from `createdAt`). */

@@ -12,7 +12,7 @@ const LOOK_GRACE_MS = 100;
  */
 const GONE_AFTER_LOOKS = 2;
 
-export interface WaitUntilFinishedOptions<V> {
+interface WaitUntilFinishedOptions<V> {
 	/** The ids of everything still awaited. */
 	ids: string[];
 	intervalMs: number;
@@ -59,7 +59,7 @@ export interface WaitUntilFinishedResult<V> {
  * "still running"); `running` (the last answer showed it unfinished); `unlisted` (no answer
  * held it).
  */
-export type WaitOutcome<V> =
+type WaitOutcome<V> =
 	| { kind: 'finished'; state: V }
 	| { kind: 'unanswered'; since: number; lastSeen?: V; failure?: Error }
 	| { kind: 'deleted'; lastSeen: V }

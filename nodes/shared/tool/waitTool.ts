@@ -41,7 +41,7 @@ const INLINE_CONTENT_BUDGET_MS = 30_000;
 /** Inline content is offered only while the whole result stays within the cap. */
 const MAX_INLINE_CONTENT_BYTES = 8_000;
 
-export const WAIT_TOOL_DESCRIPTION =
+const WAIT_TOOL_DESCRIPTION =
 	'Waits until a report is finished and returns it as text: pass reportId (rpt_..., from the generate tool). Returns id, title, status, format, riskLevel, totalSpend, avgRoas, totalConversions, avgCpa, downloadUrl (a signed link valid 7 days, to share with people) and expiresAt; a Markdown or JSON report also includes its content when short. Reports take 10 to 20 seconds; if it is still generating after about 45 seconds, this returns status generating with retryAfterSeconds: call again then.';
 
 /** The node's properties with its tool variant's added and the file options hidden there. */

@@ -7,7 +7,7 @@ import type {
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { daysBeforeToday } from '../../../shared/calendar';
-import { reportWaitProperties } from '../../../shared/descriptions';
+import { FROM_VERSION_1_1, reportWaitProperties, VERSION_1 } from '../../../shared/descriptions';
 import type { ItemResults } from '../../../shared/items';
 import {
 	defined,
@@ -36,6 +36,15 @@ import {
 	type ReportWait,
 	type WaitInput,
 } from '../../../shared/waitForReports';
+
+const WAIT_FOR_COMPLETION_SWITCH: INodeProperties = {
+	displayName: 'Wait for Completion',
+	name: 'waitForCompletion',
+	type: 'boolean',
+	default: true,
+	description:
+		'Whether to wait until the report is finished and output it as Wait for Ad Report does: the finished report, with its file as binary data when Download File is on. Off, the report is output at once, still generating. Timeout counts from when the reports were requested.',
+};
 
 const properties: INodeProperties[] = [
 	accountLocator,
@@ -70,14 +79,9 @@ const properties: INodeProperties[] = [
 	// The tool never waits (the wait-for-report tool does): hidden there, and not read.
 	...hiddenInTool(
 		[
-			{
-				displayName: 'Wait for Completion',
-				name: 'waitForCompletion',
-				type: 'boolean',
-				default: false,
-				description:
-					'Whether to wait until the report is finished and output it as Wait for Ad Report does: the finished report, with its file as binary data when Download File is on. Off, the report is output at once, still generating.',
-			},
+			// Off in version 1 (its saved workflows keep it), on from 1.1 as Diagnostic → Run's.
+			{ ...WAIT_FOR_COMPLETION_SWITCH, default: false, displayOptions: { show: VERSION_1 } },
+			{ ...WAIT_FOR_COMPLETION_SWITCH, default: true, displayOptions: { show: FROM_VERSION_1_1 } },
 			...updateDisplayOptions({ show: { waitForCompletion: [true] } }, reportWaitProperties),
 		],
 		['waitForCompletion', ...reportWaitProperties.map((property) => property.name)],
@@ -170,9 +174,7 @@ const REUSE = inputField(
 	undefined,
 	{ setting: 'toolReuseRecentReport' },
 );
-const WAIT_FOR_COMPLETION = inputField('waitForCompletion', 'Wait for Completion', undefined, {
-	default: false,
-});
+const WAIT_FOR_COMPLETION = inputField('waitForCompletion', 'Wait for Completion');
 const BRANDING = 'additionalFields.whiteLabel.branding';
 const COMPANY_NAME = inputField(`${BRANDING}.companyName`, 'White Label → Company Name');
 const LOGO_URL = inputField(`${BRANDING}.logoUrl`, 'White Label → Logo URL');
@@ -227,7 +229,9 @@ export function readInput(source: InputSource): ReportRequest {
 /** Wait for Completion and, when on, Wait for Ad Report's settings, read by its own reader. */
 function readWait(source: InputSource): ReportRequest['wait'] {
 	// A model waits with the wait-for-report tool: a Generate tool call answers at once.
-	if (source.isTool || !readOr(source, WAIT_FOR_COMPLETION, source.check.boolean, false))
+	// Its default by version: off in version 1, on from 1.1 (as Diagnostic → Run's).
+	const byDefault = source.nodeVersion >= 1.1;
+	if (source.isTool || !readOr(source, WAIT_FOR_COMPLETION, source.check.boolean, byDefault))
 		return undefined;
 	return readWaitInput(source);
 }
