@@ -142,7 +142,10 @@ interface ReportHint {
 	estimatedCompletionSeconds?: number;
 }
 
-/** Where to look for a report, from the record Report → Generate output: texts and numbers only. */
+/**
+ * Where to look for a report, from its record (Report → Generate's output, a listing's): texts and
+ * numbers only, as a field of another shape would narrow the next sweep to nothing.
+ */
 export function reportHintOf(json: IDataObject): ReportHint {
 	const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
 	const { accountId, createdAt, estimatedCompletionSeconds } = json;
@@ -155,11 +158,11 @@ export function reportHintOf(json: IDataObject): ReportHint {
 }
 
 /**
- * The wait of Wait for Ad Report and its tool: one sweep per interval for all its reports, in few
- * requests (there is no GET of one report). Each sweep pages GET /v1/reports newest first,
- * narrowed by account and creation time when all pending reports share them, until every one
- * was seen (25 reports: one request). A report missing from a sweep is looked for again until the
- * Timeout: the list can lag behind a new one.
+ * The report wait (Wait for Ad Report, its tool, Generate's Wait for Completion): one sweep per
+ * interval for all its reports, in few requests (there is no GET of one report). Each sweep pages
+ * GET /v1/reports newest first, narrowed by account and creation time when all pending reports
+ * share them, until every one was seen (25 reports: one request). A report missing from a sweep
+ * is looked for again until the Timeout: the list can lag behind a new one.
  */
 export async function waitForReports(
 	client: AdPerformanceClient,
@@ -204,12 +207,7 @@ export async function waitForReports(
 					for (const report of records) {
 						if (!wanted.has(report.id)) continue;
 						seen.set(report.id, report);
-						// Only texts narrow the next sweep: a field of another shape would
-						// narrow it to nothing.
-						hints.set(report.id, {
-							accountId: typeof report.accountId === 'string' ? report.accountId : undefined,
-							createdAt: typeof report.createdAt === 'string' ? report.createdAt : undefined,
-						});
+						hints.set(report.id, reportHintOf(report));
 					}
 					return seen.size < wanted.size;
 				},
