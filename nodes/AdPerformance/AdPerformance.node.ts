@@ -27,7 +27,9 @@ export class AdPerformance implements INodeType {
 			dark: 'file:../../icons/adPerformance.dark.svg',
 		},
 		group: ['transform'],
-		version: 1,
+		// 1.1: one meaning of Wait for Completion (descriptions.ts, FROM_VERSION_1_1).
+		version: [1, 1.1],
+		defaultVersion: 1.1,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
 		description:
 			'Ad Performance Reporting Service: list connected ad accounts and campaigns, generate AI performance reports, download them, and run campaign diagnostics',

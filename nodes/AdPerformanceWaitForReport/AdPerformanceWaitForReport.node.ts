@@ -13,8 +13,13 @@ import { createClient } from '../shared/createClient';
 import type { AdPerformanceClient } from '../shared/transport';
 import { isToolVariant } from '../shared/tool/toolArguments';
 import { NodeParameters } from '../shared/inputSource';
-import { readItemInput, readWaitSettings, type WaitSettings } from '../shared/waitInput';
-import { reportHintOf, settleReportWaits, type ReportWait } from '../shared/waitForReports';
+import {
+	readReportId,
+	readWaitInput,
+	reportHintOf,
+	settleReportWaits,
+	type ReportWait,
+} from '../shared/waitForReports';
 import { waitAsTool, withWaitTool } from '../shared/tool/waitTool';
 
 export class AdPerformanceWaitForReport implements INodeType {
@@ -53,7 +58,8 @@ export class AdPerformanceWaitForReport implements INodeType {
 
 	/**
 	 * One wait serves every item: each item's input is checked before any request, then one sweep
-	 * per interval looks for all reports, and each item is settled with its report or its error.
+	 * per interval looks for all reports (per timing: waitForReports.ts), and each item is settled
+	 * with its report or its error.
 	 */
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await throughTheBoundary(
@@ -64,10 +70,8 @@ export class AdPerformanceWaitForReport implements INodeType {
 
 	static async waitForEveryItem(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const items = this.getInputData();
-		let settings: WaitSettings;
 		let client: AdPerformanceClient;
 		try {
-			settings = readWaitSettings(new NodeParameters(this, 0));
 			client = await createClient(this, this.getNodeParameter('requestOptions', 0, {}));
 		} catch (error) {
 			return [everyItemFailed(this, items.length, error)];
@@ -77,11 +81,12 @@ export class AdPerformanceWaitForReport implements INodeType {
 		const waits: ReportWait[] = [];
 		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 			try {
-				const input = readItemInput(new NodeParameters(this, itemIndex), settings);
+				const source = new NodeParameters(this, itemIndex);
+				const reportId = readReportId(source);
 				const { json } = items[itemIndex];
 				// Where to look for a report, from the output of Report → Generate.
-				const hint = json.id === input.reportId ? reportHintOf(json) : undefined;
-				waits.push({ itemIndex, settings, hint, ...input });
+				const hint = json.id === reportId ? reportHintOf(json) : undefined;
+				waits.push({ itemIndex, reportId, hint, ...readWaitInput(source) });
 			} catch (error) {
 				results.fail(itemIndex, error);
 			}

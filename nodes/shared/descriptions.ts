@@ -71,7 +71,7 @@ export function accountIdOption(
 
 /**
  * How a report is waited for and output: Wait for Ad Report's parameters, and Report →
- * Generate's under Wait for Completion. The same names, defaults and reader (waitInput.ts) in
+ * Generate's under Wait for Completion. The same names, defaults and reader (waitForReports.ts) in
  * both, so a workflow can swap one form for the other.
  */
 export const reportWaitProperties: INodeProperties[] = [
@@ -129,3 +129,11 @@ export const reportWaitProperties: INodeProperties[] = [
 		options: [maxFileSizeOption],
 	},
 ];
+
+/**
+ * The node versions of Wait for Completion (Report → Generate, Diagnostic → Run). Version 1 kept
+ * two meanings, which its saved workflows keep; from 1.1 both are one field, on by default, whose
+ * Timeout counts the wait from when the work was started (docs/waiting.md).
+ */
+export const VERSION_1 = { '@version': [1] };
+export const FROM_VERSION_1_1 = { '@version': [{ _cnd: { gte: 1.1 } }] };

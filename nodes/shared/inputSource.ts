@@ -35,6 +35,8 @@ export interface InputSource {
 	 * returns one bounded page, takes either account ID, outputs no file, waits briefly.
 	 */
 	readonly isTool: boolean;
+	/** The node's version: readers ask only where a version moved a field or changed its default. */
+	readonly nodeVersion: number;
 	/** The field's value; undefined when not given. A user's expression giving nothing is refused. */
 	value(field: InputField): unknown;
 	/** How an error names the field: by its label, or in a tool call by its argument key. */
@@ -121,6 +123,7 @@ type ParameterGetter = (
 export class NodeParameters implements InputSource {
 	readonly check: InputValidator;
 	readonly isTool: boolean = false;
+	readonly nodeVersion: number;
 	private readonly node: INode;
 
 	constructor(ctx: IExecuteFunctions, itemIndex: number);
@@ -132,6 +135,7 @@ export class NodeParameters implements InputSource {
 			(ctx as IExecuteFunctions).getNodeParameter(parameter, itemIndex, fallback, options),
 	) {
 		this.node = ctx.getNode();
+		this.nodeVersion = this.node.typeVersion;
 		this.check = new InputValidator(this.node, itemIndex, ctx.getTimezone());
 	}
 

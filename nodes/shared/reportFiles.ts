@@ -95,7 +95,7 @@ const FILE_NOT_READY_POLL_MS = 30_000;
  * out (425, the file host's Retry-After, and with `listedFinished` the service's 409
  * report_not_ready: the list showed the report finished, so its file is on its way).
  */
-export interface FileWait {
+interface FileWait {
 	deadline: number;
 	notReadyUntil: number;
 	listedFinished?: boolean;
@@ -152,33 +152,28 @@ async function fetchFile<T>(
 			if (answer.kind !== 'done') return answer;
 			const response = answer.value;
 			if (response.tooLarge) return tooLarge();
+			// A body that is not the file is never stored: dropped, and fetched again like a
+			// garbled answer.
+			const garbled = (message: string, description: string) => {
+				(response.body as { destroy?: () => void } | undefined)?.destroy?.();
+				return after({ kind: 'garbled' }, client.apiError(message, description, itemIndex));
+			};
 			// Packed although asked for unpacked (exchange.ts): n8n's helper unpacks leniently, so a
 			// file cut short inside its coding would unpack without an error, a part stored as the whole.
 			if (response.packed) {
-				(response.body as { destroy?: () => void } | undefined)?.destroy?.();
-				return after(
-					{ kind: 'garbled' },
-					client.apiError(
-						`The download of report ${report.id} came packed (Content-Encoding), though it was asked for as it is`,
-						'A packed file cannot be checked to be whole, so nothing was stored. Run the workflow again later; if it persists, the service (or a proxy in front of it) ignores Accept-Encoding: identity.',
-						itemIndex,
-					),
+				return garbled(
+					`The download of report ${report.id} came packed (Content-Encoding), though it was asked for as it is`,
+					'A packed file cannot be checked to be whole, so nothing was stored. Run the workflow again later; if it persists, the service (or a proxy in front of it) ignores Accept-Encoding: identity.',
 				);
 			}
 			const { headers } = response;
 			// A report file is a PDF, Markdown or JSON: a web page in its place is a proxy's or a
 			// gateway's error page answered with 200, a garbled answer, asked again like one.
-			const webPage = () => {
-				(response.body as { destroy?: () => void } | undefined)?.destroy?.();
-				return after(
-					{ kind: 'garbled' },
-					client.apiError(
-						`The download of report ${report.id} answered with a web page instead of the file`,
-						'The service (or a proxy in front of it) sent an HTML page where the report file belongs; nothing was stored. Run the workflow again later.',
-						itemIndex,
-					),
+			const webPage = () =>
+				garbled(
+					`The download of report ${report.id} answered with a web page instead of the file`,
+					'The service (or a proxy in front of it) sent an HTML page where the report file belongs; nothing was stored. Run the workflow again later.',
 				);
-			};
 			if (WEB_PAGE_TYPE.test(headerOf(headers, 'content-type') ?? '')) return webPage();
 			try {
 				// Whatever the Content-Type says, a report's file is looked at first: a page sent as

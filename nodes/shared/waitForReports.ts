@@ -1,33 +1,112 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
+import { inputField, read, readOr, type InputSource } from './inputSource';
 import type { ItemResults } from './items';
+import { ANSWER_LIMITS, BYTES_PER_MB } from './limits';
 import { reportNotFound, walkReports } from './reportLedger';
-import { downloadReportFile } from './reportFiles';
+import { downloadReportFile, maxFileBytesOf, readBinaryPropertyName } from './reportFiles';
 import { CLOCK_SKEW_MARGIN_MS, type AdPerformanceClient } from './transport';
 import { isFinished, type ServiceReport } from './types';
-import type { WaitSettings } from './waitInput';
 import {
-	settle,
+	verdictOf,
 	waitUntilFinished,
 	type Unseen,
+	type Verdict,
 	type WaitUntilFinishedResult,
 } from './waitUntilFinished';
 
+/** How an item's report is waited for: its Poll Interval, Timeout, On Timeout and file. */
+interface WaitSettings {
+	intervalSeconds: number;
+	timeoutSeconds: number;
+	onTimeout: 'error' | 'outputPending';
+	/** Options → Max File Size, in bytes. */
+	maxFileBytes: number;
+}
+
+/** One item's wait settings, and the field its file goes in (undefined: no download). */
+export interface WaitInput {
+	settings: WaitSettings;
+	binaryPropertyName?: string;
+}
+
+const REPORT_ID = inputField('reportId', 'Report ID', 'reportId');
+const POLL_INTERVAL = inputField('pollIntervalSeconds', 'Poll Interval (Seconds)', undefined, {
+	default: 5,
+});
+const TIMEOUT = inputField('timeoutSeconds', 'Timeout (Seconds)', undefined, {
+	default: 300,
+	setting: 'toolTimeoutSeconds',
+});
+const ON_TIMEOUT = inputField('onTimeout', 'On Timeout', undefined, { default: 'error' });
+const DOWNLOAD = inputField('download', 'Download File', undefined, { default: true });
+
 /**
- * The error for a report the wait did not see: "not found" only when the last look was answered
- * with a complete list that did not hold it, "deleted" when an earlier look had shown it; else
- * what the look met.
+ * The one reader of the wait settings (descriptions.ts, reportWaitProperties): Wait for Ad
+ * Report's, its tool's and Report → Generate's under Wait for Completion. Read per item, as every
+ * input is: a bad Poll Interval fails its own item, not the others. The tool's Timeout is its
+ * own setting (a tool call answers within a conversation: at most 10 minutes); it outputs no file.
  */
-export function unseenReportError(
+export function readWaitInput(source: InputSource): WaitInput {
+	const { check } = source;
+	const intervalSeconds = read(source, POLL_INTERVAL, (name, value) =>
+		check.number(name, value, 0.1, 3600, 'seconds'),
+	);
+	const timeoutSeconds = read(source, TIMEOUT, (name, value) =>
+		check.number(name, value, 1, source.isTool ? 600 : 86_400, 'seconds'),
+	);
+	const download = !source.isTool && readOr(source, DOWNLOAD, check.boolean, true);
+	const settings: WaitSettings = {
+		intervalSeconds,
+		timeoutSeconds,
+		maxFileBytes: download ? maxFileBytesOf(source) : ANSWER_LIMITS.defaultFileMb * BYTES_PER_MB,
+		// A tool call that times out answers "call again" (waitTool.ts), never an error.
+		onTimeout: source.isTool
+			? 'outputPending'
+			: read(source, ON_TIMEOUT, (name, value) =>
+					check.oneOf(name, value, ['error', 'outputPending'] as const),
+				),
+	};
+	return { settings, binaryPropertyName: download ? readBinaryPropertyName(source) : undefined };
+}
+
+/** The Report ID of Wait for Ad Report and of its tool. */
+export function readReportId(source: InputSource): string {
+	return read(source, REPORT_ID, (name, value) => source.check.id(name, value, 'report'));
+}
+
+/**
+ * A report's verdict after the wait: done, or pending at the Timeout, else the error named for
+ * what the wait saw: "deleted" when complete listings stopped holding it, "not found" only when
+ * the last look was answered with a complete list that did not hold it, else what the look met.
+ * `notFound` says why a report never listed may be missing, for the caller's own input.
+ */
+export function reportVerdict(
+	client: AdPerformanceClient,
+	found: WaitUntilFinishedResult<ServiceReport>,
+	report: { id: string; itemIndex: number; timeoutSeconds: number },
+	notFound: string,
+): Verdict<ServiceReport> {
+	const { id, itemIndex } = report;
+	return verdictOf(found, id, {
+		// Also with On Timeout → output: a report last seen before the service fell silent is
+		// not one seen still unfinished at the timeout.
+		unseen: (outcome) => unseenReportError(client, outcome, report, notFound),
+		failed: (state) => client.errors.reportFailed({ ...state, id }, itemIndex),
+	});
+}
+
+function unseenReportError(
 	client: AdPerformanceClient,
 	outcome: Unseen<ServiceReport>,
 	report: { id: string; itemIndex: number; timeoutSeconds: number },
-	notFoundDescription: string,
+	notFound: string,
 ) {
+	const statusOf = (seen?: ServiceReport) =>
+		typeof seen?.status === 'string' ? seen.status : 'unknown';
 	if (outcome.kind === 'deleted') {
-		const status = outcome.lastSeen.status;
 		return client.apiError(
-			`Report ${report.id} was deleted while it was waited for: the service listed it as ${typeof status === 'string' ? status : 'unknown'}, and then no longer`,
+			`Report ${report.id} was deleted while it was waited for: the service listed it as ${statusOf(outcome.lastSeen)}, and then no longer`,
 			'Complete listings of GET /v1/reports stopped holding the report, so there is nothing left to wait for or download. Generate the report again.',
 			report.itemIndex,
 			'deleted',
@@ -42,30 +121,31 @@ export function unseenReportError(
 		);
 	}
 	if (outcome.kind === 'unlisted') {
-		return reportNotFound(client, report.id, report.itemIndex, notFoundDescription);
+		const description = `No report with this ID was listed within the timeout (${report.timeoutSeconds} seconds). ${notFound}`;
+		return reportNotFound(client, report.id, report.itemIndex, description);
 	}
-	const status = outcome.lastSeen?.status;
 	return client.errors.unanswered(
 		{
 			subject: `report ${report.id}`,
 			timeoutSeconds: report.timeoutSeconds,
 			failure: outcome.failure,
-			lastSeen: outcome.lastSeen
-				? `as ${typeof status === 'string' ? status : 'unknown'}`
-				: undefined,
+			lastSeen: outcome.lastSeen ? `as ${statusOf(outcome.lastSeen)}` : undefined,
 		},
 		report.itemIndex,
 	);
 }
 
-export interface ReportHint {
+interface ReportHint {
 	accountId?: string;
 	createdAt?: string;
 	/** Report → Generate's `estimatedCompletionSeconds` (service seconds from `createdAt`). */
 	estimatedCompletionSeconds?: number;
 }
 
-/** Where to look for a report, from the record Report → Generate output: texts and numbers only. */
+/**
+ * Where to look for a report, from its record (Report → Generate's output, a listing's): texts and
+ * numbers only, as a field of another shape would narrow the next sweep to nothing.
+ */
 export function reportHintOf(json: IDataObject): ReportHint {
 	const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
 	const { accountId, createdAt, estimatedCompletionSeconds } = json;
@@ -78,11 +158,11 @@ export function reportHintOf(json: IDataObject): ReportHint {
 }
 
 /**
- * The wait of Wait for Ad Report and its tool: one sweep per interval for all its reports, in few
- * requests (there is no GET of one report). Each sweep pages GET /v1/reports newest first,
- * narrowed by account and creation time when all pending reports share them, until every one
- * was seen (25 reports: one request). A report missing from a sweep is looked for again until the
- * Timeout: the list can lag behind a new one.
+ * The report wait (Wait for Ad Report, its tool, Generate's Wait for Completion): one sweep per
+ * interval for all its reports, in few requests (there is no GET of one report). Each sweep pages
+ * GET /v1/reports newest first, narrowed by account and creation time when all pending reports
+ * share them, until every one was seen (25 reports: one request). A report missing from a sweep
+ * is looked for again until the Timeout: the list can lag behind a new one.
  */
 export async function waitForReports(
 	client: AdPerformanceClient,
@@ -127,12 +207,7 @@ export async function waitForReports(
 					for (const report of records) {
 						if (!wanted.has(report.id)) continue;
 						seen.set(report.id, report);
-						// Only texts narrow the next sweep: a field of another shape would
-						// narrow it to nothing.
-						hints.set(report.id, {
-							accountId: typeof report.accountId === 'string' ? report.accountId : undefined,
-							createdAt: typeof report.createdAt === 'string' ? report.createdAt : undefined,
-						});
+						hints.set(report.id, reportHintOf(report));
 					}
 					return seen.size < wanted.size;
 				},
@@ -145,12 +220,9 @@ export async function waitForReports(
 }
 
 /** What one item waits for, how, and where it goes in the output. */
-export interface ReportWait {
+export interface ReportWait extends WaitInput {
 	itemIndex: number;
 	reportId: string;
-	settings: WaitSettings;
-	/** Output field of the file; undefined when nothing is downloaded. */
-	binaryPropertyName?: string;
 	/** Where to look for it, from Report → Generate's output. */
 	hint?: ReportHint;
 	/** Fields the output record gets besides the report's (Generate's `reused` mark). */
@@ -188,14 +260,14 @@ export async function settleReportWaits(
 		);
 		for (const wait of group) {
 			await results.run(wait.itemIndex, async () => [
-				await settleReport(ctx, client, wait, await found, notFound),
+				await reportOutput(ctx, client, wait, await found, notFound),
 			]);
 		}
 	}
 }
 
 /** The output item of one wait: the finished report with its file, or an error. */
-async function settleReport(
+async function reportOutput(
 	ctx: IExecuteFunctions,
 	client: AdPerformanceClient,
 	wait: ReportWait,
@@ -203,21 +275,15 @@ async function settleReport(
 	notFound: string,
 ): Promise<INodeExecutionData> {
 	const { itemIndex, reportId, settings } = wait;
-	const { timeoutSeconds, maxFileBytes } = settings;
-	const settled = settle(found, reportId, {
-		// Also with On Timeout → output: a report last seen before the service fell silent is
-		// not one seen still unfinished at the timeout.
-		unseen: (outcome) =>
-			unseenReportError(
-				client,
-				outcome,
-				{ id: reportId, itemIndex, timeoutSeconds },
-				`No report with this ID was listed within the timeout (${timeoutSeconds} seconds). ${notFound}`,
-			),
-		failed: (report) => client.errors.reportFailed({ ...report, id: reportId }, itemIndex),
-	});
-	const report = { ...settled.state, ...wait.mark };
-	if (settled.kind === 'pending') {
+	const { timeoutSeconds } = settings;
+	const verdict = reportVerdict(
+		client,
+		found,
+		{ id: reportId, itemIndex, timeoutSeconds },
+		notFound,
+	);
+	const report = { ...verdict.state, ...wait.mark };
+	if (verdict.kind === 'pending') {
 		if (settings.onTimeout === 'outputPending') return { json: report };
 		throw client.errors.timedOut(
 			`Report ${reportId} was still ${report.status ?? 'unknown'} after ${timeoutSeconds} seconds`,
@@ -228,7 +294,7 @@ async function settleReport(
 	if (wait.binaryPropertyName === undefined) return { json: report };
 	// After the wait, the download is an operation of its own: its Request Options bound it. A
 	// file the list showed finished and not ready yet is waited for within the Timeout.
-	const file = await downloadReportFile(ctx, client, report, itemIndex, maxFileBytes, {
+	const file = await downloadReportFile(ctx, client, report, itemIndex, settings.maxFileBytes, {
 		deadline: client.deadline(),
 		notReadyUntil: found.startedAt + timeoutSeconds * 1000,
 		listedFinished: true,

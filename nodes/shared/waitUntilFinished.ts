@@ -12,7 +12,7 @@ const LOOK_GRACE_MS = 100;
  */
 const GONE_AFTER_LOOKS = 2;
 
-export interface WaitUntilFinishedOptions<V> {
+interface WaitUntilFinishedOptions<V> {
 	/** The ids of everything still awaited. */
 	ids: string[];
 	intervalMs: number;
@@ -59,7 +59,7 @@ export interface WaitUntilFinishedResult<V> {
  * "still running"); `running` (the last answer showed it unfinished); `unlisted` (no answer
  * held it).
  */
-export type WaitOutcome<V> =
+type WaitOutcome<V> =
 	| { kind: 'finished'; state: V }
 	| { kind: 'unanswered'; since: number; lastSeen?: V; failure?: Error }
 	| { kind: 'deleted'; lastSeen: V }
@@ -85,23 +85,23 @@ export function outcomeOf<V>(result: WaitUntilFinishedResult<V>, id: string): Wa
 		: { kind: 'running', state };
 }
 
-/** A wait's result as its node or tool presents it: done, or still pending at the Timeout. */
-export type Settled<V> = { kind: 'done'; state: V } | { kind: 'pending'; state: V };
+/** A wait's verdict on one job as its node or tool presents it: done, or pending at the Timeout. */
+export type Verdict<V> = { kind: 'done'; state: V } | { kind: 'pending'; state: V };
 
 /**
- * The one settle step of every wait (Wait for Ad Report, its tool, Diagnostic → Run): done,
- * pending, or the error named for what was seen. A job that finished failed is `failed`'s error;
- * one never seen is `unseen`'s, which may instead give what to present as pending (a diagnostic
- * its read still lags behind).
+ * The verdict of every wait (Wait for Ad Report, its tool, Report → Generate, Diagnostic → Run):
+ * done, pending, or the error named for what was seen. A job that finished failed is `failed`'s
+ * error; one the last look did not show is `unseen`'s, which may instead give what to present as
+ * pending (a diagnostic its read still lags behind).
  */
-export function settle<V extends { status?: unknown }>(
+export function verdictOf<V extends { status?: unknown }>(
 	result: WaitUntilFinishedResult<V>,
 	id: string,
 	on: {
 		unseen: (outcome: Unseen<V>) => Error | V;
 		failed: (state: V) => Error;
 	},
-): Settled<V> {
+): Verdict<V> {
 	const outcome = outcomeOf(result, id);
 	if (outcome.kind !== 'running' && outcome.kind !== 'finished') {
 		const unseen = on.unseen(outcome);
@@ -132,6 +132,9 @@ export async function waitUntilFinished<V>(
 	let silentFailure: Error | undefined;
 	/** Complete looks in a row that no longer held an id an earlier look showed. */
 	const missing = new Map<string, number>();
+	// Two complete looks without it, at the deadline too: one look the deadline left no time to
+	// repeat may be a replica behind the others, and the job is still pending.
+	const isGone = (id: string) => (missing.get(id) ?? 0) >= GONE_AFTER_LOOKS;
 	const expected = new Map(options.expectedAt);
 	for (let beat = 1; pending.length > 0; ) {
 		let seen: Map<string, V> | undefined;
@@ -159,22 +162,22 @@ export async function waitUntilFinished<V>(
 		}
 		pending = pending.filter((id) => {
 			const state = states.get(id);
-			if ((missing.get(id) ?? 0) >= GONE_AFTER_LOOKS) return false;
-			return state === undefined || !options.isFinal(state);
+			return !isGone(id) && (state === undefined || !options.isFinal(state));
 		});
 		if (pending.length === 0) break;
 		const now = Date.now();
 		if (now >= deadline) break;
 		// An estimate this look came after is spent; the next comes before the beat, or is not used.
-		for (const [id, at] of expected) if (at <= lookedAt || !pending.includes(id)) expected.delete(id);
+		for (const [id, at] of expected)
+			if (at <= lookedAt || !pending.includes(id)) expected.delete(id);
 		const nextBeat = started + beat * options.intervalMs;
 		const soonest = Math.min(nextBeat, deadline, ...expected.values());
 		if (soonest === nextBeat) beat++;
 		await client.wait(Math.max(0, soonest - now));
 	}
+	const gone = new Set(options.ids.filter(isGone));
 	// A job taken for deleted is not finished: it is among those not final at the end.
-	const gone = new Set([...missing.keys()]);
-	const timedOut = [...new Set([...pending, ...gone])];
+	const timedOut = [...pending, ...gone];
 	return {
 		states,
 		timedOut,

@@ -8,7 +8,9 @@
  *     type), never "still generating" or a timeout;
  *   - gone once and back (a replica behind): waited for as if nothing happened;
  *   - status flapping: the first final status the wait sees decides;
- *   - completed, then 404 on the download: the file is gone, said so, nothing stored.
+ *   - completed, then 404 on the download: the file is gone, said so, nothing stored;
+ *   - at the Timeout too (#49): a report never finished, missing from single listings near the
+ *     deadline, is still generating when the Timeout comes, never "deleted"; two in a row, deleted.
  * `npm test` runs HISTORY_RUNS cases (12); `npm run test:faults` FC_FAULT_RUNS / 5; `.ci/run` 200.
  * A failure prints fast-check's seed and path; `FC_SEED=… FC_PATH=…` replays it.
  */
@@ -60,12 +62,16 @@ const history = fc.array(fc.constantFrom<Look>('generating', 'completed', 'faile
 	maxLength: 7,
 });
 
-/** Each listing shows the report as the history says, look by look; then as it is. */
+/**
+ * Each listing shows the report as the history says, look by look; then as `beyond` says, or as
+ * it is.
+ */
 function scriptHistory(
 	service: TestService,
 	reportId: string,
 	looks: Look[],
 	download404: boolean,
+	beyond: (index: number) => Look | undefined = () => undefined,
 ) {
 	let index = 0;
 	service.fake.intercept({
@@ -78,7 +84,8 @@ function scriptHistory(
 					: undefined;
 			}
 			if (request.path !== '/v1/reports') return undefined;
-			const look = looks[index++];
+			const look = looks[index] ?? beyond(index);
+			index++;
 			if (look === undefined) return undefined;
 			const reply = real();
 			const body = reply.json as { data: Report[] };
@@ -150,6 +157,53 @@ describe('a report that changes while it is waited for', () => {
 					type: (result.error?.context as { errorType?: string } | undefined)?.errorType,
 				}).toEqual({ message: expect.stringMatching(expected.message), type: expected.type });
 				expect(result.error?.message).not.toMatch(/still (generating|pending)/);
+			}),
+			{ numRuns: RUNS, ...replay },
+		);
+	});
+
+	test('at the Timeout: missing from one listing is still generating, never deleted; from two in a row, deleted', async () => {
+		const unfinished = fc.array(fc.constantFrom<Look>('generating', 'gone'), {
+			minLength: 1,
+			maxLength: 10,
+		});
+		await fc.assert(
+			fc.asyncProperty(unfinished, async (looks) => {
+				const report = service.fake.reports().find((r) => r.status === 'completed')!;
+				const deleted = expectedOf(looks, false).kind === 'error';
+				// Past the drawn looks it never finishes and is missing from every other listing,
+				// never two in a row: the wait ends at the Timeout, often just after a listing
+				// without it. A history with two in a row has the time to be seen through.
+				const first = looks[looks.length - 1] === 'gone' ? 1 : 0;
+				const beyond = (index: number): Look =>
+					(index - looks.length) % 2 === first ? 'gone' : 'generating';
+				service.fake.clearIntercepts();
+				scriptHistory(service, report.id, looks, false, beyond);
+				const timeoutSeconds = deleted ? 30 : 1;
+				const result = await run(
+					service,
+					[
+						{
+							name: 'Wait for Ad Report',
+							type: WAIT_NODE,
+							parameters: { pollIntervalSeconds: 0.1, timeoutSeconds, download: false },
+						},
+					],
+					{ items: [{ id: report.id, accountId: report.accountId, createdAt: report.createdAt }] },
+				);
+				service.fake.clearIntercepts();
+				const type = (result.error?.context as { errorType?: string } | undefined)?.errorType;
+				if (deleted) {
+					expect({ type, message: result.error?.message }).toEqual({
+						type: 'deleted',
+						message: expect.stringMatching(/was deleted while it was waited for/),
+					});
+					return;
+				}
+				// Still generating at the Timeout; never seen when every look missed it (not found),
+				// or the last look cut by the deadline (it says so): anything but deleted.
+				expect(result.error?.message).not.toMatch(/deleted/);
+				expect(['timeout', 'not_found']).toContain(type);
 			}),
 			{ numRuns: RUNS, ...replay },
 		);

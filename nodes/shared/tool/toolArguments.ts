@@ -138,6 +138,7 @@ export function isToolVariant(ctx: Pick<IExecuteFunctions, 'getNode'>): boolean 
 export class ToolArguments implements InputSource {
 	readonly check: InputValidator;
 	readonly isTool: boolean = true;
+	readonly nodeVersion: number;
 	/** The names given to the tool node's settings (not arguments): the user's to correct. */
 	private readonly settingNames = new Set<string>();
 
@@ -150,6 +151,7 @@ export class ToolArguments implements InputSource {
 		this.check = new InputValidator(ctx.getNode(), itemIndex, ctx.getTimezone(), (name) =>
 			this.settingNames.has(name),
 		);
+		this.nodeVersion = ctx.getNode().typeVersion;
 	}
 
 	private argumentOf(field: InputField): ToolArgument | undefined {

@@ -12,9 +12,7 @@ import { hiddenInTool, toolProperties, ToolArguments, type ToolArgument } from '
 import { MAX_TOOL_RESULT_CHARS, simplifyReport } from './toolResults';
 import { REPORT_ID_ARGUMENT } from './operationTool';
 import { DeadlineReached, type AdPerformanceClient } from '../transport';
-import { readItemInput, readWaitSettings } from '../waitInput';
-import { unseenReportError, waitForReports } from '../waitForReports';
-import { settle } from '../waitUntilFinished';
+import { readReportId, readWaitInput, reportVerdict, waitForReports } from '../waitForReports';
 
 /**
  * Wait for Ad Report as a tool (docs/agent-tools.md). A model receives no binary data, so it
@@ -27,7 +25,7 @@ const REPORT_ID: ToolArgument = {
 		'The report id, rpt_ followed by letters and digits, as the generate tool returned it',
 };
 
-/** The tool's own Timeout (a setting of the tool node, not an argument), read by waitInput.ts. */
+/** The tool's own Timeout (a setting of the tool node, not an argument), read by waitForReports.ts. */
 const TOOL_TIMEOUT_SETTING: INodeProperties = {
 	displayName: 'Tool Timeout (Seconds)',
 	name: 'toolTimeoutSeconds',
@@ -43,7 +41,7 @@ const INLINE_CONTENT_BUDGET_MS = 30_000;
 /** Inline content is offered only while the whole result stays within the cap. */
 const MAX_INLINE_CONTENT_BYTES = 8_000;
 
-export const WAIT_TOOL_DESCRIPTION =
+const WAIT_TOOL_DESCRIPTION =
 	'Waits until a report is finished and returns it as text: pass reportId (rpt_..., from the generate tool). Returns id, title, status, format, riskLevel, totalSpend, avgRoas, totalConversions, avgCpa, downloadUrl (a signed link valid 7 days, to share with people) and expiresAt; a Markdown or JSON report also includes its content when short. Reports take 10 to 20 seconds; if it is still generating after about 45 seconds, this returns status generating with retryAfterSeconds: call again then.';
 
 /** The node's properties with its tool variant's added and the file options hidden there. */
@@ -112,21 +110,17 @@ async function waitForOneReport(
 	itemIndex: number,
 ): Promise<IDataObject> {
 	const source = new ToolArguments(ctx, itemIndex, [REPORT_ID], [TOOL_TIMEOUT_SETTING]);
-	const settings = readWaitSettings(source);
-	const { reportId } = readItemInput(source, settings);
+	const reportId = readReportId(source);
+	const { settings } = readWaitInput(source);
 	const { timeoutSeconds } = settings;
-	const settled = settle(await waitForReports(client, settings, [reportId]), reportId, {
-		unseen: (outcome) =>
-			unseenReportError(
-				client,
-				outcome,
-				{ id: reportId, itemIndex, timeoutSeconds },
-				`No report with this id was listed within ${timeoutSeconds} seconds. Pass the id exactly as the generate tool returned it.`,
-			),
-		failed: (report) => client.errors.reportFailed({ ...report, id: reportId }, itemIndex),
-	});
-	const report = settled.state;
-	if (settled.kind === 'pending') {
+	const verdict = reportVerdict(
+		client,
+		await waitForReports(client, settings, [reportId]),
+		{ id: reportId, itemIndex, timeoutSeconds },
+		'Pass the id exactly as the generate tool returned it.',
+	);
+	const report = verdict.state;
+	if (verdict.kind === 'pending') {
 		const retryAfterSeconds = 15;
 		return {
 			id: reportId,

@@ -295,7 +295,10 @@ describe('Report → Generate with Wait for Completion (a report takes 100–200
 			'onTimeout',
 			'download',
 		];
-		for (const property of properties.filter((p) => waitNames.includes(p.name))) {
+		// Generate's: Diagnostic → Run's tool waits, with the fields of its own (from version 1.1).
+		const generates = (p: INodeProperties) =>
+			(p.displayOptions?.show?.operation as string[] | undefined)?.includes('generate');
+		for (const property of properties.filter((p) => waitNames.includes(p.name) && generates(p))) {
 			expect(property.displayOptions?.hide?.['@tool']).toEqual([true]);
 		}
 		// An n8n without `@tool` display options shows it; a tool call still answers at once.

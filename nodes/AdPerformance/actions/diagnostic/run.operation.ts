@@ -5,11 +5,11 @@ import type {
 	NodeApiError,
 } from 'n8n-workflow';
 
+import { FROM_VERSION_1_1, VERSION_1 } from '../../../shared/descriptions';
 import type { FieldName } from '../../../shared/errors';
-import { createDiagnostic } from '../../../shared/diagnostics';
-import { settle, waitUntilFinished } from '../../../shared/waitUntilFinished';
+import { verdictOf, waitUntilFinished } from '../../../shared/waitUntilFinished';
 import { DeadlineReached, type AdPerformanceClient } from '../../../shared/transport';
-import { isFinished, type ServiceDiagnostic } from '../../../shared/types';
+import { isFinished, type ServiceDiagnostic, type SingleEnvelope } from '../../../shared/types';
 import { getRecord } from '../listRecords';
 import { read, readOr, inputField, type InputSource } from '../../../shared/inputSource';
 import { CAMPAIGN_FIELD, campaignLocator } from '../common.descriptions';
@@ -21,39 +21,49 @@ import {
 	type OperationTool,
 } from '../../../shared/tool/operationTool';
 
+const waitForCompletion: INodeProperties = {
+	displayName: 'Wait for Completion',
+	name: 'waitForCompletion',
+	type: 'boolean',
+	default: true,
+	description:
+		'Whether to wait until the diagnostic is finished (usually 5–10 seconds) and output its result, instead of its ID only',
+};
+const pollInterval: INodeProperties = {
+	displayName: 'Poll Interval (Seconds)',
+	name: 'pollIntervalSeconds',
+	type: 'number',
+	typeOptions: { minValue: 0.1, numberPrecision: 1 },
+	default: 2.5,
+	description: 'How often to check while waiting',
+};
+const timeout: INodeProperties = {
+	displayName: 'Timeout (Seconds)',
+	name: 'timeoutSeconds',
+	type: 'number',
+	typeOptions: { minValue: 1 },
+	default: 120,
+	description: 'How long to wait at most, from when the diagnostic was started',
+};
+
 const properties: INodeProperties[] = [
 	campaignLocator,
+	{ ...waitForCompletion, displayOptions: { show: FROM_VERSION_1_1 } },
+	...[pollInterval, timeout].map((property) => ({
+		...property,
+		displayOptions: { show: { ...FROM_VERSION_1_1, waitForCompletion: [true] } },
+	})),
 	{
 		displayName: 'Options',
 		name: 'options',
 		type: 'collection',
 		placeholder: 'Add option',
 		default: {},
+		displayOptions: { show: VERSION_1 },
 		options: [
-			{
-				displayName: 'Wait for Completion',
-				name: 'waitForCompletion',
-				type: 'boolean',
-				default: true,
-				description:
-					'Whether to wait until the diagnostic is finished (usually 5–10 seconds) and output its result, instead of its ID only',
-			},
-			{
-				displayName: 'Poll Interval (Seconds)',
-				name: 'pollIntervalSeconds',
-				type: 'number',
-				typeOptions: { minValue: 0.1, numberPrecision: 1 },
-				default: 2.5,
-				description: 'How often to check while waiting',
-			},
-			{
-				displayName: 'Timeout (Seconds)',
-				name: 'timeoutSeconds',
-				type: 'number',
-				typeOptions: { minValue: 1 },
-				default: 120,
-				description: 'How long to wait at most',
-			},
+			waitForCompletion,
+			pollInterval,
+			{ ...timeout, description: 'How long to wait at most, starting the diagnostic included' },
 		],
 	},
 ];
@@ -72,13 +82,22 @@ interface DiagnosticRun {
 	waitForCompletion: boolean;
 	intervalSeconds: number;
 	timeoutSeconds: number;
+	/** Version 1: the Timeout is the whole run's budget, starting the diagnostic included. */
+	timeoutCountsStart: boolean;
 }
 
-const option = (name: string, label: string, fallback: unknown) =>
-	inputField(`options.${name}`, `Options → ${label}`, undefined, { default: fallback });
-const WAIT_FOR_COMPLETION = option('waitForCompletion', 'Wait for Completion', true);
-const POLL_INTERVAL = option('pollIntervalSeconds', 'Poll Interval (Seconds)', 2.5);
-const TIMEOUT = option('timeoutSeconds', 'Timeout (Seconds)', 120);
+const field = (parameter: string, label: string, fallback: unknown) =>
+	inputField(parameter, label, undefined, { default: fallback });
+const WAIT_FIELDS = {
+	wait: field('waitForCompletion', 'Wait for Completion', true),
+	interval: field('pollIntervalSeconds', 'Poll Interval (Seconds)', 2.5),
+	timeout: field('timeoutSeconds', 'Timeout (Seconds)', 120),
+};
+const VERSION_1_FIELDS = {
+	wait: field('options.waitForCompletion', 'Options → Wait for Completion', true),
+	interval: field('options.pollIntervalSeconds', 'Options → Poll Interval (Seconds)', 2.5),
+	timeout: field('options.timeoutSeconds', 'Options → Timeout (Seconds)', 120),
+};
 
 /** Each item starts one diagnostic run (the pacer is told how many are to come). */
 export const sends = 'diagnostic';
@@ -87,12 +106,71 @@ export function readInput(source: InputSource): DiagnosticRun {
 	const { check } = source;
 	const seconds = (min: number, max: number) => (name: FieldName, value: unknown) =>
 		check.number(name, value, min, max, 'seconds');
+	const version1 = source.nodeVersion < 1.1;
+	const fields = version1 ? VERSION_1_FIELDS : WAIT_FIELDS;
 	return {
 		campaignId: read(source, CAMPAIGN_FIELD, (name, value) => check.id(name, value, 'campaign')),
-		waitForCompletion: readOr(source, WAIT_FOR_COMPLETION, check.boolean, true),
-		intervalSeconds: readOr(source, POLL_INTERVAL, seconds(0.1, 3600), 2.5),
-		timeoutSeconds: readOr(source, TIMEOUT, seconds(1, 86_400), 120),
+		waitForCompletion: readOr(source, fields.wait, check.boolean, true),
+		intervalSeconds: readOr(source, fields.interval, seconds(0.1, 3600), 2.5),
+		timeoutSeconds: readOr(source, fields.timeout, seconds(1, 86_400), 120),
+		timeoutCountsStart: version1,
 	};
+}
+
+/** How long a run started by a lost request may block ours (runs take 5–10 s), from its loss. */
+const LOST_DIAGNOSTIC_WAIT_MS = 60_000;
+/** How often to try again while that run goes on (the service suggests polling every 2–3 s). */
+const LOST_DIAGNOSTIC_POLL_MS = 2_500;
+
+/**
+ * POST /v1/diagnostics without resending blindly. Diagnostics cannot be listed, so a run
+ * whose answer was lost (5xx, dropped connection, garbled answer) cannot be found again.
+ * Resending then meets 409 diagnostic_in_progress while that run goes on (5–10 s): the request
+ * says so (`notYet`), the transport's table waits for that run to end, and ours starts, so the
+ * item still gets a diagnostic it can poll. Past LOST_DIAGNOSTIC_WAIT_MS from the latest lost
+ * answer (each may have started a run of its own), a 409 is the service's answer.
+ */
+async function createDiagnostic(
+	client: AdPerformanceClient,
+	campaignId: string,
+	itemIndex: number,
+	deadline: number,
+): Promise<ServiceDiagnostic> {
+	let waitForLostRunUntil = -Infinity;
+	return await client.attempts<ServiceDiagnostic>(
+		async (round) => {
+			const outcome = await client.writeOnce(
+				{
+					path: '/diagnostics',
+					writeLimit: 'diagnostic',
+					body: { campaign_id: campaignId },
+					itemIndex,
+					subject: `campaign ${campaignId}`,
+					expect: 'record',
+					notYet:
+						Date.now() < waitForLostRunUntil
+							? { statuses: [409], pollMs: LOST_DIAGNOSTIC_POLL_MS }
+							: undefined,
+					explain: (status, type) =>
+						status === 409 && type === 'diagnostic_in_progress' && waitForLostRunUntil > -Infinity
+							? {
+									description:
+										'A run started by an earlier attempt whose answer was lost is still going. Run the diagnostic again in a minute.',
+								}
+							: undefined,
+					deadline,
+				},
+				round,
+			);
+			// Not findable: the retry loop resends it after a backoff.
+			if (outcome.kind === 'ambiguous')
+				waitForLostRunUntil = Date.now() + client.clock.realMs(LOST_DIAGNOSTIC_WAIT_MS);
+			if (outcome.kind !== 'done') return outcome;
+			const diagnostic = (outcome.value.body as SingleEnvelope<ServiceDiagnostic>).data;
+			return { kind: 'done', value: diagnostic };
+		},
+		{ deadline },
+	);
 }
 
 export async function execute(
@@ -102,8 +180,10 @@ export async function execute(
 	run: DiagnosticRun,
 ): Promise<INodeExecutionData[]> {
 	const { campaignId, waitForCompletion, intervalSeconds, timeoutSeconds } = run;
-	// Waiting for the result, the Timeout is the whole run's budget: starting it included.
-	const deadline = waitForCompletion ? Date.now() + timeoutSeconds * 1000 : client.deadline();
+	// From version 1.1 the Timeout counts the wait, as Report → Generate's, and the start is a
+	// request like any other (Request Options bound it); version 1's counts the start too.
+	const timeoutBoundsStart = waitForCompletion && run.timeoutCountsStart;
+	const deadline = timeoutBoundsStart ? Date.now() + timeoutSeconds * 1000 : client.deadline();
 	let diagnostic: ServiceDiagnostic | undefined;
 	let failure: unknown;
 	try {
@@ -112,7 +192,7 @@ export async function execute(
 		failure = error;
 	}
 	if (diagnostic === undefined) {
-		if (!(failure instanceof DeadlineReached)) throw failure as Error;
+		if (!(failure instanceof DeadlineReached) || !timeoutBoundsStart) throw failure as Error;
 		throw client.errors.timedOut(
 			`The diagnostic of campaign ${campaignId} could not be started within ${timeoutSeconds} seconds`,
 			'The service did not answer the request that starts it in time; it may have started it. Run it again in a minute (a run still going is waited for), or raise Options → Timeout.',
@@ -128,7 +208,7 @@ export async function execute(
 	const result = await waitUntilFinished<ServiceDiagnostic>(client, {
 		ids: [diagnostic.id],
 		intervalMs: intervalSeconds * 1000,
-		timeoutMs: Math.max(0, deadline - Date.now()),
+		timeoutMs: timeoutBoundsStart ? Math.max(0, deadline - Date.now()) : timeoutSeconds * 1000,
 		isFinal: isFinished,
 		sweep: async ([id], deadline) => {
 			let record: ServiceDiagnostic | undefined;
@@ -147,7 +227,7 @@ export async function execute(
 			return new Map();
 		},
 	});
-	const settled = settle(result, diagnostic.id, {
+	const verdict = verdictOf(result, diagnostic.id, {
 		unseen: (outcome) => {
 			// Not "still running": no answer after the last one says so.
 			if (outcome.kind === 'unanswered') {
@@ -182,11 +262,11 @@ export async function execute(
 					'Run the diagnostic again. If it keeps failing, check the account connection in the dashboard.',
 			}),
 	});
-	const final = settled.state;
-	if (settled.kind === 'pending') {
+	const final = verdict.state;
+	if (verdict.kind === 'pending') {
 		throw client.errors.timedOut(
 			`Diagnostic ${diagnostic.id} was still ${final.status ?? 'running'} after ${timeoutSeconds} seconds`,
-			`Raise Options → Timeout, or switch off Wait for Completion and fetch the result later with Diagnostic → Get (ID ${diagnostic.id}).`,
+			`Raise ${run.timeoutCountsStart ? 'Options → ' : ''}Timeout, or switch off Wait for Completion and fetch the result later with Diagnostic → Get (ID ${diagnostic.id}).`,
 			itemIndex,
 		);
 	}

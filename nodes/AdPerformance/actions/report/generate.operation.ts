@@ -7,7 +7,7 @@ import type {
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { daysBeforeToday } from '../../../shared/calendar';
-import { reportWaitProperties } from '../../../shared/descriptions';
+import { FROM_VERSION_1_1, reportWaitProperties, VERSION_1 } from '../../../shared/descriptions';
 import type { ItemResults } from '../../../shared/items';
 import {
 	defined,
@@ -29,12 +29,22 @@ import {
 	type ExecutedItem,
 	type OperationTool,
 } from '../../../shared/tool/operationTool';
-import { readFileField, readWaitSettings, type WaitSettings } from '../../../shared/waitInput';
 import {
+	readWaitInput,
 	reportHintOf,
 	settleReportWaits,
 	type ReportWait,
+	type WaitInput,
 } from '../../../shared/waitForReports';
+
+const WAIT_FOR_COMPLETION_SWITCH: INodeProperties = {
+	displayName: 'Wait for Completion',
+	name: 'waitForCompletion',
+	type: 'boolean',
+	default: true,
+	description:
+		'Whether to wait until the report is finished and output it as Wait for Ad Report does: the finished report, with its file as binary data when Download File is on. Off, the report is output at once, still generating. Timeout counts from when the reports were requested.',
+};
 
 const properties: INodeProperties[] = [
 	accountLocator,
@@ -69,14 +79,9 @@ const properties: INodeProperties[] = [
 	// The tool never waits (the wait-for-report tool does): hidden there, and not read.
 	...hiddenInTool(
 		[
-			{
-				displayName: 'Wait for Completion',
-				name: 'waitForCompletion',
-				type: 'boolean',
-				default: false,
-				description:
-					'Whether to wait until the report is finished and output it as Wait for Ad Report does: the finished report, with its file as binary data when Download File is on. Off, the report is output at once, still generating.',
-			},
+			// Off in version 1 (its saved workflows keep it), on from 1.1 as Diagnostic → Run's.
+			{ ...WAIT_FOR_COMPLETION_SWITCH, default: false, displayOptions: { show: VERSION_1 } },
+			{ ...WAIT_FOR_COMPLETION_SWITCH, default: true, displayOptions: { show: FROM_VERSION_1_1 } },
 			...updateDisplayOptions({ show: { waitForCompletion: [true] } }, reportWaitProperties),
 		],
 		['waitForCompletion', ...reportWaitProperties.map((property) => property.name)],
@@ -169,9 +174,7 @@ const REUSE = inputField(
 	undefined,
 	{ setting: 'toolReuseRecentReport' },
 );
-const WAIT_FOR_COMPLETION = inputField('waitForCompletion', 'Wait for Completion', undefined, {
-	default: false,
-});
+const WAIT_FOR_COMPLETION = inputField('waitForCompletion', 'Wait for Completion');
 const BRANDING = 'additionalFields.whiteLabel.branding';
 const COMPANY_NAME = inputField(`${BRANDING}.companyName`, 'White Label → Company Name');
 const LOGO_URL = inputField(`${BRANDING}.logoUrl`, 'White Label → Logo URL');
@@ -186,7 +189,7 @@ interface ReportRequest {
 	body: IDataObject;
 	reuse: boolean;
 	/** Wait for Completion: how the report is waited for (Wait for Ad Report's settings). */
-	wait?: { settings: WaitSettings; binaryPropertyName?: string };
+	wait?: WaitInput;
 }
 
 /** Each item sends one report generation (the pacer is told how many are to come). */
@@ -226,10 +229,11 @@ export function readInput(source: InputSource): ReportRequest {
 /** Wait for Completion and, when on, Wait for Ad Report's settings, read by its own reader. */
 function readWait(source: InputSource): ReportRequest['wait'] {
 	// A model waits with the wait-for-report tool: a Generate tool call answers at once.
-	if (source.isTool || !readOr(source, WAIT_FOR_COMPLETION, source.check.boolean, false))
+	// Its default by version: off in version 1, on from 1.1 (as Diagnostic → Run's).
+	const byDefault = source.nodeVersion >= 1.1;
+	if (source.isTool || !readOr(source, WAIT_FOR_COMPLETION, source.check.boolean, byDefault))
 		return undefined;
-	const settings = readWaitSettings(source);
-	return { settings, binaryPropertyName: readFileField(source, settings) };
+	return readWaitInput(source);
 }
 
 /** Creates the report, or with reuse on returns a recent identical one (reportLedger.ts). */
