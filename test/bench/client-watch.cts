@@ -64,17 +64,15 @@ export async function benchClientWatch(options: {
 				name === 'Diagnose the campaign'
 					? {
 							...node.parameters,
-							options: {
-								...(node.parameters?.options as IDataObject),
-								pollIntervalSeconds: Math.max(0.1, 2.5 * timeScale),
-								timeoutSeconds: Math.max(1, 300 * timeScale),
-							},
+							pollIntervalSeconds: Math.max(0.1, 2.5 * timeScale),
+							timeoutSeconds: Math.max(1, 300 * timeScale),
 						}
 					: node.parameters;
 			return [
 				{
 					name,
 					type: AD_NODE,
+					typeVersion: node.typeVersion,
 					parameters,
 					...(node.onError ? { onError: node.onError as WorkflowNodeInput['onError'] } : {}),
 				},
