@@ -123,12 +123,13 @@ async function fetchFile<T>(
 		tooLarge(): { value: T } | { error: Error };
 	},
 ): Promise<T> {
-	const after = (seen: Parameters<typeof decide>[0], error: Error) =>
-		failedAttempt<T>(decide(seen, { resendable: true }), error, Date.now());
-	const tooLarge = (): Attempt<T> => {
+	type Round = Parameters<typeof decide>[2];
+	const after = (round: Round, seen: Parameters<typeof decide>[0], error: Error) =>
+		failedAttempt<T>(decide(seen, { resendable: true }, round), error, Date.now());
+	const tooLarge = (round: Round): Attempt<T> => {
 		const outcome = keep.tooLarge();
 		return 'error' in outcome
-			? after({ kind: 'refused' }, outcome.error)
+			? after(round, { kind: 'refused' }, outcome.error)
 			: { kind: 'done', value: outcome.value };
 	};
 	return await client.attempts<T>(
@@ -151,12 +152,13 @@ async function fetchFile<T>(
 			);
 			if (answer.kind !== 'done') return answer;
 			const response = answer.value;
-			if (response.tooLarge) return tooLarge();
+			if (response.tooLarge) return tooLarge(round);
 			// Packed although asked for unpacked (exchange.ts): n8n's helper unpacks leniently, so a
 			// file cut short inside its coding would unpack without an error, a part stored as the whole.
 			if (response.packed) {
 				(response.body as { destroy?: () => void } | undefined)?.destroy?.();
 				return after(
+					round,
 					{ kind: 'garbled' },
 					client.apiError(
 						`The download of report ${report.id} came packed (Content-Encoding), though it was asked for as it is`,
@@ -171,6 +173,7 @@ async function fetchFile<T>(
 			const webPage = () => {
 				(response.body as { destroy?: () => void } | undefined)?.destroy?.();
 				return after(
+					round,
 					{ kind: 'garbled' },
 					client.apiError(
 						`The download of report ${report.id} answered with a web page instead of the file`,
@@ -193,10 +196,11 @@ async function fetchFile<T>(
 				return { kind: 'done', value: await keep.body(peeked?.body ?? response.body, headers) };
 			} catch (error) {
 				client.throwIfCancelled();
-				if (isAnswerTooLarge(error)) return tooLarge();
+				if (isAnswerTooLarge(error)) return tooLarge(round);
 				if (isAnswerTimedOut(error)) {
 					// We stopped reading at the download's time limit: refused, not resent.
 					return after(
+						round,
 						{ kind: 'refused' },
 						client.apiError(
 							`The download of report ${report.id} did not finish within ${ANSWER_LIMITS.downloadMs / 60_000} minutes`,
@@ -208,6 +212,7 @@ async function fetchFile<T>(
 					);
 				}
 				return after(
+					round,
 					{ kind: 'garbled' },
 					client.apiError(
 						`The download of report ${report.id} was cut off before the whole file arrived`,

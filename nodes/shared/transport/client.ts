@@ -19,10 +19,10 @@ import type { ListEnvelope } from '../types';
 import { CancellableWait } from './cancellableWait';
 import { CREDENTIAL_TYPE, type RawResponse, type RequestContext } from './exchange';
 import { collectPages, walkPages, type WalkResult } from './pageWalker';
-import { runAttempts, type Attempt, type AttemptRules, type Round } from './attempts';
+import { runAttempts, type Attempt, type AttemptRules } from './attempts';
 import { RequestPipeline, type RequestSpec } from './pipeline';
 import { pacerFor, type Bucket, type KeyPacer } from './rateLimiter';
-import { RETRY_DEFAULTS } from './retry';
+import { RETRY_DEFAULTS, type Round } from './retry';
 import { ServiceClock } from './serviceClock';
 import { hopProblem } from './urlPolicy';
 
