@@ -14,6 +14,7 @@ import {
 	peekBody,
 	type AdPerformanceClient,
 	type Attempt,
+	type Round,
 } from './transport';
 import type { ServiceReport } from './types';
 
@@ -123,7 +124,6 @@ async function fetchFile<T>(
 		tooLarge(): { value: T } | { error: Error };
 	},
 ): Promise<T> {
-	type Round = Parameters<typeof decide>[2];
 	const after = (round: Round, seen: Parameters<typeof decide>[0], error: Error) =>
 		failedAttempt<T>(decide(seen, { resendable: true }, round), error, Date.now());
 	const tooLarge = (round: Round): Attempt<T> => {

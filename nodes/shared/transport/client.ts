@@ -48,7 +48,7 @@ export interface ClientOptions {
 	rateLimitWaitMinutes?: number;
 }
 
-export interface ExecutionCredential {
+interface ExecutionCredential {
 	credentials: ICredentialDataDecryptedObject;
 	redactor: Redactor;
 }
@@ -217,7 +217,7 @@ export class AdPerformanceClient {
 		return (await this.pipeline.send(spec, { json: true })).body as T;
 	}
 
-	/** Runs an operation of more than one request per attempt in the one retry loop (attempts.ts). */
+	/** Runs an operation of more than one request per attempt as one run of attempts (attempts.ts). */
 	async attempts<T>(
 		attempt: (round: Round) => Promise<Attempt<T>>,
 		rules: AttemptRules<T>,

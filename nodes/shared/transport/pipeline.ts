@@ -68,7 +68,7 @@ export interface RequestSpec {
 	singleFlight?: boolean;
 }
 
-export type Transfer = Pick<OutgoingRequest, 'json' | 'stream' | 'maxBytes'> & {
+type Transfer = Pick<OutgoingRequest, 'json' | 'stream' | 'maxBytes'> & {
 	/** A full address instead of a path below the Base URL (download links). */
 	absoluteUrl?: string;
 	totalMs?: number;
@@ -76,7 +76,7 @@ export type Transfer = Pick<OutgoingRequest, 'json' | 'stream' | 'maxBytes'> & {
 
 type WaitExceeded = Parameters<TransportErrors['rateLimitWaitExceeded']>[0];
 
-export interface PipelineParts extends RetryParts {
+interface PipelineParts extends RetryParts {
 	ctx: RequestContext;
 	credentials: ICredentialDataDecryptedObject;
 	baseUrl: string;

@@ -1,6 +1,7 @@
 /**
- * When to try a request again and how long to wait first. `decide` is the one place a run of
- * attempts is judged: every retry, wait and final answer of every request is its verdict.
+ * When to try a request again and how long to wait first. Every failed attempt of every request
+ * is judged by `decide` alone: again or not, how long to wait, or the end (the waits for the
+ * key's pacing before a request is sent are rateLimiter.ts's).
  */
 
 export const RETRY_DEFAULTS = {
