@@ -124,17 +124,18 @@ export class RequestPipeline {
 		transfer: Transfer,
 		round: Round,
 	): Promise<Attempt<RawResponse>> {
-		const exchanged = await this.exchangeShared(spec, transfer, round);
 		const buckets = bucketsOf(spec, transfer, this.parts.baseUrl);
+		const exchanged = await this.exchangeShared(spec, transfer, buckets, round);
 		return this.classify(spec, transfer, buckets, exchanged, round);
 	}
 
 	private async exchangeShared(
 		spec: RequestSpec,
 		transfer: Transfer,
+		buckets: Bucket[],
 		round: Round,
 	): Promise<Exchanged> {
-		if (!spec.singleFlight) return await this.sendWhenDue(spec, transfer, round);
+		if (!spec.singleFlight) return await this.sendWhenDue(spec, transfer, buckets, round);
 		const { shared } = this.parts.pacer;
 		const apiKey = apiKeyOf(this.parts.credentials);
 		const key = JSON.stringify([spec.method, spec.path, spec.body ?? null]);
@@ -148,7 +149,7 @@ export class RequestPipeline {
 			// Undefined: it was never sent (its execution gave up first); then send this one.
 			if (answer) return { ...answer, shared: true };
 		}
-		const own = this.sendWhenDue(spec, transfer, round);
+		const own = this.sendWhenDue(spec, transfer, buckets, round);
 		const entry = { apiKey, exchange: own.catch(() => undefined) };
 		shared.set(key, entry);
 		try {
@@ -162,10 +163,10 @@ export class RequestPipeline {
 	private async sendWhenDue(
 		spec: RequestSpec,
 		transfer: Transfer,
+		buckets: Bucket[],
 		round: Round,
 	): Promise<Exchanged> {
 		const { pacer, waiting } = this.parts;
-		const buckets = bucketsOf(spec, transfer, this.parts.baseUrl);
 		const turn = buckets.includes('write') ? pacer.writes.join() : undefined;
 		try {
 			if (turn) {
