@@ -209,7 +209,8 @@ export class AdPerformanceClient {
 
 	/** Sends one request with pacing and retries; resolves with the checked JSON envelope. */
 	async request<T>(spec: RequestSpec): Promise<T> {
-		return (await this.pipeline.send(spec, { json: true })).body as T;
+		const exchange = (round: Round) => this.pipeline.exchangeOnce(spec, { json: true }, round);
+		return (await this.attempts(exchange, { deadline: spec.deadline })).body as T;
 	}
 
 	/** Runs an operation of more than one request per attempt as one run of attempts (attempts.ts). */

@@ -14,7 +14,7 @@ import {
 	type RawResponse,
 	type RequestContext,
 } from './exchange';
-import { failedAttempt, runAttempts, type Attempt, type RetryParts } from './attempts';
+import { failedAttempt, type Attempt, type RetryParts } from './attempts';
 import { AnswerCut, discardBody } from './boundedReader';
 import type { Bucket, KeyPacer } from './rateLimiter';
 import {
@@ -111,12 +111,6 @@ interface Exchanged {
 /** Every request of the nodes, one pass per attempt: turn and pacing, exchange, outcome. */
 export class RequestPipeline {
 	constructor(readonly parts: PipelineParts) {}
-
-	async send(spec: RequestSpec, transfer: Transfer): Promise<RawResponse> {
-		return await runAttempts(this.parts, (round) => this.exchangeOnce(spec, transfer, round), {
-			deadline: spec.deadline,
-		});
-	}
 
 	/** One exchange, classified. */
 	async exchangeOnce(
