@@ -134,9 +134,7 @@ export function decide(seen: Seen, request: Declared, round: Round): Decision {
  * away: Max Wait 0 means "never wait for the rate limit", not "never retry").
  */
 function again(kind: 'retry' | 'ambiguous', askedMs: number, round: Round): Decision {
-	const last =
-		round.failures + 1 >= round.maxAttempts ||
-		(askedMs > 0 && Date.now() + askedMs > round.rateLimitDeadline);
+	const last = isLastAttempt(round) || (askedMs > 0 && pastMaxWait(askedMs, round));
 	const backoff = round.realMs(backoffMs(round.failures + 1, Math.random()));
 	return { kind, waitMs: Math.max(backoff, askedMs), last };
 }
@@ -147,13 +145,23 @@ function again(kind: 'retry' | 'ambiguous', askedMs: number, round: Round): Deci
  */
 function scheduled(seen: Seen & { kind: 'answer' }, round: Round): Decision {
 	const waitMs = seen.rateLimitMs ?? 0;
-	if (!seen.hinted && round.failures + 1 >= round.maxAttempts) return { kind: 'final' };
-	if (Date.now() + waitMs > round.rateLimitDeadline)
+	if (!seen.hinted && isLastAttempt(round)) return { kind: 'final' };
+	if (pastMaxWait(waitMs, round))
 		return {
 			kind: 'final',
 			tooLong: { askedMs: waitMs, leftMs: round.rateLimitDeadline - Date.now() },
 		};
 	return { kind: 'scheduled', waitMs, countsAsFailure: !seen.hinted };
+}
+
+/** Counted as failed, this attempt leaves none of Max Attempts. */
+function isLastAttempt(round: Round): boolean {
+	return round.failures + 1 >= round.maxAttempts;
+}
+
+/** A wait of `ms` from now ends past Max Wait When Rate Limited. */
+function pastMaxWait(ms: number, round: Round): boolean {
+	return Date.now() + ms > round.rateLimitDeadline;
 }
 
 /**
