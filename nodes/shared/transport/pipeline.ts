@@ -23,6 +23,7 @@ import {
 	isSuccess,
 	NETWORK_ERRORS,
 	networkErrorCode,
+	pastMaxWait,
 	retryAfterMs,
 	retryHintSeconds,
 	type Round,
@@ -178,7 +179,7 @@ export class RequestPipeline {
 				pacingMs > 0;
 				pacingMs = pacer.limiter.delayBeforeSend(buckets)
 			) {
-				if (Date.now() + pacingMs > round.rateLimitDeadline) {
+				if (pastMaxWait(pacingMs, round)) {
 					const heldMinutes = this.parts.clock.serviceMs(pacingMs) / 60_000;
 					throw this.waitExceeded({ cause: 'held', heldMinutes }, spec);
 				}

@@ -159,8 +159,8 @@ function isLastAttempt(round: Round): boolean {
 	return round.failures + 1 >= round.maxAttempts;
 }
 
-/** A wait of `ms` from now ends past Max Wait When Rate Limited. */
-function pastMaxWait(ms: number, round: Round): boolean {
+/** A wait of `ms` from now ends past Max Wait When Rate Limited (the key's pacing asks too). */
+export function pastMaxWait(ms: number, round: Round): boolean {
 	return Date.now() + ms > round.rateLimitDeadline;
 }
 
