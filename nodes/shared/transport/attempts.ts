@@ -19,7 +19,7 @@ export type Attempt<T> =
 	| { kind: 'done'; value: T; sentAt?: number }
 	| (Exclude<Decision, { kind: 'done' }> & { error: Error; sentAt: number });
 
-/** The attempt a decision makes of a failure (one judged done by its status is still one). */
+/** The attempt `decide`'s decision makes of a failure (never judged done: if so, it is final). */
 export function failedAttempt<T>(decision: Decision, error: Error, sentAt: number): Attempt<T> {
 	return decision.kind === 'done'
 		? { kind: 'final', error, sentAt }
