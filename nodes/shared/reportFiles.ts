@@ -14,6 +14,7 @@ import {
 	peekBody,
 	type AdPerformanceClient,
 	type Attempt,
+	type Round,
 } from './transport';
 import type { ServiceReport } from './types';
 
@@ -123,12 +124,12 @@ async function fetchFile<T>(
 		tooLarge(): { value: T } | { error: Error };
 	},
 ): Promise<T> {
-	const after = (seen: Parameters<typeof decide>[0], error: Error) =>
-		failedAttempt<T>(decide(seen, { resendable: true }), error, Date.now());
-	const tooLarge = (): Attempt<T> => {
+	const after = (round: Round, seen: Parameters<typeof decide>[0], error: Error) =>
+		failedAttempt<T>(decide(seen, { resendable: true }, round), error, Date.now());
+	const tooLarge = (round: Round): Attempt<T> => {
 		const outcome = keep.tooLarge();
 		return 'error' in outcome
-			? after({ kind: 'refused' }, outcome.error)
+			? after(round, { kind: 'refused' }, outcome.error)
 			: { kind: 'done', value: outcome.value };
 	};
 	return await client.attempts<T>(
@@ -151,12 +152,12 @@ async function fetchFile<T>(
 			);
 			if (answer.kind !== 'done') return answer;
 			const response = answer.value;
-			if (response.tooLarge) return tooLarge();
+			if (response.tooLarge) return tooLarge(round);
 			// A body that is not the file is never stored: dropped, and fetched again like a
 			// garbled answer.
 			const garbled = (message: string, description: string) => {
 				(response.body as { destroy?: () => void } | undefined)?.destroy?.();
-				return after({ kind: 'garbled' }, client.apiError(message, description, itemIndex));
+				return after(round, { kind: 'garbled' }, client.apiError(message, description, itemIndex));
 			};
 			// Packed although asked for unpacked (exchange.ts): n8n's helper unpacks leniently, so a
 			// file cut short inside its coding would unpack without an error, a part stored as the whole.
@@ -188,10 +189,11 @@ async function fetchFile<T>(
 				return { kind: 'done', value: await keep.body(peeked?.body ?? response.body, headers) };
 			} catch (error) {
 				client.throwIfCancelled();
-				if (isAnswerTooLarge(error)) return tooLarge();
+				if (isAnswerTooLarge(error)) return tooLarge(round);
 				if (isAnswerTimedOut(error)) {
 					// We stopped reading at the download's time limit: refused, not resent.
 					return after(
+						round,
 						{ kind: 'refused' },
 						client.apiError(
 							`The download of report ${report.id} did not finish within ${ANSWER_LIMITS.downloadMs / 60_000} minutes`,
@@ -203,6 +205,7 @@ async function fetchFile<T>(
 					);
 				}
 				return after(
+					round,
 					{ kind: 'garbled' },
 					client.apiError(
 						`The download of report ${report.id} was cut off before the whole file arrived`,

@@ -5,11 +5,11 @@ import {
 	LISTING_READS,
 	readAgreeing,
 	RereadBudget,
+	serviceTime,
 	type AdPerformanceClient,
 	type WalkCall,
 	type WalkResult,
 } from './transport';
-import { serviceTime } from './transport/serviceClock';
 import { errorTypeOf } from './errorTypes';
 import type { ServiceCampaign, ServiceReport, SingleEnvelope } from './types';
 

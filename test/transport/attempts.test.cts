@@ -1,5 +1,5 @@
 /**
- * The one retry loop (attempts.ts): a run of attempts cut by its deadline carries what its last
+ * The loop of attempts (attempts.ts): a run of attempts cut by its deadline carries what its last
  * failed attempt met on the DeadlineReached it throws, so the item that ran it, and only that
  * item, can say what it saw (#39: nothing travels beside the item, in the client).
  */
@@ -41,10 +41,11 @@ describe('runAttempts', () => {
 				const at = index++;
 				if (at >= steps.length) return { kind: 'done', value: 'done' };
 				const error = errors[at];
-				if (steps[at] === 'retry') return { kind: 'retry', error };
-				if (steps[at] === 'ambiguous') return { kind: 'ambiguous', error, sentAt: 0 };
-				if (steps[at] === 'notYet') return { kind: 'notYet', error, waitMs: 1 };
-				return { kind: 'scheduled', error, waitMs: 1, countsAsFailure: false };
+				const failed = { error, sentAt: 0, waitMs: 1, last: false };
+				if (steps[at] === 'retry') return { kind: 'retry', ...failed };
+				if (steps[at] === 'ambiguous') return { kind: 'ambiguous', ...failed };
+				if (steps[at] === 'notYet') return { kind: 'notYet', ...failed };
+				return { kind: 'scheduled', ...failed, countsAsFailure: false };
 			};
 			const outcome = await runAttempts(partsCutAfter(cutAfterWaits), attempt, {
 				deadline: Infinity,

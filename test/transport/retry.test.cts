@@ -3,12 +3,26 @@ import { fc, test as fcTest } from '@fast-check/jest';
 import {
 	backoffMs,
 	decide,
-	inRound,
 	retryAfterMs,
 	networkErrorCode,
 	retryHintSeconds,
+	type Declared,
+	type Round,
 	type Seen,
 } from '../../nodes/shared/transport/retry';
+
+/** A round with attempts and time to spare, unless told otherwise. */
+function roundOf(more: Partial<Round> = {}): Round {
+	return {
+		failures: 0,
+		maxAttempts: 5,
+		scheduled: 0,
+		notYet: 0,
+		rateLimitDeadline: Date.now() + 3_600_000,
+		realMs: (ms) => ms,
+		...more,
+	};
+}
 
 describe('retry policy', () => {
 	test('the table: 429 and work under way are scheduled, 5xx unknown, other errors final', () => {
@@ -16,24 +30,30 @@ describe('retry policy', () => {
 		const write = { resendable: false };
 		const answer = (status: number, more: Partial<Seen> = {}): Seen =>
 			({ kind: 'answer', status, from: 'service', ...more }) as Seen;
-		expect(decide(answer(200), write)).toBe('done');
-		expect(decide(answer(202), write)).toBe('done');
-		expect(decide(answer(429), write)).toBe('schedule');
-		expect(decide(answer(409, { notYet: true }), write)).toBe('wait');
+		const kindOf = (seen: Seen, declared: Declared) => decide(seen, declared, roundOf()).kind;
+		expect(kindOf(answer(200), write)).toBe('done');
+		expect(kindOf(answer(202), write)).toBe('done');
+		expect(kindOf(answer(429, { rateLimitMs: 1_000 }), write)).toBe('scheduled');
+		expect(kindOf(answer(409, { notYet: true }), write)).toBe('notYet');
 		for (const status of [500, 502, 503, 504]) {
-			expect(decide(answer(status), read)).toBe('retry');
-			expect(decide(answer(status), write)).toBe('search');
+			expect(kindOf(answer(status), read)).toBe('retry');
+			expect(kindOf(answer(status), write)).toBe('ambiguous');
 		}
 		for (const status of [302, 400, 401, 403, 404, 409, 422, 501]) {
-			expect(decide(answer(status), read)).toBe('final');
+			expect(kindOf(answer(status), read)).toBe('final');
 		}
-		expect(decide({ kind: 'unsent' }, write)).toBe('retry');
-		expect(decide({ kind: 'refused' }, read)).toBe('final');
+		expect(kindOf({ kind: 'unsent' }, write)).toBe('retry');
+		expect(kindOf({ kind: 'refused' }, read)).toBe('final');
 		// A file: 206 Partial Content is a part, not the file; another origin's 429 is not the key's.
-		expect(decide(answer(206), { ...read, file: true })).toBe('retry');
-		expect(decide(answer(429, { from: 'elsewhere', retryAfter: true }), read)).toBe('wait');
-		expect(decide(answer(429, { from: 'elsewhere' }), read)).toBe('retry');
-		expect(decide(answer(503, { from: 'elsewhere', retryAfter: true }), read)).toBe('wait');
+		expect(kindOf(answer(206), { ...read, file: true })).toBe('retry');
+		const elsewhere = { from: 'elsewhere' as const, retryAfterMs: 5_000 };
+		expect(kindOf(answer(429, elsewhere), read)).toBe('notYet');
+		expect(kindOf(answer(429, { from: 'elsewhere' }), read)).toBe('retry');
+		expect(kindOf(answer(503, elsewhere), read)).toBe('notYet');
+		// The service's 503 that says when it is back is waited for so long, at least.
+		const back = decide(answer(503, { retryAfterMs: 7_000 }), read, roundOf());
+		expect(back).toMatchObject({ kind: 'retry', last: false });
+		expect((back as { waitMs: number }).waitMs).toBeGreaterThanOrEqual(7_000);
 	});
 
 	const seenArbitrary: fc.Arbitrary<Seen> = fc.oneof(
@@ -42,7 +62,9 @@ describe('retry policy', () => {
 			status: fc.integer({ min: 100, max: 599 }),
 			from: fc.constantFrom('service' as const, 'elsewhere' as const),
 			notYet: fc.boolean(),
-			retryAfter: fc.boolean(),
+			retryAfterMs: fc.option(fc.nat({ max: 7_200_000 }), { nil: undefined }),
+			rateLimitMs: fc.nat({ max: 7_200_000 }),
+			hinted: fc.boolean(),
 		}),
 		fc.constantFrom<Seen>(
 			{ kind: 'garbled' },
@@ -52,66 +74,102 @@ describe('retry policy', () => {
 			{ kind: 'unexplained' },
 		),
 	);
-	const declaredArbitrary = fc.record({ resendable: fc.boolean(), file: fc.boolean() });
+	const declaredArbitrary = fc.record({
+		resendable: fc.boolean(),
+		file: fc.boolean(),
+		notYet: fc.record({
+			pollMs: fc.nat({ max: 60_000 }),
+			until: fc.integer({ min: -60_000, max: 3_600_000 }).map((ms) => Date.now() + ms),
+		}),
+	});
+	const roundArbitrary = fc
+		.record({
+			maxAttempts: fc.integer({ min: 1, max: 10 }),
+			spent: fc.nat({ max: 10 }),
+			notYet: fc.nat({ max: 20 }),
+			rateLimitLeftMs: fc.integer({ min: -1_000, max: 3_600_000 }),
+		})
+		.map(({ maxAttempts, spent, notYet, rateLimitLeftMs }) =>
+			roundOf({
+				maxAttempts,
+				failures: Math.min(spent, maxAttempts - 1),
+				notYet,
+				rateLimitDeadline: Date.now() + rateLimitLeftMs,
+			}),
+		);
 
-	fcTest.prop([seenArbitrary, fc.boolean()])(
+	fcTest.prop([seenArbitrary, fc.boolean(), roundArbitrary])(
 		'a request whose work must not be done twice is never resent blindly: whatever may have reached the service is looked for first',
-		(seen, file) => {
-			const forWrite = decide(seen, { resendable: false, file });
-			const forRead = decide(seen, { resendable: true, file });
+		(seen, file, round) => {
+			const forWrite = decide(seen, { resendable: false, file }, round).kind;
+			const forRead = decide(seen, { resendable: true, file }, round).kind;
 			// A read is never searched for; a write is resent only when nothing reached the service.
-			expect(forRead).not.toBe('search');
+			expect(forRead).not.toBe('ambiguous');
 			if (forWrite === 'retry')
 				expect(
 					seen.kind === 'unsent' || (seen.kind === 'answer' && seen.from === 'elsewhere'),
 				).toBe(true);
 			// The two differ only where the work may have been done.
-			if (forWrite !== forRead) expect([forWrite, forRead]).toEqual(['search', 'retry']);
+			if (forWrite !== forRead) expect([forWrite, forRead]).toEqual(['ambiguous', 'retry']);
 			// A garbled or lost answer is never final: it is asked again or looked for.
-			if (seen.kind === 'garbled' || seen.kind === 'lost') expect(forWrite).toBe('search');
+			if (seen.kind === 'garbled' || seen.kind === 'lost') expect(forWrite).toBe('ambiguous');
 		},
 	);
 
-	fcTest.prop([seenArbitrary, declaredArbitrary])(
+	fcTest.prop([seenArbitrary, declaredArbitrary, roundArbitrary])(
 		'origins: only the service schedules the key; a file is only a whole 200; "not yet" waits, never fails',
-		(seen, declared) => {
-			const decision = decide(seen, declared);
-			if (decision === 'schedule')
+		(seen, declared, round) => {
+			const decision = decide(seen, declared, round);
+			if (decision.kind === 'scheduled')
 				expect(seen).toMatchObject({ kind: 'answer', status: 429, from: 'service' });
-			if (decision === 'done') {
+			if (decision.kind === 'done') {
 				expect(seen.kind).toBe('answer');
 				if (declared.file) expect(seen).toMatchObject({ status: 200 });
 			}
 			if (seen.kind !== 'answer') return;
 			const success = seen.status >= 200 && seen.status < 300;
-			if (seen.notYet && !success) expect(decision).toBe('wait');
-			if (decision === 'wait')
-				expect(seen.notYet || (seen.from === 'elsewhere' && seen.retryAfter)).toBe(true);
+			const boundLeft = declared.notYet.until > Date.now() + (seen.retryAfterMs ?? 0);
+			if (seen.notYet && !success && boundLeft) expect(decision.kind).toBe('notYet');
+			if (decision.kind === 'notYet')
+				expect(seen.notYet || (seen.from === 'elsewhere' && !!seen.retryAfterMs)).toBe(true);
 			// A file's other 2xx (206, 204) is garbled: asked again or looked for, never stored.
 			if (declared.file && success && seen.status !== 200)
-				expect(decision).toBe(declared.resendable ? 'retry' : 'search');
+				expect(decision.kind).toBe(declared.resendable ? 'retry' : 'ambiguous');
 		},
 	);
 
-	fcTest.prop([
-		seenArbitrary,
-		declaredArbitrary,
-		fc.record({ lastAttempt: fc.boolean(), waitTooLong: fc.boolean(), named: fc.boolean() }),
-	])(
-		'the round: nothing is tried again past Max Attempts or past its wait bound, yet a lost write is always looked for',
+	fcTest.prop([seenArbitrary, declaredArbitrary, roundArbitrary])(
+		'the round: nothing is tried again past Max Attempts or past its wait bound, and no wait is shorter than asked',
 		(seen, declared, round) => {
-			const decision = decide(seen, declared);
-			const next = inRound(decision, round);
-			if (round.lastAttempt || round.waitTooLong) expect(next).not.toBe('retry');
-			if (round.waitTooLong) expect(['schedule', 'wait', 'search']).not.toContain(next);
-			// A search is made in every round; on the last one it ends the run after it.
-			if (decision === 'search') expect(['search', 'lastSearch']).toContain(next);
-			// A 429 that named no wait is a failed attempt: on the last one, final.
-			if (decision === 'schedule' && round.lastAttempt && !round.named) expect(next).toBe('final');
-			// Done and final are what they are, whatever the round.
-			if (decision === 'done' || decision === 'final') expect(next).toBe(decision);
-			// With attempts left and time for the wait, the table's decision stands.
-			if (!round.lastAttempt && !round.waitTooLong) expect(next).toBe(decision);
+			// Read before deciding: decide's own clock is no earlier (a loaded machine is slow).
+			const before = Date.now();
+			const decision = decide(seen, declared, round);
+			const lastAttempt = round.failures + 1 >= round.maxAttempts;
+			const rateLimitLeftMs = round.rateLimitDeadline - before;
+			if (decision.kind === 'retry' || decision.kind === 'ambiguous') {
+				if (lastAttempt) expect(decision.last).toBe(true);
+				// A service's 503 may say when it is back: waited for, or the last try when too late.
+				const asked = seen.kind === 'answer' && seen.status === 503 ? (seen.retryAfterMs ?? 0) : 0;
+				if (asked > 0 && asked > rateLimitLeftMs) expect(decision.last).toBe(true);
+				expect(decision.waitMs).toBeGreaterThanOrEqual(asked);
+			}
+			if (decision.kind === 'scheduled' && seen.kind === 'answer') {
+				expect(decision.waitMs).toBe(seen.rateLimitMs);
+				expect(before + decision.waitMs).toBeLessThanOrEqual(round.rateLimitDeadline);
+				// A 429 that named no wait is a failed attempt: on the last one, final.
+				expect(decision.countsAsFailure).toBe(!seen.hinted);
+				if (lastAttempt) expect(seen.hinted).toBe(true);
+			}
+			if (decision.kind === 'notYet' && seen.kind === 'answer') {
+				expect(decision.waitMs).toBeGreaterThanOrEqual(seen.retryAfterMs ?? 0);
+				expect(before + decision.waitMs).toBeLessThanOrEqual(declared.notYet.until);
+			}
+			// Done and final are what the table says, whatever the round.
+			if (seen.kind !== 'answer' || seen.status < 429 || seen.status === 501)
+				if (seen.kind !== 'answer' || !seen.notYet)
+					expect(['done', 'final'].includes(decision.kind)).toBe(
+						['done', 'final'].includes(decide(seen, declared, roundOf()).kind),
+					);
 		},
 	);
 

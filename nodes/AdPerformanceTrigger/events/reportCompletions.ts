@@ -2,8 +2,7 @@ import { createHash } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 import { reportsSince, walkReports } from '../../shared/reportLedger';
-import { CLOCK_SKEW_MARGIN_MS } from '../../shared/transport';
-import { serviceTime } from '../../shared/transport/serviceClock';
+import { CLOCK_SKEW_MARGIN_MS, serviceTime } from '../../shared/transport';
 import { isFinished, type ServiceReport } from '../../shared/types';
 import type { EventKind } from './eventKind';
 import { ownValue, readCursor, readEntries, readStoredTime, STATE_LIMITS } from './storedState';

@@ -139,7 +139,7 @@ export class ExchangeDeadline {
 	}
 }
 
-export interface ReadBounds {
+interface ReadBounds {
 	maxBytes: number;
 	deadline: ExchangeDeadline;
 	/** The Content-Length the answer announced, if any: more than the limit is refused unread. */

@@ -19,10 +19,10 @@ import type { ListEnvelope } from '../types';
 import { CancellableWait } from './cancellableWait';
 import { CREDENTIAL_TYPE, type RawResponse, type RequestContext } from './exchange';
 import { collectPages, walkPages, type WalkResult } from './pageWalker';
-import { runAttempts, type Attempt, type AttemptRules, type Round } from './attempts';
+import { runAttempts, type Attempt, type AttemptRules } from './attempts';
 import { RequestPipeline, type RequestSpec } from './pipeline';
-import { pacerFor, type Bucket, type KeyPacer } from './rateLimiter';
-import { RETRY_DEFAULTS } from './retry';
+import { pacerFor, type Bucket } from './rateLimiter';
+import { RETRY_DEFAULTS, type Round } from './retry';
 import { ServiceClock } from './serviceClock';
 import { hopProblem } from './urlPolicy';
 
@@ -48,7 +48,7 @@ export interface ClientOptions {
 	rateLimitWaitMinutes?: number;
 }
 
-export interface ExecutionCredential {
+interface ExecutionCredential {
 	credentials: ICredentialDataDecryptedObject;
 	redactor: Redactor;
 }
@@ -93,11 +93,8 @@ export class AdPerformanceClient {
 	/** Reports this execution created or recovered (reportLedger.ts): no two items claim one. */
 	readonly claimedReports = new Set<string>();
 
-	private readonly waiting: CancellableWait;
-
+	/** The parts every request of the execution is sent with (pipeline.ts), kept nowhere else. */
 	private readonly pipeline: RequestPipeline;
-
-	private readonly pacer: KeyPacer;
 
 	private constructor(
 		private readonly ctx: RequestContext,
@@ -105,15 +102,10 @@ export class AdPerformanceClient {
 		readonly redactor: Redactor,
 		readonly baseUrl: string,
 		readonly clock: ServiceClock,
-		private readonly maxAttempts: number,
-		private readonly rateLimitWaitMs: number,
+		maxAttempts: number,
+		rateLimitWaitMs: number,
 	) {
 		this.errors = new TransportErrors(() => ctx.getNode(), this.redactor, baseUrl, maxAttempts);
-		this.waiting = new CancellableWait(ctx);
-		this.pacer = pacerFor(baseUrl, apiKeyOf(credentials), clock.realMs(WINDOW_MS), {
-			now: () => Date.now(),
-			random: () => Math.random(),
-		});
 		this.pipeline = new RequestPipeline({
 			ctx,
 			credentials,
@@ -121,10 +113,13 @@ export class AdPerformanceClient {
 			clock,
 			maxAttempts,
 			rateLimitWaitMs,
-			pacer: this.pacer,
+			pacer: pacerFor(baseUrl, apiKeyOf(credentials), clock.realMs(WINDOW_MS), {
+				now: () => Date.now(),
+				random: () => Math.random(),
+			}),
 			errors: this.errors,
-			redactor: this.redactor,
-			waiting: this.waiting,
+			redactor,
+			waiting: new CancellableWait(ctx),
 		});
 	}
 
@@ -173,7 +168,7 @@ export class AdPerformanceClient {
 	 * to one with more. `settled` takes one item away; `release` takes away what is left.
 	 */
 	expectRequests(bucket: Bucket, count: number): { settled(): void; release(): void } {
-		const { limiter } = this.pacer;
+		const { limiter } = this.pipeline.parts.pacer;
 		let left = count;
 		limiter.expect(bucket, left);
 		return {
@@ -195,11 +190,11 @@ export class AdPerformanceClient {
 
 	/** Waits with n8n's sleep (a polling interval, never a retry); stops at once on cancel. */
 	async wait(ms: number): Promise<void> {
-		await this.waiting.wait(ms);
+		await this.pipeline.parts.waiting.wait(ms);
 	}
 
 	throwIfCancelled() {
-		this.waiting.throwIfCancelled();
+		this.pipeline.parts.waiting.throwIfCancelled();
 	}
 
 	/**
@@ -207,17 +202,18 @@ export class AdPerformanceClient {
 	 * a poll budget, the Tool Timeout), else past what Request Options allow, so they end it first.
 	 */
 	deadline(budgetMs?: number): number {
-		const attemptsMs =
-			this.maxAttempts * Math.max(ANSWER_LIMITS.requestMs, ANSWER_LIMITS.downloadMs);
-		return Date.now() + (budgetMs ?? this.rateLimitWaitMs + attemptsMs);
+		const { maxAttempts, rateLimitWaitMs } = this.pipeline.parts;
+		const attemptsMs = maxAttempts * Math.max(ANSWER_LIMITS.requestMs, ANSWER_LIMITS.downloadMs);
+		return Date.now() + (budgetMs ?? rateLimitWaitMs + attemptsMs);
 	}
 
 	/** Sends one request with pacing and retries; resolves with the checked JSON envelope. */
 	async request<T>(spec: RequestSpec): Promise<T> {
-		return (await this.pipeline.send(spec, { json: true })).body as T;
+		const exchange = (round: Round) => this.pipeline.exchangeOnce(spec, { json: true }, round);
+		return (await this.attempts(exchange, { deadline: spec.deadline })).body as T;
 	}
 
-	/** Runs an operation of more than one request per attempt in the one retry loop (attempts.ts). */
+	/** Runs an operation of more than one request per attempt as one run of attempts (attempts.ts). */
 	async attempts<T>(
 		attempt: (round: Round) => Promise<Attempt<T>>,
 		rules: AttemptRules<T>,
@@ -279,18 +275,6 @@ export class AdPerformanceClient {
 	 * `fails` only a complete or stopped walk comes back, with the others the caller handles the
 	 * incomplete result, so none can read a walk as if it were whole without deciding.
 	 */
-	async walk<T extends IDataObject>(
-		path: string,
-		qs: IDataObject,
-		visit: (records: T[]) => boolean | void,
-		options: WalkCall & { incomplete: 'fails' },
-	): Promise<Exclude<WalkResult, { kind: 'incomplete' }>>;
-	async walk<T extends IDataObject>(
-		path: string,
-		qs: IDataObject,
-		visit: (records: T[]) => boolean | void,
-		options: WalkCall,
-	): Promise<WalkResult>;
 	async walk<T extends IDataObject>(
 		path: string,
 		qs: IDataObject,

@@ -47,7 +47,7 @@ export interface RawResponse {
 	fromService: boolean;
 }
 
-export interface HopContext {
+interface HopContext {
 	ctx: RequestContext;
 	/** Read once per execution; handed to n8n with each request instead of decrypting it again. */
 	credentials: ICredentialDataDecryptedObject;

@@ -20,7 +20,8 @@ export {
 	type WalkResult,
 } from './pageWalker';
 export { failedAttempt, type Attempt } from './attempts';
-export { decide } from './retry';
+export { decide, type Round } from './retry';
 export { headerOf, type RequestContext } from './exchange';
 export { isAnswerTimedOut, isAnswerTooLarge, peekBody } from './boundedReader';
-export { CLOCK_SKEW_MARGIN_MS } from './serviceClock';
+export { CLOCK_SKEW_MARGIN_MS, serviceTime } from './serviceClock';
+export type { Bucket } from './rateLimiter';

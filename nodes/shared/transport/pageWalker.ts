@@ -19,7 +19,7 @@ export type WalkResult =
 	| { kind: 'complete' }
 	| { kind: 'incomplete'; reason: string };
 
-export interface WalkOptions {
+interface WalkOptions {
 	pageSize?: number;
 	/** n8n time (ms) after which the walk stops with DeadlineReached. */
 	deadline?: number;
@@ -85,7 +85,7 @@ export async function walkPages<T extends IDataObject>(
  * more follow, or `contradictory` (against itself or what was asked), which is never "these are
  * all". Either way each record is in it once, and no more than were asked.
  */
-export type OnePage<T> =
+type OnePage<T> =
 	| { kind: 'consistent'; records: T[]; hasMore: boolean }
 	| { kind: 'contradictory'; records: T[]; reason: string };
 

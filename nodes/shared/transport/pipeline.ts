@@ -14,18 +14,19 @@ import {
 	type RawResponse,
 	type RequestContext,
 } from './exchange';
-import { failedAttempt, runAttempts, type Attempt, type RetryParts, type Round } from './attempts';
+import { failedAttempt, type Attempt, type RetryParts } from './attempts';
 import { AnswerCut, discardBody } from './boundedReader';
 import type { Bucket, KeyPacer } from './rateLimiter';
 import {
 	decide,
 	decodingFailureOf,
-	inRound,
+	isSuccess,
 	NETWORK_ERRORS,
 	networkErrorCode,
-	notYetWaitMs,
+	pastMaxWait,
 	retryAfterMs,
 	retryHintSeconds,
+	type Round,
 	type Seen,
 } from './retry';
 import type { ServiceClock } from './serviceClock';
@@ -50,7 +51,7 @@ export interface RequestSpec {
 	 * Error statuses meaning "not yet": work is still under way (a diagnostic's 409 while a lost
 	 * attempt's run goes on; a file the list showed finished that is not ready to download). They
 	 * are asked again after a backoff from about 2 s up to `pollMs` (service ms; retry.ts,
-	 * notYetWaitMs), or as a Retry-After says, until `until` (n8n time, else the deadline): then
+	 * decide), or as a Retry-After says, until `until` (n8n time, else the deadline): then
 	 * the answer is final. Set only while such work may be going on.
 	 */
 	notYet?: { statuses: number[]; pollMs: number; until?: number };
@@ -68,7 +69,7 @@ export interface RequestSpec {
 	singleFlight?: boolean;
 }
 
-export type Transfer = Pick<OutgoingRequest, 'json' | 'stream' | 'maxBytes'> & {
+type Transfer = Pick<OutgoingRequest, 'json' | 'stream' | 'maxBytes'> & {
 	/** A full address instead of a path below the Base URL (download links). */
 	absoluteUrl?: string;
 	totalMs?: number;
@@ -76,7 +77,7 @@ export type Transfer = Pick<OutgoingRequest, 'json' | 'stream' | 'maxBytes'> & {
 
 type WaitExceeded = Parameters<TransportErrors['rateLimitWaitExceeded']>[0];
 
-export interface PipelineParts extends RetryParts {
+interface PipelineParts extends RetryParts {
 	ctx: RequestContext;
 	credentials: ICredentialDataDecryptedObject;
 	baseUrl: string;
@@ -112,29 +113,24 @@ interface Exchanged {
 export class RequestPipeline {
 	constructor(readonly parts: PipelineParts) {}
 
-	async send(spec: RequestSpec, transfer: Transfer): Promise<RawResponse> {
-		return await runAttempts(this.parts, (round) => this.exchangeOnce(spec, transfer, round), {
-			deadline: spec.deadline,
-		});
-	}
-
 	/** One exchange, classified. */
 	async exchangeOnce(
 		spec: RequestSpec,
 		transfer: Transfer,
 		round: Round,
 	): Promise<Attempt<RawResponse>> {
-		const exchanged = await this.exchangeShared(spec, transfer, round);
 		const buckets = bucketsOf(spec, transfer, this.parts.baseUrl);
+		const exchanged = await this.exchangeShared(spec, transfer, buckets, round);
 		return this.classify(spec, transfer, buckets, exchanged, round);
 	}
 
 	private async exchangeShared(
 		spec: RequestSpec,
 		transfer: Transfer,
+		buckets: Bucket[],
 		round: Round,
 	): Promise<Exchanged> {
-		if (!spec.singleFlight) return await this.sendWhenDue(spec, transfer, round);
+		if (!spec.singleFlight) return await this.sendWhenDue(spec, transfer, buckets, round);
 		const { shared } = this.parts.pacer;
 		const apiKey = apiKeyOf(this.parts.credentials);
 		const key = JSON.stringify([spec.method, spec.path, spec.body ?? null]);
@@ -148,7 +144,7 @@ export class RequestPipeline {
 			// Undefined: it was never sent (its execution gave up first); then send this one.
 			if (answer) return { ...answer, shared: true };
 		}
-		const own = this.sendWhenDue(spec, transfer, round);
+		const own = this.sendWhenDue(spec, transfer, buckets, round);
 		const entry = { apiKey, exchange: own.catch(() => undefined) };
 		shared.set(key, entry);
 		try {
@@ -162,10 +158,10 @@ export class RequestPipeline {
 	private async sendWhenDue(
 		spec: RequestSpec,
 		transfer: Transfer,
+		buckets: Bucket[],
 		round: Round,
 	): Promise<Exchanged> {
 		const { pacer, waiting } = this.parts;
-		const buckets = bucketsOf(spec, transfer, this.parts.baseUrl);
 		const turn = buckets.includes('write') ? pacer.writes.join() : undefined;
 		try {
 			if (turn) {
@@ -183,7 +179,7 @@ export class RequestPipeline {
 				pacingMs > 0;
 				pacingMs = pacer.limiter.delayBeforeSend(buckets)
 			) {
-				if (Date.now() + pacingMs > round.rateLimitDeadline) {
+				if (pastMaxWait(pacingMs, round)) {
 					const heldMinutes = this.parts.clock.serviceMs(pacingMs) / 60_000;
 					throw this.waitExceeded({ cause: 'held', heldMinutes }, spec);
 				}
@@ -241,9 +237,16 @@ export class RequestPipeline {
 	): Attempt<RawResponse> {
 		const { waiting, errors, pacer, clock, redactor } = this.parts;
 		const { response, sentAt } = exchanged;
-		const declared = { resendable: spec.resendable, file: transfer.stream };
+		const declared = {
+			resendable: spec.resendable,
+			file: transfer.stream,
+			notYet: {
+				pollMs: spec.notYet?.pollMs ?? 0,
+				until: Math.min(spec.notYet?.until ?? spec.deadline, spec.deadline),
+			},
+		};
 		const after = (kind: Exclude<Seen['kind'], 'answer'>, error: NodeApiError) =>
-			failedAttempt<RawResponse>(decide({ kind }, declared), error, sentAt);
+			failedAttempt<RawResponse>(decide({ kind }, declared, round), error, sentAt);
 		if (response === undefined) {
 			if (!exchanged.shared) pacer.limiter.onUnanswered(buckets);
 			waiting.throwIfCancelled();
@@ -279,13 +282,7 @@ export class RequestPipeline {
 		const teach = fromService ? limiter : undefined;
 		const date = headerOf(response.headers, 'date');
 		if (fromService) clock.observeExchange(date, sentAt, Math.max(Date.now(), sentAt));
-		// A Retry-After is read against the Date of the answer that carries it, whoever sent it.
-		const retryAfter = retryAfterMs(headerOf(response.headers, 'retry-after'), date, Date.now());
-		const notYet = spec.notYet?.statuses.includes(status) === true;
-		const from = fromService ? 'service' : 'elsewhere';
-		const seen = { kind: 'answer' as const, status, from, notYet, retryAfter: !!retryAfter };
-		const decision = decide(seen as Seen, declared);
-		if (decision === 'done') {
+		if (isSuccess(status, declared)) {
 			const envelope = transfer.json
 				? readEnvelope(response, spec.expect ?? 'any', redactor)
 				: undefined;
@@ -305,6 +302,28 @@ export class RequestPipeline {
 		const said = (readEnvelope(response, 'any').value as ServiceErrorBody | undefined)?.error;
 		const type = typeof said?.type === 'string' ? said.type : undefined;
 		const serviceMessage = typeof said?.message === 'string' ? said.message : undefined;
+		// A Retry-After is read against the Date of the answer that carries it, whoever sent it.
+		const retryAfter = retryAfterMs(headerOf(response.headers, 'retry-after'), date, Date.now());
+		const seen: Seen = {
+			kind: 'answer',
+			status,
+			from: fromService ? 'service' : 'elsewhere',
+			notYet: spec.notYet?.statuses.includes(status) === true,
+			retryAfterMs: retryAfter === undefined ? undefined : clock.realMs(retryAfter),
+		};
+		if (fromService && status === 429) {
+			// The key's pacing learns of the 429 and says how long to wait: as told (Retry-After,
+			// or the seconds its message names), never under its floor (rateLimiter.ts).
+			const hintSeconds = retryHintSeconds(serviceMessage);
+			const hintMs =
+				seen.retryAfterMs ??
+				(hintSeconds === undefined ? undefined : clock.realMs(hintSeconds * 1000));
+			seen.hinted = hintMs !== undefined;
+			seen.rateLimitMs = pacer.limiter.onRejected(buckets, hintMs, round.scheduled + 1);
+		} else {
+			teach?.onAccepted(buckets, undefined);
+		}
+		const decision = decide(seen, declared, round);
 		const origin = fromService
 			? undefined
 			: new URL(transfer.absoluteUrl ?? this.parts.baseUrl).origin;
@@ -314,55 +333,22 @@ export class RequestPipeline {
 			status >= 200 && status < 300
 				? errors.protocol(`the answer was ${status}, not the whole file (200)`, spec)
 				: errors.service({ ...details, ...spec.explain?.(status, type) });
-		if (decision === 'wait') {
-			teach?.onAccepted(buckets, undefined);
-			// Not yet: no failure and no 429. Asked again after a backoff up to pollMs, or as told,
-			// within the not-yet bound; the last wait is cut to the bound, a Retry-After never.
-			const leftMs = Math.min(spec.notYet?.until ?? spec.deadline, spec.deadline) - Date.now();
-			const askedMs = retryAfter === undefined ? 0 : clock.realMs(retryAfter);
-			// A file host's Retry-After on a request that declared no "not yet" of its own: every 2 s.
-			const capMs = spec.notYet?.pollMs ?? 0;
-			const backoffMs = clock.realMs(notYetWaitMs(round.notYet + 1, Math.random(), capMs));
-			const waitTooLong = leftMs <= 0 || askedMs > leftMs;
-			if (inRound('wait', { lastAttempt: false, waitTooLong }) === 'wait')
-				return { kind: 'notYet', error, waitMs: Math.max(askedMs, Math.min(backoffMs, leftMs)) };
-			if (askedMs === 0) return { kind: 'final', error };
-			// A Retry-After that no wait within the bound can honour ends it now, saying so.
-			const minutes = (ms: number) =>
-				`${Math.round(clock.serviceMs(Math.max(0, ms)) / 6_000) / 10} minute(s)`;
-			const who = origin ? `The file host ${origin}` : 'The service';
-			const message = `${who} answered with status ${status} and asked to come back in ${minutes(askedMs)}, later than the wait for it allows (${minutes(leftMs)} left)`;
-			const description =
-				'It was not asked again, since no wait within the bound could honour it. Run the workflow again once that time has passed.';
-			return { kind: 'final', error: errors.service({ ...details, message, description }) };
+		if (decision.kind !== 'final' || !decision.tooLong)
+			return failedAttempt(decision, error, sentAt);
+		if (status === 429 && fromService) {
+			const exceeded = this.waitExceeded({ cause: 'service', type, serviceMessage }, spec);
+			return { kind: 'final', error: exceeded, sentAt };
 		}
-		if (decision === 'schedule') {
-			// A 429 schedules us, not a failure: wait as told (Retry-After, or the seconds its
-			// message names; rateLimiter.ts sets the floor) within Max Wait. No hint: a failed attempt.
-			const hintSeconds = retryHintSeconds(serviceMessage);
-			const hintServiceMs =
-				retryAfter ?? (hintSeconds === undefined ? undefined : hintSeconds * 1000);
-			const hintMs = hintServiceMs === undefined ? undefined : clock.realMs(hintServiceMs);
-			const inThisRound = (waitTooLong: boolean) =>
-				inRound('schedule', {
-					lastAttempt: round.failures + 1 >= this.parts.maxAttempts,
-					named: hintMs !== undefined,
-					waitTooLong,
-				});
-			if (inThisRound(false) === 'final') return { kind: 'final', error };
-			// The key's pacing learns of the 429 (and says how long) before the wait is judged.
-			const waitMs = pacer.limiter.onRejected(buckets, hintMs, round.scheduled + 1);
-			if (inThisRound(Date.now() + waitMs > round.rateLimitDeadline) === 'final') {
-				const exceeded = this.waitExceeded({ cause: 'service', type, serviceMessage }, spec);
-				return { kind: 'final', error: exceeded };
-			}
-			return { kind: 'scheduled', error, waitMs, countsAsFailure: hintMs === undefined };
-		}
-		teach?.onAccepted(buckets, undefined);
-		// A 503 may say when the service is back (a proxy's maintenance page).
-		const backMs =
-			status === 503 && retryAfter !== undefined ? clock.realMs(retryAfter) : undefined;
-		return failedAttempt(decision, error, sentAt, backMs);
+		// A Retry-After that no wait within the bound can honour ends it now, saying so.
+		const { askedMs, leftMs } = decision.tooLong;
+		const minutes = (ms: number) =>
+			`${Math.round(clock.serviceMs(Math.max(0, ms)) / 6_000) / 10} minute(s)`;
+		const who = origin ? `The file host ${origin}` : 'The service';
+		const message = `${who} answered with status ${status} and asked to come back in ${minutes(askedMs)}, later than the wait for it allows (${minutes(leftMs)} left)`;
+		const description =
+			'It was not asked again, since no wait within the bound could honour it. Run the workflow again once that time has passed.';
+		const refused = errors.service({ ...details, message, description });
+		return { kind: 'final', error: refused, sentAt };
 	}
 
 	/** Max Wait When Rate Limited was not enough; the error quotes it in service minutes. */

@@ -49,7 +49,7 @@ export interface Clock {
 }
 
 /** The shortest wait after a 429, in service ms, before jitter (the floor's first ceiling). */
-export const MIN_429_WAIT_MS = 1_000;
+const MIN_429_WAIT_MS = 1_000;
 /** The longest backoff ceiling after repeated 429s without a longer hint, in service ms. */
 const MAX_429_BACKOFF_MS = 30_000;
 

@@ -1,4 +1,8 @@
-/** When to try a request again and how long to wait first: pure functions, tested without HTTP. */
+/**
+ * When to try a request again and how long to wait first. Every failed attempt of every request
+ * is judged by `decide` alone: again or not, how long to wait, or the end (the waits for the
+ * key's pacing before a request is sent are rateLimiter.ts's).
+ */
 
 export const RETRY_DEFAULTS = {
 	maxAttempts: 5,
@@ -21,7 +25,9 @@ const SERVER_ERROR_STATUSES = new Set([500, 502, 503, 504]);
  *   - refused: we refused to go on (a redirect elsewhere, an answer over its size limit);
  *   - unexplained: a failure that is none of these (it is not guessed at).
  * `notYet`: the answer is one of the request's own not-yet statuses (RequestSpec.notYet: work
- * still under way); `retryAfter`: it named when to come back (a valid Retry-After).
+ * still under way); `retryAfterMs`: the wait it named (a valid Retry-After), in real ms;
+ * `rateLimitMs`: for the service's 429, the wait the key's pacing set (rateLimiter.ts), and
+ * `hinted`, whether the answer named one (a Retry-After or its message).
  */
 export type Seen =
 	| {
@@ -29,7 +35,9 @@ export type Seen =
 			status: number;
 			from: 'service' | 'elsewhere';
 			notYet?: boolean;
-			retryAfter?: boolean;
+			retryAfterMs?: number;
+			rateLimitMs?: number;
+			hinted?: boolean;
 	  }
 	| { kind: 'garbled' }
 	| { kind: 'unsent' }
@@ -37,84 +45,138 @@ export type Seen =
 	| { kind: 'refused' }
 	| { kind: 'unexplained' };
 
-/**
- * What follows an attempt: each becomes the Attempt of that meaning (attempts.ts). `schedule`:
- * the key's rate limit said when (the key's pacing learns it); `wait`: not yet, come back later
- * (within the request's not-yet bound, no failure, and nothing learnt about the key).
- */
-export type Decision = 'done' | 'retry' | 'search' | 'schedule' | 'wait' | 'final';
-
 /** What a request declares to the table about itself. */
 export interface Declared {
 	/** False for a request whose work must not be done twice (a write): looked for, not resent. */
 	resendable?: boolean;
 	/** A file: only a whole `200` is the file; another 2xx (206 Partial Content, 204) is garbled. */
 	file?: boolean;
+	/**
+	 * Its "not yet" waits: backed off up to `pollMs` (service ms), until `until` (n8n time). A
+	 * file host's Retry-After is waited within it too.
+	 */
+	notYet?: { pollMs: number; until: number };
+}
+
+/** Where the run of attempts stands (attempts.ts): what `decide` judges an attempt in. */
+export interface Round {
+	/** Attempts that failed so far: this attempt is number `failures + 1` of Max Attempts. */
+	failures: number;
+	maxAttempts: number;
+	/** Times the service scheduled us (429) so far: the floor of the next wait grows with it. */
+	scheduled: number;
+	/** "Not yet" answers so far: the next not-yet wait backs off with it. */
+	notYet: number;
+	/** n8n time after which a rate-limit wait no longer fits Max Wait When Rate Limited. */
+	rateLimitDeadline: number;
+	/** A duration of service time in real ms (ServiceClock.realMs). */
+	realMs(serviceMs: number): number;
+}
+
+/**
+ * What follows an attempt, with its wait in real ms: `retry` (not done) or `ambiguous` (perhaps
+ * done: looked for before anything is sent again), `last` when no attempt or wait is left for it
+ * (a lost write is still looked for once more); `scheduled` by the key's rate limit (429);
+ * `notYet`, work under way (no failure and no 429); `final`, the answer, thrown as it is, or
+ * `tooLong`: the wait asked for ends past its bound (Max Wait When Rate Limited, the not-yet bound).
+ */
+export type Decision =
+	| { kind: 'done' }
+	| { kind: 'retry' | 'ambiguous'; waitMs: number; last: boolean }
+	| { kind: 'scheduled'; waitMs: number; countsAsFailure: boolean }
+	| { kind: 'notYet'; waitMs: number }
+	| { kind: 'final'; tooLong?: { askedMs: number; leftMs: number } };
+
+/** Whether an answer's status is the whole success the request asked for. */
+export function isSuccess(status: number, request: Declared): boolean {
+	return request.file ? status === 200 : status >= 200 && status < 300;
 }
 
 /**
  * The one table that decides what follows an attempt, for every request, POST included: no
- * other code decides to retry. Only the service's own origin speaks for the key: a 429 from a
- * file host is that host's, waited out as it asks (or backed off from), never the key's pacing.
+ * other code decides to retry or to wait, or how long. Only the service's own origin speaks for
+ * the key: a 429 from a file host is that host's, waited out as it asks (or backed off from),
+ * never the key's pacing.
  */
-export function decide(seen: Seen, request: Declared): Decision {
-	const unknownWhetherDone = request.resendable === false ? 'search' : 'retry';
+export function decide(seen: Seen, request: Declared, round: Round): Decision {
+	const unknownWhetherDone = request.resendable === false ? 'ambiguous' : 'retry';
 	switch (seen.kind) {
 		case 'answer': {
 			const { status } = seen;
-			if (status >= 200 && status < 300)
-				return request.file && status !== 200 ? unknownWhetherDone : 'done';
-			if (seen.notYet) return 'wait';
-			const service = seen.from === 'service';
-			if (status === 429) return service ? 'schedule' : seen.retryAfter ? 'wait' : 'retry';
-			if (!service && status === 503 && seen.retryAfter) return 'wait';
-			return SERVER_ERROR_STATUSES.has(status) ? unknownWhetherDone : 'final';
+			const askedMs = seen.retryAfterMs ?? 0;
+			if (isSuccess(status, request)) return { kind: 'done' };
+			if (status >= 200 && status < 300) return again(unknownWhetherDone, 0, round);
+			if (
+				seen.notYet ||
+				(seen.from === 'elsewhere' && askedMs > 0 && (status === 429 || status === 503))
+			)
+				return notYet(askedMs, request, round);
+			if (status === 429 && seen.from === 'service') return scheduled(seen, round);
+			if (status === 429) return again('retry', 0, round);
+			if (!SERVER_ERROR_STATUSES.has(status)) return { kind: 'final' };
+			// A 503 may say when the service is back (a proxy's maintenance page).
+			return again(unknownWhetherDone, status === 503 ? askedMs : 0, round);
 		}
 		case 'garbled':
 		case 'lost':
-			return unknownWhetherDone;
+			return again(unknownWhetherDone, 0, round);
 		case 'unsent':
-			return 'retry';
+			return again('retry', 0, round);
 		case 'refused':
 		case 'unexplained':
-			return 'final';
+			return { kind: 'final' };
 	}
-}
-
-/** Where the run of attempts stands when an attempt has failed (attempts.ts, Round). */
-export interface RoundState {
-	/** Counted as failed, this attempt leaves none of Max Attempts. */
-	lastAttempt: boolean;
-	/**
-	 * The wait the answer asks for ends past what the round may wait for it: Max Wait When Rate
-	 * Limited for a 429 or a Retry-After, the request's not-yet bound for "not yet".
-	 */
-	waitTooLong: boolean;
-	/** The answer named its wait (a Retry-After, or a 429's message): a 429 without is a failure. */
-	named?: boolean;
 }
 
 /**
- * What a decision of the table comes to in its round, the one rule of when a run of attempts
- * ends: a retry with no attempt left, or asked to wait past its bound, is final; a search is
- * still made then (what a lost write did is looked for once more) and ends the run after it
- * (`lastSearch`); a 429 or a "not yet" whose wait does not fit is final, and so is a 429 that
- * named no wait on the last attempt.
+ * Again after a backoff, or the Retry-After when longer. Its last try: no attempt left, or a
+ * Retry-After past Max Wait When Rate Limited (without one, time spent so far takes no retry
+ * away: Max Wait 0 means "never wait for the rate limit", not "never retry").
  */
-export function inRound(decision: Decision, round: RoundState): Decision | 'lastSearch' {
-	const spent = round.lastAttempt || round.waitTooLong;
-	switch (decision) {
-		case 'retry':
-			return spent ? 'final' : 'retry';
-		case 'search':
-			return spent ? 'lastSearch' : 'search';
-		case 'schedule':
-			return round.waitTooLong || (round.lastAttempt && !round.named) ? 'final' : 'schedule';
-		case 'wait':
-			return round.waitTooLong ? 'final' : 'wait';
-		default:
-			return decision;
-	}
+function again(kind: 'retry' | 'ambiguous', askedMs: number, round: Round): Decision {
+	const last = isLastAttempt(round) || (askedMs > 0 && pastMaxWait(askedMs, round));
+	const backoff = round.realMs(backoffMs(round.failures + 1, Math.random()));
+	return { kind, waitMs: Math.max(backoff, askedMs), last };
+}
+
+/**
+ * A 429 schedules us, not a failure: wait as the key's pacing says (rateLimiter.ts) within Max
+ * Wait When Rate Limited. One that named no wait is a failed attempt: on the last one, final.
+ */
+function scheduled(seen: Seen & { kind: 'answer' }, round: Round): Decision {
+	const waitMs = seen.rateLimitMs ?? 0;
+	if (!seen.hinted && isLastAttempt(round)) return { kind: 'final' };
+	if (pastMaxWait(waitMs, round))
+		return {
+			kind: 'final',
+			tooLong: { askedMs: waitMs, leftMs: round.rateLimitDeadline - Date.now() },
+		};
+	return { kind: 'scheduled', waitMs, countsAsFailure: !seen.hinted };
+}
+
+/** Counted as failed, this attempt leaves none of Max Attempts. */
+function isLastAttempt(round: Round): boolean {
+	return round.failures + 1 >= round.maxAttempts;
+}
+
+/** A wait of `ms` from now ends past Max Wait When Rate Limited (the key's pacing asks too). */
+export function pastMaxWait(ms: number, round: Round): boolean {
+	return Date.now() + ms > round.rateLimitDeadline;
+}
+
+/**
+ * Not yet: asked again after a backoff up to the request's pollMs, or as told, within its
+ * not-yet bound; the last wait is cut to the bound, a Retry-After never: one that no wait within
+ * the bound can honour ends it now. Without a bound of its own (a file host's Retry-After on a
+ * request that declared no "not yet"): every 2 s until the deadline.
+ */
+function notYet(askedMs: number, request: Declared, round: Round): Decision {
+	const leftMs = (request.notYet?.until ?? Infinity) - Date.now();
+	if (leftMs <= 0 || askedMs > leftMs)
+		return { kind: 'final', tooLong: askedMs > 0 ? { askedMs, leftMs } : undefined };
+	const capMs = request.notYet?.pollMs ?? 0;
+	const backoff = round.realMs(notYetWaitMs(round.notYet + 1, Math.random(), capMs));
+	return { kind: 'notYet', waitMs: Math.max(askedMs, Math.min(backoff, leftMs)) };
 }
 
 /** Full-jitter exponential backoff: a random wait up to min(cap, base × 2^(attempt−1)). */
@@ -127,7 +189,7 @@ export function backoffMs(attempt: number, random: number): number {
  * The backoff after the `count`th "not yet" answer (service ms): from 2 s, doubling with a jitter
  * of ×1 to ×1.5 (so no wait is shorter than the one before) up to `capMs` (at least 2 s).
  */
-export function notYetWaitMs(count: number, random: number, capMs: number): number {
+function notYetWaitMs(count: number, random: number, capMs: number): number {
 	return Math.min(Math.max(capMs, 2_000), 2_000 * 2 ** Math.max(0, count - 1) * (1 + random / 2));
 }
 

@@ -212,7 +212,7 @@ const HOST_WIDTH_MS = HOST_READING.hi - HOST_READING.lo;
 const AGREEMENT_MS = 2_000;
 
 /** A service timestamp: the earliest and latest moment it can stand for, given its precision. */
-export interface ServiceTimeRange {
+interface ServiceTimeRange {
 	earliest: number;
 	latest: number;
 }
