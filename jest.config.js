@@ -11,6 +11,8 @@ module.exports = {
 	testMatch: ['**/*.test.cts'],
 	moduleFileExtensions: ['ts', 'cts', 'js', 'cjs', 'json'],
 	resolver: '<rootDir>/test/resolve-cts.cjs',
+	// n8n-core's AI sub-node connections, which no test makes: see the file.
+	moduleNameMapper: { '^@langchain/core/tools$': '<rootDir>/test/harness/langchain-tools.cjs' },
 	// The end-to-end suite runs a real n8n and is started by `npm run test:e2e`.
 	testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/'],
 	transform: {

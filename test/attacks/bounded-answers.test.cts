@@ -8,7 +8,6 @@
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 
-import { AdPerformanceWaitForReport } from '../../nodes/AdPerformanceWaitForReport/AdPerformanceWaitForReport.node';
 import { ANSWER_LIMITS } from '../../nodes/shared/limits';
 import {
 	endlessFileAnswer,
@@ -18,7 +17,6 @@ import {
 } from '../../sandbox/index.cjs';
 import { harnessUserFolder } from '../harness/env.cjs';
 import type { RunWorkflowResult } from '../harness/run-workflow.cjs';
-import { registerNodeType } from '../harness/run-workflow.cjs';
 import { adNode, apiRequests, rl, stopAfterMark, WAIT_NODE } from '../nodes/helpers.cjs';
 import {
 	ANSWER_CUT_BY_2_S_TIMEOUT_MS,
@@ -27,8 +25,6 @@ import {
 	streamedAnswers as streamedOf,
 	useHostileService,
 } from './helpers.cjs';
-
-registerNodeType(WAIT_NODE, () => new AdPerformanceWaitForReport());
 
 const service = useHostileService();
 

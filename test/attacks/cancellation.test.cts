@@ -3,12 +3,8 @@
  * button), whichever helper sends it: the key-carrying requests to the service and the plain
  * downloads from another origin (a CDN), which n8n gives no cancel signal of its own.
  */
-import { AdPerformanceWaitForReport } from '../../nodes/AdPerformanceWaitForReport/AdPerformanceWaitForReport.node';
-import { registerNodeType } from '../harness/run-workflow.cjs';
 import { adNode, run, stopAfterMark, WAIT_NODE } from '../nodes/helpers.cjs';
 import { useHostileService } from './helpers.cjs';
-
-registerNodeType(WAIT_NODE, () => new AdPerformanceWaitForReport());
 
 const service = useHostileService({ downloadOrigin: 'foreign' });
 

@@ -4,14 +4,12 @@
  * line that comes a few bytes at a time, interim (1xx) answers without end, or header lines
  * without end are cut when the item's time is up, and the connection is let go.
  */
-import { AdPerformanceWaitForReport } from '../../nodes/AdPerformanceWaitForReport/AdPerformanceWaitForReport.node';
 import {
 	endlessHeaderLines,
 	endlessInterimAnswers,
 	slowHeadAnswer,
 	type ScriptedAnswer,
 } from '../../sandbox/index.cjs';
-import { registerNodeType } from '../harness/run-workflow.cjs';
 import { WAIT_NODE } from '../nodes/helpers.cjs';
 import {
 	ANSWER_CUT_BY_2_S_TIMEOUT_MS,
@@ -20,8 +18,6 @@ import {
 	streamedAnswers,
 	useHostileService,
 } from './helpers.cjs';
-
-registerNodeType(WAIT_NODE, () => new AdPerformanceWaitForReport());
 
 const service = useHostileService();
 

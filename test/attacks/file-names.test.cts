@@ -8,13 +8,9 @@
  */
 import type { IBinaryData, IDataObject } from 'n8n-workflow';
 
-import { AdPerformanceWaitForReport } from '../../nodes/AdPerformanceWaitForReport/AdPerformanceWaitForReport.node';
-import { registerNodeType } from '../harness/run-workflow.cjs';
 import { adNode, WAIT_NODE } from '../nodes/helpers.cjs';
 import { editListedReports, runAttack, useHostileService } from './helpers.cjs';
 import { downloadHeaders, storedMetadata } from './raw-answers.cjs';
-
-registerNodeType(WAIT_NODE, () => new AdPerformanceWaitForReport());
 
 const service = useHostileService();
 

@@ -11,9 +11,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { AdPerformanceWaitForReport } from '../../nodes/AdPerformanceWaitForReport/AdPerformanceWaitForReport.node';
 import type { Report } from '../../sandbox/index.cjs';
-import { registerNodeType } from '../harness/run-workflow.cjs';
 import { adNode, WAIT_NODE } from '../nodes/helpers.cjs';
 import {
 	editListedReports,
@@ -24,8 +22,6 @@ import {
 	watchConnections,
 	type ConnectionWatch,
 } from './helpers.cjs';
-
-registerNodeType(WAIT_NODE, () => new AdPerformanceWaitForReport());
 
 const service = useHostileService();
 

@@ -5,14 +5,10 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { AdPerformanceWaitForReport } from '../../nodes/AdPerformanceWaitForReport/AdPerformanceWaitForReport.node';
 import type { InterceptedRequest, RealReply } from '../../sandbox/index.cjs';
-import { registerNodeType } from '../harness/run-workflow.cjs';
 import { ActiveTrigger } from '../nodes/AdPerformanceTrigger/poll-harness.cjs';
 import { adNode, apiRequests, WAIT_NODE } from '../nodes/helpers.cjs';
 import { errorText, runAttack, useHostileService } from './helpers.cjs';
-
-registerNodeType(WAIT_NODE, () => new AdPerformanceWaitForReport());
 
 const service = useHostileService();
 

@@ -8,13 +8,9 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { AdPerformanceWaitForReport } from '../../nodes/AdPerformanceWaitForReport/AdPerformanceWaitForReport.node';
 import type { RunWorkflowResult } from '../harness/run-workflow.cjs';
-import { registerNodeType } from '../harness/run-workflow.cjs';
 import { AD_TOOL_NODE, WAIT_NODE, WAIT_TOOL_NODE } from '../nodes/helpers.cjs';
 import { runAttack, useHostileService } from './helpers.cjs';
-
-registerNodeType(WAIT_NODE, () => new AdPerformanceWaitForReport());
 
 const service = useHostileService();
 

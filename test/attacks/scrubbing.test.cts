@@ -7,10 +7,8 @@
  */
 import type { IBinaryData, IDataObject } from 'n8n-workflow';
 
-import { AdPerformanceWaitForReport } from '../../nodes/AdPerformanceWaitForReport/AdPerformanceWaitForReport.node';
 import { MAX_ANSWER_DEPTH } from '../../nodes/shared/transport/envelope';
 import { captureLogs } from '../faults/matrix.cjs';
-import { registerNodeType } from '../harness/run-workflow.cjs';
 import { ActiveTrigger, ids } from '../nodes/AdPerformanceTrigger/poll-harness.cjs';
 import { adNode, apiRequests, WAIT_NODE } from '../nodes/helpers.cjs';
 import { editListedReports, runAttack, useHostileService } from './helpers.cjs';
@@ -21,8 +19,6 @@ import {
 	storedMetadata,
 	unnest,
 } from './raw-answers.cjs';
-
-registerNodeType(WAIT_NODE, () => new AdPerformanceWaitForReport());
 
 const service = useHostileService();
 

@@ -10,16 +10,13 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { AdPerformanceWaitForReport } from '../../nodes/AdPerformanceWaitForReport/AdPerformanceWaitForReport.node';
 import type { ScriptedAnswer } from '../../sandbox/index.cjs';
 import { captureLogs, expectNoKey, visibleText } from '../faults/matrix.cjs';
-import { registerNodeType, type RunWorkflowResult } from '../harness/run-workflow.cjs';
+import { type RunWorkflowResult } from '../harness/run-workflow.cjs';
 import { ActiveTrigger } from '../nodes/AdPerformanceTrigger/poll-harness.cjs';
 import type { WorkflowNodeInput } from '../harness/run-workflow.cjs';
 import { adNode, apiRequests, rl, run, WAIT_NODE } from '../nodes/helpers.cjs';
 import { editListedReports, runAttack, useHostileService } from './helpers.cjs';
-
-registerNodeType(WAIT_NODE, () => new AdPerformanceWaitForReport());
 
 const service = useHostileService();
 

@@ -8,15 +8,12 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
 
-import { AdPerformanceWaitForReport } from '../../nodes/AdPerformanceWaitForReport/AdPerformanceWaitForReport.node';
 import { MAX_ANSWER_DEPTH } from '../../nodes/shared/transport/envelope';
 import { registerNodeType } from '../harness/run-workflow.cjs';
 import { ActiveTrigger, ids } from '../nodes/AdPerformanceTrigger/poll-harness.cjs';
 import { adNode, apiRequests, WAIT_NODE } from '../nodes/helpers.cjs';
 import { editListedReports, runAttack, useHostileService } from './helpers.cjs';
 import { nestedJson, spliceIntoFirstRecord } from './raw-answers.cjs';
-
-registerNodeType(WAIT_NODE, () => new AdPerformanceWaitForReport());
 
 /**
  * The next node of a workflow, reading its input the way a Code node's `$json` does: it

@@ -5,12 +5,8 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { AdPerformanceWaitForReport } from '../../nodes/AdPerformanceWaitForReport/AdPerformanceWaitForReport.node';
-import { registerNodeType } from '../harness/run-workflow.cjs';
 import { apiRequests, WAIT_NODE } from '../nodes/helpers.cjs';
 import { errorText, runAttack, useHostileService } from './helpers.cjs';
-
-registerNodeType(WAIT_NODE, () => new AdPerformanceWaitForReport());
 
 const service = useHostileService();
 

@@ -1,8 +1,6 @@
 /** The in-process rows: the fake and n8n-core's WorkflowExecute in this process, real HTTP. */
 import type { IDataObject } from 'n8n-workflow';
 
-import { AdPerformance } from '../../nodes/AdPerformance/AdPerformance.node.js';
-import { AdPerformanceWaitForReport } from '../../nodes/AdPerformanceWaitForReport/AdPerformanceWaitForReport.node.js';
 import { startFakeService, SERVICE_VERSION, type FakeService } from '../../sandbox/index.cjs';
 import { MINIMAL_LIST_NODE, MinimalCampaignList } from './minimal-node.cjs';
 import {
@@ -11,11 +9,10 @@ import {
 	type RunWorkflowResult,
 	type WorkflowNodeInput,
 } from '../harness/run-workflow.cjs';
+// The package's node types are registered by the tests' helpers.
+import { AD_NODE, WAIT_NODE } from '../nodes/helpers.cjs';
 
-export const AD_NODE = 'n8n-nodes-ad-performance.adPerformance';
-export const WAIT_NODE = 'n8n-nodes-ad-performance.adPerformanceWaitForReport';
-registerNodeType(AD_NODE, () => new AdPerformance());
-registerNodeType(WAIT_NODE, () => new AdPerformanceWaitForReport());
+export { AD_NODE, WAIT_NODE };
 registerNodeType(MINIMAL_LIST_NODE, () => new MinimalCampaignList());
 
 const WINDOW_MS = 60_000;

@@ -18,7 +18,6 @@
 import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -26,7 +25,6 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 
 import {
 	executeWorkflowInEditor,
-	launchBrowser,
 	login,
 	openNodeInWorkflow,
 	screenshotUrl,
@@ -46,25 +44,18 @@ import {
 	insertDataTableRows,
 	updateDataTableRows,
 } from '../../scripts/e2e/data-tables.mjs';
-import { installedLine } from '../../scripts/e2e/install-n8n.mjs';
-import { createInstance, demoCredentials, executionRun } from '../../scripts/e2e/n8n-instance.mjs';
-import { packPackage, REPO_ROOT } from '../../scripts/e2e/pack.mjs';
-import { startMailCatcher } from '../../scripts/mail/mail-catcher.mjs';
-import { startFakeProcess } from '../../scripts/e2e/sandbox-process.mjs';
+import {
+	browserSkip as skip,
+	docsImages,
+	editorLines as lines,
+	lastRun,
+	outDir,
+	outputOf,
+	readExample,
+	useDemo,
+} from './demo.mjs';
 
-const skip = process.env.E2E_BROWSER === '0' && 'E2E_BROWSER=0';
-const lines = (process.env.E2E_EDITOR_LINES ?? 'latest')
-	.split(',')
-	.map((s) => s.trim())
-	.filter(Boolean);
-const outDir = path.resolve(process.env.E2E_OUT ?? path.join(REPO_ROOT, '.e2e-out'));
-const docsImages = path.resolve(
-	process.env.E2E_DOCS_IMAGES ?? path.join(REPO_ROOT, 'docs', 'images'),
-);
-const TIME_SCALE = 0.02;
 const MCP_TOKEN = 'e2e-mcp-token-0123456789abcdef';
-const readExample = (file) =>
-	JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'examples', file), 'utf8'));
 const DIRECTORY = readExample('weekly-client-report-email-directory.json');
 const EXACTLY_ONCE = readExample('weekly-client-report-email-exactly-once.json');
 /** The directory example reading its own table, for the run with skipped clients. */
@@ -118,20 +109,6 @@ const TEAM_ADDRESS = DIRECTORY.nodes.find((n) => n.name === 'E-mail the team').p
 const AGENT_EXAMPLES = ['chat-with-your-ad-accounts.json', 'ad-performance-mcp-server.json'].map(
 	readExample,
 );
-
-/** The run data of the workflow's latest execution, which must have succeeded. */
-async function lastRun(server, workflowId) {
-	const list = await server.request(
-		'GET',
-		`/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId }))}`,
-	);
-	const latest = (list.json?.data?.results ?? list.json?.data ?? [])[0];
-	assert.equal(latest?.status, 'success', `execution: ${JSON.stringify(latest).slice(0, 400)}`);
-	return (await executionRun(server, latest.id)).resultData.runData;
-}
-
-/** The output items (json) of a node's first run in an execution's run data. */
-const outputOf = (runData, node) => (runData[node]?.[0]?.data?.main?.[0] ?? []).map((i) => i.json);
 
 /** The single item of the directory example's "Run summary" in the workflow's latest execution. */
 async function lastRunSummary(server, workflowId) {
@@ -232,27 +209,11 @@ function assertFigures(message, report, label, format) {
 }
 for (const line of lines) {
 	describe(`the npm start path in the editor of n8n ${line}`, { skip }, () => {
-		let fake;
-		let mail;
-		let n8n;
-		let server;
-		let browser;
-		let tables;
-		const needs2x = () => !n8n.version.startsWith('2.') && `n8n ${n8n.version} is not 2.x`;
-		before(async () => {
-			installedLine(line);
-			fs.mkdirSync(outDir, { recursive: true });
-			const { tarball } = await packPackage({
-				outDir: fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-pack-')),
-			});
-			fake = await startFakeProcess({ timeScale: TIME_SCALE });
-			mail = await startMailCatcher();
-			n8n = await createInstance({ line, packageTarball: tarball });
+		const demo = useDemo(line, {
 			// What `npm start` imports: the sandbox credential, the catcher as the examples' SMTP
-			// credential, and the example itself, unchanged.
-			await n8n.importCredentials([
-				...demoCredentials(fake, mail),
-				// the agent examples' credentials: a model that is never called, the MCP token
+			// credential (both by useDemo), and the example itself, unchanged; and the agent
+			// examples' credentials: a model that is never called, the MCP token.
+			credentials: [
 				{
 					id: 'openai-agency',
 					name: 'OpenAI account',
@@ -265,20 +226,22 @@ for (const line of lines) {
 					type: 'httpBearerAuth',
 					data: { token: MCP_TOKEN },
 				},
-			]);
-			await n8n.importWorkflow(readExample('weekly-client-report-email.json'));
-			if (n8n.version.startsWith('2.'))
-				for (const wf of [
-					DIRECTORY,
-					DIRECTORY_SKIPS,
-					DIRECTORY_LAST_WEEK,
-					DIRECTORY_TWO_WEEKS_AGO,
-					EXACTLY_ONCE,
-					...AGENT_EXAMPLES,
-				])
-					await n8n.importWorkflow(wf);
-			server = await n8n.start();
-			if (n8n.version.startsWith('2.')) {
+			],
+			prepare: async ({ n8n }) => {
+				await n8n.importWorkflow(readExample('weekly-client-report-email.json'));
+				if (n8n.version.startsWith('2.'))
+					for (const wf of [
+						DIRECTORY,
+						DIRECTORY_SKIPS,
+						DIRECTORY_LAST_WEEK,
+						DIRECTORY_TWO_WEEKS_AGO,
+						EXACTLY_ONCE,
+						...AGENT_EXAMPLES,
+					])
+						await n8n.importWorkflow(wf);
+			},
+			ready: async ({ fake, n8n, server }) => {
+				if (!n8n.version.startsWith('2.')) return;
 				// what `npm start` does: the examples' data tables, the directory filled from the sandbox
 				tables = await ensureDataTables(server, {
 					...EXAMPLE_DATA_TABLES,
@@ -293,10 +256,16 @@ for (const line of lines) {
 				const seeded = await fillDemoFigures(server, tables, (await fake.state()).data);
 				assert.equal(seeded.weeks, DEMO_FIGURE_WEEKS);
 				assert.ok(seeded.accounts >= 2, `demo weeks for ${seeded.accounts} accounts`);
-			}
-			browser = await launchBrowser();
-			fs.mkdirSync(docsImages, { recursive: true });
+			},
 		});
+		let fake;
+		let mail;
+		let n8n;
+		let server;
+		let browser;
+		let tables;
+		before(() => ({ fake, mail, n8n, server, browser } = demo));
+		const needs2x = () => !n8n.version.startsWith('2.') && `n8n ${n8n.version} is not 2.x`;
 		// every e-mail a test caught, before the next test clears the catcher
 		afterEach(() => {
 			for (const message of mail?.messages ?? []) assertMailClientSafe(message);
@@ -315,10 +284,6 @@ for (const line of lines) {
 						2,
 					),
 				);
-			await browser?.close().catch(() => {});
-			await n8n?.dispose();
-			await mail?.close();
-			await fake?.stop();
 		});
 
 		test('the node creator lists the Wait node for "Ad Performance" (the trigger is in the "Ad Performance" entry)', async () => {

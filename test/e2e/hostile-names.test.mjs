@@ -20,48 +20,31 @@
 // (E2E_DOCS_IMAGES), for docs/security.md.
 //
 // Env: E2E_EDITOR_LINES (default latest) · E2E_BROWSER=0 skips it.
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 
-import {
-	executeWorkflowInEditor,
-	launchBrowser,
-	screenshotUrl,
-} from '../../scripts/e2e/browser.mjs';
+import { executeWorkflowInEditor, screenshotUrl } from '../../scripts/e2e/browser.mjs';
 import {
 	DEMO_ACCOUNT_MANAGER,
 	dataTableRows,
-	ensureDataTables,
-	EXAMPLE_DATA_TABLES,
 	insertDataTableRows,
 } from '../../scripts/e2e/data-tables.mjs';
-import { installedLine } from '../../scripts/e2e/install-n8n.mjs';
-import { createInstance, demoCredentials, executionRun } from '../../scripts/e2e/n8n-instance.mjs';
-import { packPackage, REPO_ROOT } from '../../scripts/e2e/pack.mjs';
-import { startMailCatcher } from '../../scripts/mail/mail-catcher.mjs';
-import { startFakeProcess } from '../../scripts/e2e/sandbox-process.mjs';
+import {
+	browserSkip as skip,
+	DESKTOP_CHROME,
+	docsImages,
+	editorLines,
+	lastRun,
+	outDir,
+	outputOf,
+	readExample,
+	useReviewDemo,
+} from './demo.mjs';
 
-const skip = process.env.E2E_BROWSER === '0' && 'E2E_BROWSER=0';
-const lines = (process.env.E2E_EDITOR_LINES ?? 'latest')
-	.split(',')
-	.map((s) => s.trim())
-	.filter(Boolean);
-const outDir = path.resolve(process.env.E2E_OUT ?? path.join(REPO_ROOT, '.e2e-out'));
-const docsImages = path.resolve(
-	process.env.E2E_DOCS_IMAGES ?? path.join(REPO_ROOT, 'docs', 'images'),
-);
-const TIME_SCALE = 0.02;
-const readExample = (file) =>
-	JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'examples', file), 'utf8'));
 const DIRECTORY = readExample('weekly-client-report-email-directory.json');
 const REVIEW = readExample('weekly-report-review.json');
 const TEAM_ADDRESS = DIRECTORY.nodes.find((n) => n.name === 'E-mail the team').parameters.toEmail;
-// n8n's approval links ignore bots (see review.test.mjs): they are opened as a desktop browser.
-const DESKTOP_CHROME =
-	'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 
 /** The directory row's client_name. */
 const DIRECTORY_NAME = 'Smith & Sons <Kids> "quoted" <!channel> <b>bold</b>';
@@ -85,50 +68,15 @@ const slackUnescaped = (s) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').repl
 const DIGEST_TAGS = ['div', 'p', 'h3', 'ul', 'li', 'table', 'tbody', 'tr', 'td'];
 const DIGEST_ATTRIBUTES = ['style', 'role', 'class', 'cellpadding', 'cellspacing', 'border'];
 
-for (const line of lines) {
+for (const line of editorLines) {
 	describe(`names with markup and Slack control text, in n8n ${line}`, { skip }, () => {
+		const demo = useReviewDemo(line, { directory: DIRECTORY, review: REVIEW });
 		let fake;
 		let mail;
-		let n8n;
 		let server;
 		let browser;
 		let tables;
-		before(async () => {
-			installedLine(line);
-			fs.mkdirSync(outDir, { recursive: true });
-			fs.mkdirSync(docsImages, { recursive: true });
-			const { tarball } = await packPackage({
-				outDir: fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-pack-')),
-			});
-			fake = await startFakeProcess({ timeScale: TIME_SCALE });
-			mail = await startMailCatcher();
-			n8n = await createInstance({ line, packageTarball: tarball });
-			await n8n.importCredentials(demoCredentials(fake, mail));
-			await n8n.importWorkflows([DIRECTORY, REVIEW]);
-			server = await n8n.start();
-			tables = await ensureDataTables(server, EXAMPLE_DATA_TABLES);
-			// as `npm start` publishes it: the directory example calls only a published sub-workflow
-			await n8n.publishWorkflow(REVIEW.id);
-			browser = await launchBrowser();
-		});
-		after(async () => {
-			await browser?.close().catch(() => {});
-			await n8n?.dispose();
-			await mail?.close();
-			await fake?.stop();
-		});
-
-		async function lastRunData(workflowId) {
-			const r = await server.request(
-				'GET',
-				`/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId }))}`,
-			);
-			const [latest] = r.json?.data?.results ?? r.json?.data ?? [];
-			assert.equal(latest?.status, 'success', JSON.stringify(latest).slice(0, 400));
-			return (await executionRun(server, latest.id)).resultData.runData;
-		}
-		const outputOf = (runData, node) =>
-			(runData[node]?.[0]?.data?.main?.[0] ?? []).map((i) => i.json);
+		before(() => ({ fake, mail, server, browser, tables } = demo));
 
 		/**
 		 * An e-mail's HTML as Chromium reads it, with scripts on and no Content-Security-Policy (the
@@ -257,7 +205,7 @@ for (const line of lines) {
 				workflowId: DIRECTORY.id,
 				screenshotPath: path.join(outDir, `hostile-names-run-${line}.png`),
 			});
-			const runData = await lastRunData(DIRECTORY.id);
+			const runData = await lastRun(server, DIRECTORY.id);
 			assert.deepEqual(
 				outputOf(runData, 'Send it for review')
 					.map((r) => r.accountId)

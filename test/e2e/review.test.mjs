@@ -9,97 +9,45 @@
 // docs/review-before-it-goes.md; the canvas after the run to .e2e-out/ (E2E_OUT).
 //
 // Env: E2E_EDITOR_LINES (default latest) · E2E_BROWSER=0 skips it.
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 
-import { executeWorkflowInEditor, launchBrowser } from '../../scripts/e2e/browser.mjs';
+import { executeWorkflowInEditor } from '../../scripts/e2e/browser.mjs';
 import {
 	DEMO_ACCOUNT_MANAGER,
 	dataTableRows,
 	demoClientRows,
-	ensureDataTables,
-	EXAMPLE_DATA_TABLES,
 	insertDataTableRows,
 } from '../../scripts/e2e/data-tables.mjs';
-import { installedLine } from '../../scripts/e2e/install-n8n.mjs';
-import { createInstance, demoCredentials, executionRun } from '../../scripts/e2e/n8n-instance.mjs';
-import { packPackage, REPO_ROOT } from '../../scripts/e2e/pack.mjs';
-import { startMailCatcher } from '../../scripts/mail/mail-catcher.mjs';
-import { startFakeProcess } from '../../scripts/e2e/sandbox-process.mjs';
+import {
+	browserSkip as skip,
+	DESKTOP_CHROME,
+	docsImages,
+	editorLines,
+	executions,
+	lastRun,
+	outDir,
+	outputOf,
+	readExample,
+	useReviewDemo,
+} from './demo.mjs';
 
-const skip = process.env.E2E_BROWSER === '0' && 'E2E_BROWSER=0';
-const lines = (process.env.E2E_EDITOR_LINES ?? 'latest')
-	.split(',')
-	.map((s) => s.trim())
-	.filter(Boolean);
-const outDir = path.resolve(process.env.E2E_OUT ?? path.join(REPO_ROOT, '.e2e-out'));
-const docsImages = path.resolve(
-	process.env.E2E_DOCS_IMAGES ?? path.join(REPO_ROOT, 'docs', 'images'),
-);
-const TIME_SCALE = 0.02;
-const readExample = (file) =>
-	JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'examples', file), 'utf8'));
 const DIRECTORY = readExample('weekly-client-report-email-directory.json');
 const REVIEW = readExample('weekly-report-review.json');
 const TEAM_ADDRESS = DIRECTORY.nodes.find((n) => n.name === 'E-mail the team').parameters.toEmail;
-// n8n's approval links ignore bots (the `isbot` check of its Send and Wait webhook), and headless
-// Chromium's own user agent says HeadlessChrome: the inbox is opened as the desktop browser a
-// person uses.
-const DESKTOP_CHROME =
-	'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
-
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-for (const line of lines) {
+for (const line of editorLines) {
 	describe(`review before it goes, in n8n ${line}`, { skip }, () => {
+		const demo = useReviewDemo(line, { directory: DIRECTORY, review: REVIEW });
 		let fake;
 		let mail;
 		let n8n;
 		let server;
 		let browser;
 		let tables;
-		before(async () => {
-			installedLine(line);
-			fs.mkdirSync(outDir, { recursive: true });
-			const { tarball } = await packPackage({
-				outDir: fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-pack-')),
-			});
-			fake = await startFakeProcess({ timeScale: TIME_SCALE });
-			mail = await startMailCatcher();
-			n8n = await createInstance({ line, packageTarball: tarball });
-			await n8n.importCredentials(demoCredentials(fake, mail));
-			await n8n.importWorkflows([DIRECTORY, REVIEW]);
-			server = await n8n.start();
-			tables = await ensureDataTables(server, EXAMPLE_DATA_TABLES);
-			// as `npm start` publishes it: scheduled runs call only published sub-workflows
-			await n8n.publishWorkflow(REVIEW.id);
-			browser = await launchBrowser();
-		});
-		after(async () => {
-			await browser?.close().catch(() => {});
-			await n8n?.dispose();
-			await mail?.close();
-			await fake?.stop();
-		});
-
-		/** The latest execution of a workflow (status and id), newest first. */
-		async function executions(workflowId) {
-			const r = await server.request(
-				'GET',
-				`/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId }))}`,
-			);
-			return r.json?.data?.results ?? r.json?.data ?? [];
-		}
-		async function lastRunData(workflowId) {
-			const [latest] = await executions(workflowId);
-			assert.equal(latest?.status, 'success', JSON.stringify(latest).slice(0, 400));
-			return (await executionRun(server, latest.id)).resultData.runData;
-		}
-		const outputOf = (runData, node) =>
-			(runData[node]?.[0]?.data?.main?.[0] ?? []).map((i) => i.json);
+		before(() => ({ fake, mail, n8n, server, browser, tables } = demo));
 
 		/**
 		 * Opens the demo inbox in Chromium and clicks `label` in the approval request whose subject
@@ -184,7 +132,7 @@ for (const line of lines) {
 				workflowId: DIRECTORY.id,
 				screenshotPath: path.join(outDir, `review-run-${line}.png`),
 			});
-			const first = await lastRunData(DIRECTORY.id);
+			const first = await lastRun(server, DIRECTORY.id);
 			assert.deepEqual(
 				outputOf(first, 'Send it for review')
 					.map((r) => r.accountId)
@@ -220,8 +168,12 @@ for (const line of lines) {
 				assert.match(request.html, /Hold it/);
 			}
 			// each review waits in an execution of its own
-			const waiting = (await executions(REVIEW.id)).filter((e) => e.status === 'waiting');
-			assert.equal(waiting.length, 2, JSON.stringify(await executions(REVIEW.id)).slice(0, 600));
+			const waiting = (await executions(server, REVIEW.id)).filter((e) => e.status === 'waiting');
+			assert.equal(
+				waiting.length,
+				2,
+				JSON.stringify(await executions(server, REVIEW.id)).slice(0, 600),
+			);
 
 			// the account manager approves one in the inbox: the client gets the e-mail with the PDF
 			const click = await clickInInbox(
@@ -241,8 +193,8 @@ for (const line of lines) {
 			assert.equal(hold.title, 'Action recorded');
 			// the approved one still downloads the PDF and sends for a moment
 			const over = (list) => list.every((e) => !['new', 'running', 'waiting'].includes(e.status));
-			for (let i = 0; i < 120 && !over(await executions(REVIEW.id)); i++) await sleep(250);
-			assert.deepEqual((await executions(REVIEW.id)).map((e) => e.status).sort(), [
+			for (let i = 0; i < 120 && !over(await executions(server, REVIEW.id)); i++) await sleep(250);
+			assert.deepEqual((await executions(server, REVIEW.id)).map((e) => e.status).sort(), [
 				'success',
 				'success',
 			]);
@@ -271,7 +223,7 @@ for (const line of lines) {
 			// a later run: neither asked nor sent again; its digest says approved and held
 			mail.clear();
 			await executeWorkflowInEditor({ ...server, browser, workflowId: DIRECTORY.id });
-			const second = await lastRunData(DIRECTORY.id);
+			const second = await lastRun(server, DIRECTORY.id);
 			assert.equal(outputOf(second, 'Send it for review').length, 0, 'not asked again');
 			const digest = await mail.waitForMessage((m) => m.toHeader === TEAM_ADDRESS, 30_000);
 			await mail.waitForMessage(() => mail.messages.length >= active.length - 1, 30_000);

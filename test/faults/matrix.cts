@@ -5,7 +5,6 @@
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { AdPerformanceWaitForReport } from '../../nodes/AdPerformanceWaitForReport/AdPerformanceWaitForReport.node';
 import type {
 	FakeService,
 	FakeServiceOptions,
@@ -13,15 +12,9 @@ import type {
 	InjectRule,
 } from '../../sandbox/index.cjs';
 import { startFakeService, SERVICE_VERSION } from '../../sandbox/index.cjs';
-import {
-	registerNodeType,
-	type RunWorkflowResult,
-	type WorkflowNodeInput,
-} from '../harness/run-workflow.cjs';
+import { type RunWorkflowResult, type WorkflowNodeInput } from '../harness/run-workflow.cjs';
 import type { TestService } from '../nodes/helpers.cjs';
 import { adNode, rl, run, WAIT_NODE } from '../nodes/helpers.cjs';
-
-registerNodeType(WAIT_NODE, () => new AdPerformanceWaitForReport());
 
 /** A service minute is 120 ms: backoff, 429 hints, report and diagnostic durations all shrink. */
 export const TIME_SCALE = 0.002;

@@ -31,7 +31,10 @@ const nodeTypeClasses: Record<string, () => INodeType | IVersionedNodeType> = {
 	'test.code': () => new Code(),
 };
 
-/** Our package's nodes register themselves here (kept lazy so a broken node fails only its tests). */
+/**
+ * Adds a node type: the package's are added by test/nodes/helpers.cts, test-only ones by the
+ * file that uses them (kept lazy so a broken node fails only its tests).
+ */
 export function registerNodeType(type: string, factory: () => INodeType | IVersionedNodeType) {
 	nodeTypeClasses[type] = factory;
 }

@@ -11,6 +11,7 @@ import { createRunExecutionData, NodeOperationError, Workflow } from 'n8n-workfl
 
 import { AdPerformanceApi } from '../../credentials/AdPerformanceApi.credentials';
 import { AdPerformance } from '../../nodes/AdPerformance/AdPerformance.node';
+import { AdPerformanceTrigger } from '../../nodes/AdPerformanceTrigger/AdPerformanceTrigger.node';
 import { AdPerformanceWaitForReport } from '../../nodes/AdPerformanceWaitForReport/AdPerformanceWaitForReport.node';
 import { AdPerformanceClient } from '../../nodes/shared/transport';
 import type { FakeService, FakeServiceOptions } from '../../sandbox/index.cjs';
@@ -23,7 +24,11 @@ export const AD_NODE = 'n8n-nodes-ad-performance.adPerformance';
 export const WAIT_NODE = 'n8n-nodes-ad-performance.adPerformanceWaitForReport';
 export const TRIGGER_NODE = 'n8n-nodes-ad-performance.adPerformanceTrigger';
 
+// Every node type of the package, and below its tool variants, is registered here, once: the
+// tests, the trigger's poll harness and the bench rows take them from these helpers.
 registerNodeType(AD_NODE, () => new AdPerformance());
+registerNodeType(WAIT_NODE, () => new AdPerformanceWaitForReport());
+registerNodeType(TRIGGER_NODE, () => new AdPerformanceTrigger());
 
 /** The `…Tool` variants n8n makes of usableAsTool nodes (docs/agent-tools.md). */
 export const AD_TOOL_NODE = `${AD_NODE}Tool`;

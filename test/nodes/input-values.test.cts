@@ -12,8 +12,6 @@ import fc from 'fast-check';
 import { DateTime } from 'luxon';
 import type { IDataObject } from 'n8n-workflow';
 
-import { AdPerformanceWaitForReport } from '../../nodes/AdPerformanceWaitForReport/AdPerformanceWaitForReport.node';
-import { registerNodeType } from '../harness/run-workflow.cjs';
 import { ActiveTrigger } from './AdPerformanceTrigger/poll-harness.cjs';
 import {
 	AD_TOOL_NODE,
@@ -24,8 +22,6 @@ import {
 	WAIT_NODE,
 	WAIT_TOOL_NODE,
 } from './helpers.cjs';
-
-registerNodeType(WAIT_NODE, () => new AdPerformanceWaitForReport());
 
 const UNLIMITED = 1_000_000;
 const service = useFakeService({

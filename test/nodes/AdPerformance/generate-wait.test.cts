@@ -7,8 +7,6 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { AdPerformance } from '../../../nodes/AdPerformance/AdPerformance.node';
-import { AdPerformanceWaitForReport } from '../../../nodes/AdPerformanceWaitForReport/AdPerformanceWaitForReport.node';
-import { registerNodeType } from '../../harness/run-workflow.cjs';
 import {
 	AD_TOOL_NODE,
 	adNode,
@@ -19,8 +17,6 @@ import {
 	WAIT_NODE,
 	type TestService,
 } from '../helpers.cjs';
-
-registerNodeType(WAIT_NODE, () => new AdPerformanceWaitForReport());
 
 const DATES = { dateStart: '2026-11-09', dateEnd: '2026-11-15' };
 

@@ -14,8 +14,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { ERROR_TYPE_KEY } from '../../../nodes/shared/errorTypes';
-import { AdPerformanceWaitForReport } from '../../../nodes/AdPerformanceWaitForReport/AdPerformanceWaitForReport.node';
-import { registerNodeType } from '../../harness/run-workflow.cjs';
 
 import {
 	AD_TOOL_NODE,
@@ -28,8 +26,6 @@ import {
 	WAIT_NODE,
 	WAIT_TOOL_NODE,
 } from '../helpers.cjs';
-
-registerNodeType(WAIT_NODE, () => new AdPerformanceWaitForReport());
 
 const service = useFakeService();
 

@@ -12,14 +12,11 @@ import type {
 import { Workflow } from 'n8n-workflow';
 
 import { AdPerformanceApi } from '../../../credentials/AdPerformanceApi.credentials';
-import { AdPerformanceTrigger } from '../../../nodes/AdPerformanceTrigger/AdPerformanceTrigger.node';
 import type { Report } from '../../../sandbox/index.cjs';
 import { TestCredentialsHelper } from '../../harness/credentials-helper.cjs';
-import { initBinaryData, nodeTypes, registerNodeType } from '../../harness/run-workflow.cjs';
+import { initBinaryData, nodeTypes } from '../../harness/run-workflow.cjs';
 import type { TestService } from '../helpers.cjs';
-
-export const TRIGGER_TYPE = 'n8n-nodes-ad-performance.adPerformanceTrigger';
-registerNodeType(TRIGGER_TYPE, () => new AdPerformanceTrigger());
+import { TRIGGER_NODE } from '../helpers.cjs';
 
 const NODE_NAME = 'Ad Performance Trigger';
 
@@ -124,7 +121,7 @@ export class ActiveTrigger {
 		const node: INode = {
 			id: 'trigger-node',
 			name: NODE_NAME,
-			type: TRIGGER_TYPE,
+			type: TRIGGER_NODE,
 			typeVersion: 1,
 			position: [0, 0],
 			parameters: this.parameters as INode['parameters'],

@@ -1,11 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { AdPerformanceWaitForReport } from '../../../nodes/AdPerformanceWaitForReport/AdPerformanceWaitForReport.node';
-import { registerNodeType } from '../../harness/run-workflow.cjs';
 import type { TestService } from '../helpers.cjs';
 import { adNode, apiRequests, rl, run, useFakeService, WAIT_NODE } from '../helpers.cjs';
-
-registerNodeType(WAIT_NODE, () => new AdPerformanceWaitForReport());
 
 function waitNode(parameters: IDataObject = {}, extra: IDataObject = {}) {
 	return {
