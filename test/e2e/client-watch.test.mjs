@@ -9,17 +9,11 @@
 // the README; the canvas after the first run to .e2e-out/ (E2E_OUT).
 //
 // Env: E2E_EDITOR_LINES (default latest) · E2E_BROWSER=0 skips it.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 
-import {
-	executeWorkflowInEditor,
-	launchBrowser,
-	screenshotUrl,
-} from '../../scripts/e2e/browser.mjs';
+import { executeWorkflowInEditor, screenshotUrl } from '../../scripts/e2e/browser.mjs';
 import {
 	DEMO_ACCOUNT_MANAGER,
 	dataTableRows,
@@ -28,69 +22,37 @@ import {
 	insertDataTableRows,
 	updateDataTableRows,
 } from '../../scripts/e2e/data-tables.mjs';
-import { installedLine } from '../../scripts/e2e/install-n8n.mjs';
-import { createInstance, demoCredentials, executionRun } from '../../scripts/e2e/n8n-instance.mjs';
-import { packPackage, REPO_ROOT } from '../../scripts/e2e/pack.mjs';
-import { startMailCatcher } from '../../scripts/mail/mail-catcher.mjs';
-import { startFakeProcess } from '../../scripts/e2e/sandbox-process.mjs';
+import {
+	browserSkip,
+	docsImages,
+	editorLines,
+	lastRun,
+	outDir,
+	outputOf,
+	readExample,
+	useDemo,
+} from './demo.mjs';
 
-const skip = process.env.E2E_BROWSER === '0' && 'E2E_BROWSER=0';
-const lines = (process.env.E2E_EDITOR_LINES ?? 'latest')
-	.split(',')
-	.map((s) => s.trim())
-	.filter(Boolean);
-const outDir = path.resolve(process.env.E2E_OUT ?? path.join(REPO_ROOT, '.e2e-out'));
-const docsImages = path.resolve(
-	process.env.E2E_DOCS_IMAGES ?? path.join(REPO_ROOT, 'docs', 'images'),
-);
-const WATCH = JSON.parse(
-	fs.readFileSync(path.join(REPO_ROOT, 'examples', 'client-watch.json'), 'utf8'),
-);
+const WATCH = readExample('client-watch.json');
 const HOUR = 3_600_000;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-for (const line of lines) {
-	describe(`the client watch, in n8n ${line}`, { skip }, () => {
-		let fake;
-		let mail;
-		let n8n;
-		let server;
-		let browser;
-		let tables;
-		before(async () => {
-			installedLine(line);
-			fs.mkdirSync(outDir, { recursive: true });
-			const { tarball } = await packPackage({
-				outDir: fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-pack-')),
-			});
-			fake = await startFakeProcess({ timeScale: 0.02 });
-			mail = await startMailCatcher();
-			n8n = await createInstance({ line, packageTarball: tarball });
-			await n8n.importCredentials(demoCredentials(fake, mail));
-			await n8n.importWorkflows([WATCH]);
-			server = await n8n.start();
-			tables = await ensureDataTables(server, EXAMPLE_DATA_TABLES);
-			browser = await launchBrowser();
-		});
-		after(async () => {
-			await browser?.close().catch(() => {});
-			await n8n?.dispose();
-			await mail?.close();
-			await fake?.stop();
+for (const line of editorLines) {
+	describe(`the client watch, in n8n ${line}`, { skip: browserSkip }, () => {
+		const demo = useDemo(line, {
+			prepare: (d) => d.n8n.importWorkflows([WATCH]),
+			ready: async (d) => {
+				d.tables = await ensureDataTables(d.server, EXAMPLE_DATA_TABLES);
+			},
 		});
 
 		/** Runs the watch with Execute workflow; resolves with its run data and the e-mails it sent. */
 		async function watchRun(screenshotPath) {
+			const { server, browser, mail } = demo;
 			const before = mail.messages.length;
 			await executeWorkflowInEditor({ ...server, browser, workflowId: WATCH.id, screenshotPath });
-			const r = await server.request(
-				'GET',
-				`/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId: WATCH.id }))}`,
-			);
-			const [latest] = r.json?.data?.results ?? r.json?.data ?? [];
-			assert.equal(latest?.status, 'success', JSON.stringify(latest).slice(0, 400));
-			const runData = (await executionRun(server, latest.id)).resultData.runData;
-			const output = (node) => (runData[node]?.[0]?.data?.main?.[0] ?? []).map((i) => i.json);
+			const runData = await lastRun(server, WATCH.id);
+			const output = (node) => outputOf(runData, node);
 			const alerts = output('Alerts per client');
 			// the e-mails of this run: as many as its alerts, then a moment for any stray one
 			await mail.waitForMessage(() => mail.messages.length >= before + alerts.length, 30_000);
@@ -99,6 +61,7 @@ for (const line of lines) {
 		}
 
 		test('one alert per client and finding, nothing the second time, again after it cleared and came back', async () => {
+			const { fake, mail, server, browser, tables } = demo;
 			const oak = await fake.addAccount({ name: 'Oak & Pine <Outfitters>', currency: 'AUD' });
 			const stale = await fake.addAccount({ name: 'Birch Dental', currency: 'GBP' });
 			const risky = await fake.addAccount({ name: 'Maple Gym', currency: 'USD' });

@@ -10,11 +10,7 @@
  */
 import { fc, test as fcTest } from '@fast-check/jest';
 
-import { AdPerformanceWaitForReport } from '../../../nodes/AdPerformanceWaitForReport/AdPerformanceWaitForReport.node';
-import { registerNodeType } from '../../harness/run-workflow.cjs';
 import { adNode, apiRequests, rl, run, useFakeService, WAIT_NODE } from '../helpers.cjs';
-
-registerNodeType(WAIT_NODE, () => new AdPerformanceWaitForReport());
 
 const RUNS = Number(process.env.FC_SETTINGS_RUNS ?? 8);
 const replay = process.env.FC_SEED
