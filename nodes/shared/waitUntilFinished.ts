@@ -48,7 +48,7 @@ export interface WaitUntilFinishedResult<V> {
 	startedAt: number;
 	/** Whether the last answered look's listing was whole (see listedCompletely). */
 	listedCompletely: boolean;
-	/** Ids an earlier look showed and the last complete look no longer held (deleted). */
+	/** Ids an earlier look showed and the last two complete looks, at the end, no longer held (deleted). */
 	gone: Set<string>;
 }
 
@@ -132,8 +132,10 @@ export async function waitUntilFinished<V>(
 	let silentFailure: Error | undefined;
 	/** Complete looks in a row that no longer held an id an earlier look showed. */
 	const missing = new Map<string, number>();
-	// Two complete looks without it, at the deadline too: one look the deadline left no time to
-	// repeat may be a replica behind the others, and the job is still pending.
+	// Two complete looks without it, as the deadline ends the wait: one look the deadline left no
+	// time to repeat may be a replica behind the others, and the job is still pending. Before the
+	// deadline a job missing is waited for still: reads lag, and lagging listings in a row can
+	// each miss one that another showed (the fault matrix's lags).
 	const isGone = (id: string) => (missing.get(id) ?? 0) >= GONE_AFTER_LOOKS;
 	const expected = new Map(options.expectedAt);
 	for (let beat = 1; pending.length > 0; ) {
@@ -162,7 +164,7 @@ export async function waitUntilFinished<V>(
 		}
 		pending = pending.filter((id) => {
 			const state = states.get(id);
-			return !isGone(id) && (state === undefined || !options.isFinal(state));
+			return state === undefined || !options.isFinal(state);
 		});
 		if (pending.length === 0) break;
 		const now = Date.now();
@@ -175,9 +177,9 @@ export async function waitUntilFinished<V>(
 		if (soonest === nextBeat) beat++;
 		await client.wait(Math.max(0, soonest - now));
 	}
-	const gone = new Set(options.ids.filter(isGone));
+	const gone = new Set(pending.filter(isGone));
 	// A job taken for deleted is not finished: it is among those not final at the end.
-	const timedOut = [...pending, ...gone];
+	const timedOut = pending;
 	return {
 		states,
 		timedOut,
