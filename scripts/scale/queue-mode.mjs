@@ -234,6 +234,7 @@ export function exactlyOnceWebhookVariant({ errorWorkflow } = {}) {
 	const to = (node) => ({ main: [[{ node, type: 'main', index: 0 }]] });
 	const digest = new Set([
 		'All ad accounts',
+		'Open findings of the watch',
 		'Compose the team digest',
 		"Keep for the day's digest",
 		"Parts of the day's digest",
