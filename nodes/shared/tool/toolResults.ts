@@ -3,12 +3,9 @@ import type { IDataObject } from 'n8n-workflow';
 import { bounded, FIELD, MAX_TOOL_RESULT_CHARS, type Bounds, type Scrub } from './presenter';
 
 /**
- * What a model receives from a tool call, shaped by the presenter (presenter.ts). Agent 3.x sends
- * the model every output item's JSON, without binary data, so a tool answers with one small
- * item: records reduced to the fields a model reasons with, whole records dropped (and said so)
- * rather than a page cut at random.
+ * A tool answers with one small item (docs/agent-tools.md, Results): records reduced to the
+ * fields a model reasons with, whole records dropped (and said so) rather than a page cut.
  */
-export { MAX_TOOL_RESULT_CHARS };
 /** Records a tool returns by default, and at most. */
 export const TOOL_DEFAULT_LIMIT = 10;
 export const TOOL_MAX_LIMIT = 50;

@@ -6,10 +6,11 @@ import type {
 } from 'n8n-workflow';
 
 import { createClient } from '../createClient';
+import { ItemResults } from '../items';
 import { reportTextContent } from '../reportFiles';
-import { asToolError, presented } from './presenter';
+import { asToolError, MAX_TOOL_RESULT_CHARS, presented } from './presenter';
 import { hiddenInTool, toolProperties, ToolArguments, type ToolArgument } from './toolArguments';
-import { MAX_TOOL_RESULT_CHARS, simplifyReport } from './toolResults';
+import { simplifyReport } from './toolResults';
 import { REPORT_ID_ARGUMENT } from './operationTool';
 import { DeadlineReached, type AdPerformanceClient } from '../transport';
 import { readReportId, readWaitInput, reportVerdict, waitForReports } from '../waitForReports';
@@ -62,25 +63,24 @@ export function withWaitTool(regular: INodeProperties[]): INodeProperties[] {
 /** One tool call per item: wait for its report, answer with text. */
 export async function waitAsTool(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
-	const output: INodeExecutionData[] = [];
 	let client: AdPerformanceClient;
 	try {
 		client = await createClient(this, this.getNodeParameter('requestOptions', 0, {}));
 	} catch (error) {
 		throw asToolError(error);
 	}
+	const results = new ItemResults(this);
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		let json: IDataObject;
-		try {
-			json = presented(await waitForOneReport(this, client, itemIndex), client.redactor);
-		} catch (error) {
-			const shaped = asToolError(error);
-			if (this.getExecutionCancelSignal?.()?.aborted || !this.continueOnFail()) throw shaped;
-			json = { error: (shaped as Error).message };
-		}
-		output.push({ json, pairedItem: { item: itemIndex } });
+		await results.run(itemIndex, async () => {
+			try {
+				const answer = await waitForOneReport(this, client, itemIndex);
+				return [{ json: presented(answer, client.redactor) }];
+			} catch (error) {
+				throw asToolError(error);
+			}
+		});
 	}
-	return [output];
+	return [results.list()];
 }
 
 /**
@@ -92,16 +92,14 @@ async function inlineContent(
 	report: Parameters<typeof reportTextContent>[1],
 	itemIndex: number,
 ): Promise<string | undefined> {
-	let failure: unknown;
-	try {
-		const deadline = client.deadline(INLINE_CONTENT_BUDGET_MS);
-		const wait = { deadline, notReadyUntil: deadline, listedFinished: true };
-		return await reportTextContent(client, report, itemIndex, MAX_INLINE_CONTENT_BYTES, wait);
-	} catch (error) {
-		failure = error;
-	}
-	if (failure instanceof DeadlineReached) return undefined;
-	throw failure as Error;
+	const deadline = client.deadline(INLINE_CONTENT_BUDGET_MS);
+	const wait = { deadline, notReadyUntil: deadline, listedFinished: true };
+	return await reportTextContent(client, report, itemIndex, MAX_INLINE_CONTENT_BYTES, wait).catch(
+		(error: unknown) => {
+			if (error instanceof DeadlineReached) return undefined;
+			throw error;
+		},
+	);
 }
 
 async function waitForOneReport(

@@ -7,7 +7,7 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { AdPerformance } from '../../../nodes/AdPerformance/AdPerformance.node';
 import { MAX_TOOL_ERROR_CHARS } from '../../../nodes/shared/tool/presenter';
-import { MAX_TOOL_RESULT_CHARS } from '../../../nodes/shared/tool/toolResults';
+import { MAX_TOOL_RESULT_CHARS } from '../../../nodes/shared/tool/presenter';
 import { AD_TOOL_NODE, apiRequests, run, useFakeService } from '../helpers.cjs';
 
 const service = useFakeService({ timeScale: 0.01, seedData: { extraCampaigns: 150 } });

@@ -5,7 +5,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { MAX_TOOL_RESULT_CHARS } from '../../../nodes/shared/tool/toolResults';
+import { MAX_TOOL_RESULT_CHARS } from '../../../nodes/shared/tool/presenter';
 import { apiRequests, run, useFakeService, WAIT_TOOL_NODE } from '../helpers.cjs';
 
 const service = useFakeService({ timeScale: 0.01 });

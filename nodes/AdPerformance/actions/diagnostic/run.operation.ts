@@ -1,12 +1,8 @@
-import type {
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-	NodeApiError,
-} from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { FROM_VERSION_1_1, VERSION_1 } from '../../../shared/descriptions';
 import type { FieldName } from '../../../shared/errors';
+import { errorTypeOf } from '../../../shared/errorTypes';
 import { verdictOf, waitUntilFinished } from '../../../shared/waitUntilFinished';
 import { DeadlineReached, type AdPerformanceClient } from '../../../shared/transport';
 import { isFinished, type ServiceDiagnostic, type SingleEnvelope } from '../../../shared/types';
@@ -86,20 +82,6 @@ interface DiagnosticRun {
 	timeoutCountsStart: boolean;
 }
 
-const field = (parameter: string, label: string, fallback: unknown) =>
-	inputField(parameter, label, undefined, { default: fallback });
-const WAIT_FIELDS = {
-	wait: field('waitForCompletion', 'Wait for Completion', true),
-	interval: field('pollIntervalSeconds', 'Poll Interval (Seconds)', 2.5),
-	timeout: field('timeoutSeconds', 'Timeout (Seconds)', 120),
-};
-const VERSION_1_FIELDS = {
-	wait: field('options.waitForCompletion', 'Options → Wait for Completion', true),
-	interval: field('options.pollIntervalSeconds', 'Options → Poll Interval (Seconds)', 2.5),
-	timeout: field('options.timeoutSeconds', 'Options → Timeout (Seconds)', 120),
-};
-
-/** Each item starts one diagnostic run (the pacer is told how many are to come). */
 export const sends = 'diagnostic';
 
 export function readInput(source: InputSource): DiagnosticRun {
@@ -107,12 +89,19 @@ export function readInput(source: InputSource): DiagnosticRun {
 	const seconds = (min: number, max: number) => (name: FieldName, value: unknown) =>
 		check.number(name, value, min, max, 'seconds');
 	const version1 = source.nodeVersion < 1.1;
-	const fields = version1 ? VERSION_1_FIELDS : WAIT_FIELDS;
+	// Version 1 keeps them in Options.
+	const field = (parameter: string, label: string) =>
+		version1
+			? inputField(`options.${parameter}`, `Options → ${label}`)
+			: inputField(parameter, label);
+	const wait = field('waitForCompletion', 'Wait for Completion');
+	const interval = field('pollIntervalSeconds', 'Poll Interval (Seconds)');
+	const timeout = field('timeoutSeconds', 'Timeout (Seconds)');
 	return {
 		campaignId: read(source, CAMPAIGN_FIELD, (name, value) => check.id(name, value, 'campaign')),
-		waitForCompletion: readOr(source, fields.wait, check.boolean, true),
-		intervalSeconds: readOr(source, fields.interval, seconds(0.1, 3600), 2.5),
-		timeoutSeconds: readOr(source, fields.timeout, seconds(1, 86_400), 120),
+		waitForCompletion: readOr(source, wait, check.boolean, true),
+		intervalSeconds: readOr(source, interval, seconds(0.1, 3600), 2.5),
+		timeoutSeconds: readOr(source, timeout, seconds(1, 86_400), 120),
 		timeoutCountsStart: version1,
 	};
 }
@@ -123,12 +112,10 @@ const LOST_DIAGNOSTIC_WAIT_MS = 60_000;
 const LOST_DIAGNOSTIC_POLL_MS = 2_500;
 
 /**
- * POST /v1/diagnostics without resending blindly. Diagnostics cannot be listed, so a run
- * whose answer was lost (5xx, dropped connection, garbled answer) cannot be found again.
- * Resending then meets 409 diagnostic_in_progress while that run goes on (5–10 s): the request
- * says so (`notYet`), the transport's table waits for that run to end, and ours starts, so the
- * item still gets a diagnostic it can poll. Past LOST_DIAGNOSTIC_WAIT_MS from the latest lost
- * answer (each may have started a run of its own), a 409 is the service's answer.
+ * POST /v1/diagnostics without resending blindly. Diagnostics cannot be listed, so a run whose
+ * answer was lost cannot be found again; a resend meets 409 diagnostic_in_progress while it goes
+ * on, which is waited out (`notYet`) so that ours starts. Past LOST_DIAGNOSTIC_WAIT_MS from the
+ * latest lost answer, a 409 is the service's answer.
  */
 async function createDiagnostic(
 	client: AdPerformanceClient,
@@ -184,23 +171,17 @@ export async function execute(
 	// request like any other (Request Options bound it); version 1's counts the start too.
 	const timeoutBoundsStart = waitForCompletion && run.timeoutCountsStart;
 	const deadline = timeoutBoundsStart ? Date.now() + timeoutSeconds * 1000 : client.deadline();
-	let diagnostic: ServiceDiagnostic | undefined;
-	let failure: unknown;
-	try {
-		diagnostic = await createDiagnostic(client, campaignId, itemIndex, deadline);
-	} catch (error) {
-		failure = error;
-	}
-	if (diagnostic === undefined) {
-		if (!(failure instanceof DeadlineReached) || !timeoutBoundsStart) throw failure as Error;
-		throw client.errors.timedOut(
-			`The diagnostic of campaign ${campaignId} could not be started within ${timeoutSeconds} seconds`,
-			'The service did not answer the request that starts it in time; it may have started it. Run it again in a minute (a run still going is waited for), or raise Options → Timeout.',
-			itemIndex,
-		);
-	}
-	if (!waitForCompletion || !diagnostic?.id || isFinished(diagnostic))
-		return [{ json: diagnostic }];
+	const diagnostic = await createDiagnostic(client, campaignId, itemIndex, deadline).catch(
+		(error: unknown) => {
+			if (!(error instanceof DeadlineReached) || !timeoutBoundsStart) throw error;
+			throw client.errors.timedOut(
+				`The diagnostic of campaign ${campaignId} could not be started within ${timeoutSeconds} seconds`,
+				'The service did not answer the request that starts it in time; it may have started it. Run it again in a minute (a run still going is waited for), or raise Options → Timeout.',
+				itemIndex,
+			);
+		},
+	);
+	if (!waitForCompletion || !diagnostic.id || isFinished(diagnostic)) return [{ json: diagnostic }];
 
 	// A read right after the diagnostic was created may not find it yet (reads lag, as the report
 	// list does): a 404 is "not seen yet" until the Timeout, and only the last look's 404 fails.
@@ -211,20 +192,19 @@ export async function execute(
 		timeoutMs: timeoutBoundsStart ? Math.max(0, deadline - Date.now()) : timeoutSeconds * 1000,
 		isFinal: isFinished,
 		sweep: async ([id], deadline) => {
-			let record: ServiceDiagnostic | undefined;
-			let failure: unknown;
-			try {
-				record = await getRecord<ServiceDiagnostic>(client, 'diagnostic', id, itemIndex, deadline);
-			} catch (error) {
-				failure = error;
-			}
-			if (record !== undefined) {
-				notFound = undefined;
-				return new Map([[id, record]]);
-			}
-			if ((failure as NodeApiError | undefined)?.httpCode !== '404') throw failure as Error;
-			notFound = failure;
-			return new Map();
+			const record = await getRecord<ServiceDiagnostic>(
+				client,
+				'diagnostic',
+				id,
+				itemIndex,
+				deadline,
+			).catch((error: unknown) => {
+				if (errorTypeOf(error) !== 'not_found') throw error;
+				notFound = error;
+			});
+			if (record === undefined) return new Map();
+			notFound = undefined;
+			return new Map([[id, record]]);
 		},
 	});
 	const verdict = verdictOf(result, diagnostic.id, {
@@ -251,7 +231,7 @@ export async function execute(
 				);
 			}
 			// Still not found at the last look: the service's own 404; never read: as started.
-			return (notFound as NodeApiError | undefined) ?? diagnostic;
+			return (notFound as Error | undefined) ?? diagnostic;
 		},
 		failed: (final) =>
 			client.errors.workFailed({
