@@ -17,17 +17,13 @@ import * as report from './report/Report.resource';
 interface Operation<Input = unknown> {
 	readInput(source: InputSource): Input;
 	execute(this: IExecuteFunctions, ...args: ExecuteArgs<Input>): Promise<INodeExecutionData[]>;
-	/**
-	 * The rate limit that each item's one request counts in, for the strictest limits (report
-	 * generations, diagnostic runs): the items still to run are told to the key's pacer.
-	 */
+	/** The strict rate limit each item's one request counts in: the pacer is told how many. */
 	sends?: Bucket;
 	/** Runs it when the node runs as `adPerformanceTool`, shaping what a model receives. */
 	tool?: OperationTool<Input>;
 	/**
-	 * A second step over every item execute ran, at once (regular node only): Report → Generate's
-	 * Wait for Completion waits for all its reports in one wait, as Wait for Ad Report does. It
-	 * records each item's final output, or its error, in `results`.
+	 * A second step over every item execute ran, at once (regular node only), recording each
+	 * item's final output or error in `results`: Report → Generate's Wait for Completion.
 	 */
 	afterEveryItem?(
 		this: IExecuteFunctions,

@@ -7,10 +7,8 @@ import { ownValue, readEntries, StateRejected } from './storedState';
 
 /*
  * Account Connection Changed. Each poll lists every connected account and compares each one's
- * `connectionStatus` with the snapshot the last poll stored (service account id → status, one
- * short entry per account), kept as [id, status] entries read into a Map, so an id is only ever
- * data (an account whose id is `__proto__` is an account). Emitted, one item per change:
- * `{ account, previousStatus, currentStatus }`.
+ * `connectionStatus` with the snapshot the last poll stored ([id, status] entries). Emitted, one
+ * item per change: `{ account, previousStatus, currentStatus }`.
  *
  * Decisions where the service's documentation is silent:
  *   - An account that appears after the baseline (newly connected) is emitted with
@@ -27,11 +25,7 @@ interface AccountSnapshot {
 	statuses: Map<string, string | null>;
 }
 
-/**
- * Most accounts a stored snapshot holds. One poll reads at most 240 pages of 100 (the service's
- * 120 reads a minute, in the two windows its 30 s can touch), so a snapshot this node wrote is
- * far below it.
- */
+/** Most accounts a stored snapshot holds: one poll reads at most 240 pages of 100 in its 30 s. */
 const MAX_ACCOUNTS = 100_000;
 /** Longest account id and status kept; the service's are short words and ids. */
 const MAX_TEXT_CHARS = 1_024;
@@ -92,7 +86,6 @@ async function listAccounts(
 
 export const accountConnections: EventKind<AccountSnapshot> = {
 	readState(stored) {
-		// Two entries for one id, too many, or an id too long: not a snapshot this node wrote.
 		const statuses = readEntries(
 			ownValue(stored, 'statuses'),
 			'the account snapshot',

@@ -19,11 +19,7 @@ export interface TriggerSettings {
 interface PollInput<State> {
 	client: AdPerformanceClient;
 	settings: TriggerSettings;
-	/**
-	 * What the last successful poll stored for the same event and filter (`readState`); undefined
-	 * on the first poll or for anything else: then the poll records a baseline and emits nothing
-	 * (and n8n's log says why: TriggerStore.read).
-	 */
+	/** What the last successful poll stored (`readState`); undefined: the poll is a baseline. */
 	previous: State | undefined;
 	/** n8n's clock when the poll started, in ms. */
 	startedAt: number;
@@ -36,10 +32,7 @@ interface PollOutcome<State> {
 	events: IDataObject[];
 	/** The state for the next poll: it replaces the old one. */
 	state: State;
-	/**
-	 * Why `previous`, read at the door, was ruled out once the service answered (a cursor more
-	 * than a day past its clock): then `state` is a baseline, and the poll emits nothing.
-	 */
+	/** Why `previous` was ruled out once the service answered: then the poll emits nothing. */
 	baseline?: string;
 }
 
@@ -49,11 +42,7 @@ interface PollOutcome<State> {
  * overlapping polls, the time budget, committing the state with the events.
  */
 export interface EventKind<State> {
-	/**
-	 * The stored state as this kind wrote it, checked field by field with storedState.ts's
-	 * readers against STATE_LIMITS; anything else throws StateRejected. Called only through
-	 * TriggerStore.read, the one door, which turns any throw into a baseline.
-	 */
+	/** The stored state as this kind wrote it; anything else throws (TriggerStore.read). */
 	readState(stored: object): State;
 	/** The state as plain JSON for the static data: lists of entries, never objects keyed by ids. */
 	writeState(state: State): IDataObject;

@@ -17,10 +17,8 @@ const EVENT_KINDS: Record<TriggerEvent, EventKind<unknown>> = {
 };
 
 /**
- * How long one poll may take. n8n 2.41's durable scheduler abandons a poll after 45 s
- * (N8N_SCHEDULER_POLL_TIMEOUT) and keeps nothing of it; a poll cut here keeps its state and
- * returns, and the next poll continues from it. A sped-up sandbox shortens it with its clock,
- * but never below MIN_POLL_BUDGET_MS: its answers take real time.
+ * How long one poll may take: n8n 2.41's durable scheduler abandons a poll after 45 s and keeps
+ * nothing of it. A sped-up sandbox shortens it, never below MIN_POLL_BUDGET_MS (real time).
  */
 const POLL_BUDGET_MS = 30_000;
 const MIN_POLL_BUDGET_MS = 3_000;
@@ -44,17 +42,9 @@ function readSettings(ctx: IPollFunctions): TriggerSettings {
 }
 
 /**
- * One poll of the trigger, the same for every event kind. Each rule in one place:
- *   - one poll at a time: a poll that finds another's live lease returns nothing and changes
- *     nothing (storedState.ts), and a poll that outlived its lease commits nothing;
- *   - all or nothing: the new state is committed together with the events it produced; a failed
- *     poll keeps the stored state, so the next poll covers the same ground;
- *   - bounded: a poll cut at its deadline, or refused by the rate limit for longer than it may
- *     wait, returns nothing and keeps its state (it yields to the other workflows on the key);
- *   - only its own state is read, through one door (TriggerStore.read): anything else means a
- *     baseline that emits nothing, and n8n's log says why (the rule broken, never the stored
- *     value); so does a cursor the service's clock rules out once it has answered (the cursor is
- *     the service's time, so n8n's clock does not judge it); stored state never fails a poll.
+ * One poll of the trigger, the same for every event kind: one poll at a time (the lease), the
+ * state committed with the events or not at all, bounded in time, and only its own state read
+ * (docs/security.md, the trigger's three guarantees).
  */
 export async function pollEvents(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	const settings = readSettings(this);
@@ -90,9 +80,6 @@ export async function pollEvents(this: IPollFunctions): Promise<INodeExecutionDa
 	if (!lease) return null;
 
 	const reading = store.read((stored) => kind.readState(stored));
-	// Debug for the first poll, info for a changed event or filter, a warning for state that
-	// was damaged or foreign: the trigger starts over without it, and whatever happened since
-	// the last poll that committed is not emitted.
 	const announce = (note: NonNullable<typeof reading.note>) =>
 		this.logger[note.level](
 			`Ad Performance Trigger "${this.getNode().name}": ${note.reason}, so this poll records a new baseline and emits nothing`,

@@ -8,14 +8,13 @@ import type { EventKind } from './eventKind';
 import { ownValue, readCursor, readEntries, readStoredTime, STATE_LIMITS } from './storedState';
 
 /*
- * Report Completed / Report Failed: each final report emitted exactly once.
+ * Report Completed / Report Failed: each final report emitted exactly once (docs/security.md,
+ * "Every trigger event is emitted once" and "Times are the service's, not n8n's").
  *
  * The list's `from` filters on CREATION time, but the event is COMPLETION, and a report created
  * before the last poll may complete after it. So each poll lists every report created since a
- * cursor, whatever its status (GET /v1/reports?from=<cursor>[&accountId=…], all pages, through
- * the listing gate, reportsSince): the unfinished ones tell how far the cursor may move. Every
- * time here is the SERVICE's (transport/serviceClock.ts), so a service whose clock is half an
- * hour behind n8n's still has its new reports inside the window.
+ * cursor, whatever its status (reportsSince): the unfinished ones tell how far the cursor may
+ * move. Every time here is the SERVICE's (transport/serviceClock.ts).
  *
  * Stored state (storedState.ts):
  *   - `cursor`: every report created before it was final when we last looked, and handled.
@@ -23,25 +22,14 @@ import { ownValue, readCursor, readEntries, readStoredTime, STATE_LIMITS } from 
  *     back. 1 s: a `from` compared exclusively or to the second; 5 min (CLOCK_SKEW_MARGIN): a
  *     report listed a little later than its timestamp says.
  *   - `emitted`: [key, createdAt] of the reports of the watched status emitted (or final at the
- *     baseline), at most MAX_EMITTED, oldest dropped first. The key is the id, or its digest past
- *     128 characters; read into a Map, so an id is only ever data (`__proto__` is a report).
+ *     baseline), at most MAX_EMITTED, oldest dropped first: windows overlap. The key is the id,
+ *     or its digest past MAX_KEPT_ID_LENGTH.
  *
- * A report created before the cursor is never emitted (a `from` filter coarser than asked
- * repeats nothing), nor one already in `emitted` (windows overlap). Reports completing in one
- * interval come out of one poll, oldest completion first.
- *
- * Bounds: an unfinished report holds the cursor for MAX_HOLD at most (generation takes 10–20 s).
- * A burst of more than MAX_EMITTED moves the cursor past the newest dropped one, so only a report
- * still unfinished among more than 1,000 within the window could be missed. The cursor is judged
- * by the clock that wrote it, the service's (ServiceClock.notYetReached: its Date header; n8n's
- * clock only when no answer carries one), so the first list asks from it as stored. Once the
- * service has answered, a cursor its clock has not reached (a clock set back) would blind every
- * poll, so such a poll looks back MAX_HOLD from the service's now, and `emitted` keeps what was
- * emitted from coming again; one more than a day past its clock (STATE_LIMITS.aheadMs) was not
- * written against it, and the poll records a baseline.
- * The first poll (no state, or the filters changed) records a baseline and emits nothing, as does
- * one whose stored state breaks a rule of storedState.ts: a cursor before 2000 or after 9999,
- * more than MAX_EMITTED entries, a key longer than MAX_KEPT_ID_LENGTH.
+ * An unfinished report holds the cursor for MAX_HOLD at most (generation takes 10–20 s); a burst
+ * of more than MAX_EMITTED moves the cursor past the newest dropped one (a report then still
+ * unfinished among them could be missed). A cursor the service's clock has not reached (a clock
+ * set back) would blind every poll: such a poll looks back MAX_HOLD from the service's now, and
+ * `emitted` keeps what was emitted from coming again.
  */
 
 const SECOND = 1_000;

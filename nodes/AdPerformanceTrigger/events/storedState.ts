@@ -7,42 +7,29 @@ import { describeType } from '../../shared/validation';
  *
  *     { version: 2, scope: "<event>:<account filter>", state: {…}, lease?: { holder, until } }
  *
- * How n8n keeps it (read in n8n's source, see the README's Security section): the poller of an
- * active workflow holds ONE Workflow object and ONE poll context for its whole life
- * (packages/core/src/execution-engine/active-workflows.ts, activatePolling), and the cron starts
- * each poll with `void executeTrigger()` whether or not the previous one has finished. So polls of
- * one trigger that overlap in one n8n process see the same static data object, and a lease in it
- * keeps a second poll out. n8n writes the object to its database when a poll emits items
- * (packages/cli/src/active-workflow-manager.ts, __emit → saveStaticData) and at activation; a
- * restart reads back what was written then.
+ * n8n starts each poll whether or not the previous one has finished, and polls of one trigger in
+ * one process share this object (core's active-workflows.ts, activatePolling): a lease in it keeps
+ * a second poll out. n8n saves it when a poll emits items and at activation. The rules:
+ * docs/security.md, "Every trigger event is emitted once" and "Stored state…never fails a poll".
  */
 
 /** The layout above. State of another version, or none, is not read: the poll starts a baseline. */
 const STATE_VERSION = 2;
-
-const DAY_MS = 24 * 60 * 60_000;
 
 /**
  * What stored state may hold, checked before any of it is used. A value outside these was not
  * written by this node: the state is not read, and the poll records a new baseline (`read`).
  */
 export const STATE_LIMITS = {
-	/**
-	 * A cursor is no earlier than 2000-01-01: the node writes the service's now less an hour at
-	 * most, and the service's clock may be days off, never decades.
-	 */
+	/** A cursor is the service's now less an hour at most: its clock may be days off, not decades. */
 	earliestMs: Date.UTC(2000, 0, 1),
-	/**
-	 * Nor later than 9999: a poll first asks for the reports since the cursor, before the service
-	 * has said its time, and a `from` past ISO 8601's four-digit years is no time a service reads.
-	 */
+	/** The first request asks `from` the cursor as stored: ISO 8601's years have four digits. */
 	latestMs: Date.UTC(10_000, 0, 1) - 1,
 	/**
-	 * How far past the service's clock, once it has answered (reportCompletions.ts), a cursor may
-	 * be: one it has not reached makes the poll look back an hour; beyond this, that would emit an
-	 * hour of old reports from state the node never wrote, so the poll records a baseline.
+	 * How far past the service's clock, once it has answered, a cursor may be; beyond it the look
+	 * back of an hour (reportCompletions.ts) would emit old reports, so the poll records a baseline.
 	 */
-	aheadMs: DAY_MS,
+	aheadMs: 24 * 60 * 60_000,
 	/** Any stored time is within JavaScript's dates, so `new Date(time)` never fails on it. */
 	dateRangeMs: 8.64e15,
 } as const;
@@ -124,10 +111,9 @@ export class TriggerStore {
 		/** Which event and filter the stored state belongs to: another scope's state is not ours. */
 		private readonly scope: string,
 	) {
-		// Only a plain object keeps what the node writes into it when n8n saves it as JSON (an
-		// array keeps only its elements, a boxed string its text). In place of anything else (a
-		// workflow imported with `staticData` of another shape) the poll works on an object of its
-		// own that n8n does not keep: every poll is a baseline, and says why.
+		// Only a plain object keeps what the node writes into it when n8n saves it as JSON. In
+		// place of anything else the poll works on an object n8n does not keep: every poll is a
+		// baseline, and says why.
 		const prototype: unknown =
 			typeof data === 'object' && data !== null ? Object.getPrototypeOf(data) : undefined;
 		const storable = !Array.isArray(data) && (prototype === Object.prototype || prototype === null);
@@ -139,9 +125,7 @@ export class TriggerStore {
 
 	/**
 	 * The one door to the stored state: the wrapper is checked here, the state by its event
-	 * kind's `readState` (which throws StateRejected). Never throws: whatever is stored, the poll
-	 * either continues from it or records a new baseline, and the note says which rule sent it
-	 * there.
+	 * kind's `readState`. Never throws: the note says which rule made the poll a baseline.
 	 */
 	read<State>(readState: (stored: object) => State): StateReading<State> {
 		const baseline = (level: 'debug' | 'info' | 'warn', reason: string) => ({
@@ -175,11 +159,10 @@ export class TriggerStore {
 	}
 
 	/**
-	 * Takes the lease for one poll, or returns undefined while another poll of this trigger holds
-	 * a live one. Check and take happen without an await in between, so of two polls that start
-	 * together exactly one gets it. A lease expires after `durationMs`; one that claims to last
-	 * longer (written before n8n's clock was set back), or whose end is no number, counts as
-	 * expired.
+	 * Takes the lease for one poll, or returns undefined while another poll holds a live one. No
+	 * await between check and take: of two polls that start together exactly one gets it. A lease
+	 * that claims to last longer than `durationMs` (n8n's clock set back), or whose end is no
+	 * number, counts as expired.
 	 */
 	takeLease(now: number, durationMs: number): Lease | undefined {
 		let until = NaN;

@@ -1,13 +1,6 @@
 /**
- * The one presenter of what a model receives (docs/agent-tools.md, Results and Errors). Agent 3.x
- * sends the model every output item's JSON with no limit, and a model cannot tell a cut from an
- * end: so every text is scrubbed, then clipped saying its full length; a value nested where a
- * text or number was expected is bounded in depth, entries and characters; a list says how many
- * entries it left out; the whole answer fits MAX_TOOL_RESULT_CHARS. Errors are presented here
- * too: the message (all Agent 3.x passes on) says what went wrong, the error type, the fix and
- * whether calling again helps, in at most MAX_TOOL_ERROR_CHARS. Every text a model receives,
- * answer or error, is well-formed Unicode (wellFormed): a lone half of a surrogate pair is
- * replaced, and no cut splits a pair.
+ * The one presenter of what a model receives, answers and errors alike: its rules are
+ * docs/agent-tools.md, The presenter and Errors.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -21,10 +14,8 @@ export const MAX_TOOL_ERROR_CHARS = 400;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /**
- * `text` as well-formed Unicode: each lone half of a surrogate pair (a JSON `\ud800` escape in
- * a name, a title, a message of the service gives one) becomes U+FFFD. A lone half is no
- * character: a model's API or an MCP client may refuse the whole answer for it. U+FFFD is one
- * unit for one, so lengths (and what a clip note says) do not change.
+ * `text` as well-formed Unicode: a model's API or an MCP client may refuse a whole answer for a
+ * lone half of a surrogate pair. U+FFFD is one unit for one, so lengths do not change.
  */
 export function wellFormed(text: string): string {
 	return text.replace(LONE_SURROGATE, '\uFFFD');
@@ -45,9 +36,8 @@ function sentence(text: string): string {
 const MIN_FIX_CHARS = 80;
 
 /**
- * The message a model reads, at most MAX_TOOL_ERROR_CHARS: what, type, fix, retry. The type and
- * the retry advice are always whole; a long "what" and then the fix are shortened. The texts
- * were scrubbed when the error was built (errors.ts), so no cut here can split a secret.
+ * The message a model reads: what, type, fix, retry. The type and the retry advice are always
+ * whole. The texts were scrubbed when the error was built (errors.ts): no cut splits a secret.
  */
 export function toolErrorMessage(error: ErrorLike): string {
 	const type = errorTypeOf(error);
@@ -99,7 +89,6 @@ const CLIP_NOTE = /…\[clipped: ([\d,]+) characters in all\]$/;
 /** A text of the service, scrubbed whole, then within `max` characters saying how long it was. */
 export function clipped(scrub: Scrub, text: string, max: number): string {
 	// Scrubbed before anything is cut: a cut could leave a part of a secret no longer recognised.
-	// Every text of an answer, and every name in it, passes here (bounded, presented).
 	const whole = wellFormed(scrub.clip(text, Infinity));
 	if (whole.length <= max) return whole;
 	const earlier = CLIP_NOTE.exec(whole);

@@ -5,15 +5,11 @@ import { ArgumentName, type FieldName } from '../errors';
 import { InputValidator } from '../validation';
 
 /**
- * The arguments of a tool variant (docs/agent-tools.md). n8n builds a tool's input schema only
- * from the `$fromAI()` calls in its parameters and fills every visible parameter with its
- * default; so each argument is a parameter shown only in the tool variant (`@tool`) whose default
- * is a `$fromAI` call: a full schema with no setup, and one the user sets by hand leaves it.
- *
- * An argument either stands in for a top-level parameter of the regular node (same name, so a
- * saved tool node that set it by hand keeps its value) or is a tool-only parameter (`tool…`) for
- * what the regular node keeps in a collection. n8n before about 1.90 (no `@tool` display
- * options) shows neither kind, and the tool variant works as the regular node does.
+ * An argument of a tool variant (docs/agent-tools.md, Arguments): a parameter shown only in the
+ * tool variant whose default is a `$fromAI` call. It stands in for a top-level parameter of the
+ * regular node (same name: a saved tool node that set it by hand keeps its value), or is a
+ * tool-only `tool…` parameter for what the regular node keeps in a collection. n8n before about
+ * 1.90 (no `@tool` display options) shows neither, and the tool works as the regular node does.
  */
 export interface ToolArgument {
 	/** The `$fromAI` key: stable, documented in docs/agent-tools.md. */

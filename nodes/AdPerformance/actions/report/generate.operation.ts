@@ -188,11 +188,9 @@ interface ReportRequest {
 	accountName: FieldName;
 	body: IDataObject;
 	reuse: boolean;
-	/** Wait for Completion: how the report is waited for (Wait for Ad Report's settings). */
 	wait?: WaitInput;
 }
 
-/** Each item sends one report generation (the pacer is told how many are to come). */
 export const sends = 'generation';
 
 /** Reads and checks a Generate; optional fields go into the body only when set. */
@@ -228,8 +226,6 @@ export function readInput(source: InputSource): ReportRequest {
 
 /** Wait for Completion and, when on, Wait for Ad Report's settings, read by its own reader. */
 function readWait(source: InputSource): ReportRequest['wait'] {
-	// A model waits with the wait-for-report tool: a Generate tool call answers at once.
-	// Its default by version: off in version 1, on from 1.1 (as Diagnostic → Run's).
 	const byDefault = source.nodeVersion >= 1.1;
 	if (source.isTool || !readOr(source, WAIT_FOR_COMPLETION, source.check.boolean, byDefault))
 		return undefined;
@@ -263,10 +259,8 @@ export async function execute(
 }
 
 /**
- * Wait for Completion: once every item's report is requested, one wait for all of them on Wait
- * for Ad Report's settle step (waitForReports.ts), which replaces each item's output with its
- * finished report and file, or its error. The Timeout counts from the start of that wait, as it
- * does for a Wait for Ad Report after Generate.
+ * Wait for Completion: one wait for every item's report on Wait for Ad Report's settle step
+ * (waitForReports.ts); the Timeout counts from its start, as after Generate → Wait for Ad Report.
  */
 export async function afterEveryItem(
 	this: IExecuteFunctions,
