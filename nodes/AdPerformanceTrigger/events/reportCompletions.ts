@@ -1,6 +1,6 @@
 import { createHash } from 'crypto';
-import type { IDataObject } from 'n8n-workflow';
 
+import { defined } from '../../shared/inputSource';
 import { reportsSince, walkReports } from '../../shared/reportLedger';
 import { CLOCK_SKEW_MARGIN_MS, serviceTime } from '../../shared/transport';
 import { isFinished, type ServiceReport } from '../../shared/types';
@@ -58,10 +58,6 @@ function wantedStatus(event: string): 'completed' | 'failed' {
 	return event === 'reportFailed' ? 'failed' : 'completed';
 }
 
-function accountQuery(accountId: string | undefined): IDataObject {
-	return accountId ? { accountId } : {};
-}
-
 function completedAtMs(report: ServiceReport): number {
 	return serviceTime(report.completedAt)?.earliest ?? Infinity;
 }
@@ -93,7 +89,7 @@ export const reportCompletions: EventKind<CompletionState> = {
 			previous && !clock.notYetReached(previous.cursor, Date.now()) ? previous.cursor : lookBack();
 		const listed = await reportsSince(
 			client,
-			accountQuery(settings.accountId),
+			defined({ accountId: settings.accountId }),
 			start,
 			{ marginMs: 0, toleranceMs: 0 },
 			() => true,
@@ -168,7 +164,7 @@ export const reportCompletions: EventKind<CompletionState> = {
 		let latest: ServiceReport | undefined;
 		await walkReports(
 			client,
-			{ status: wantedStatus(settings.event), ...accountQuery(settings.accountId) },
+			defined({ status: wantedStatus(settings.event), accountId: settings.accountId }),
 			(records) => {
 				latest = records[0];
 				return false;

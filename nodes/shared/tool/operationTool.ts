@@ -30,9 +30,8 @@ export type ExecuteItem<Input, Output> = (
 ) => Promise<Output>;
 
 /**
- * An operation's tool variant (docs/agent-tools.md): what the model reads, the arguments it
- * passes, and what it gets back. Its input is read by the operation's own `readInput` (from
- * ToolArguments); the tool only shapes what a model receives (toolResults.ts).
+ * An operation's tool variant (docs/agent-tools.md). Its input is read by the operation's own
+ * `readInput` (from ToolArguments); the tool only shapes what a model receives.
  */
 export interface OperationTool<Input = unknown> {
 	/** What the model reads about the tool: what comes back, what to pass, the limits. */
@@ -108,8 +107,7 @@ export function singleRecordTool<Input>(
 /**
  * The ad platform account ID (`act_<digits>`) that creating a report needs, from either ID a
  * model may pass: the service's account `id` is looked up in the accounts list, page by page
- * until found (the 131st of 150 accounts is as much an account as the first). A list that did not
- * agree with itself, read again as every listing is, can only say the id was not found in it.
+ * until found. A list that did not agree with itself cannot say the id is not in it.
  */
 export async function platformAccountIdOf(
 	client: AdPerformanceClient,

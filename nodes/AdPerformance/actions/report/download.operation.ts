@@ -64,7 +64,6 @@ export const tool: OperationTool<ReportDownload> = {
 	description:
 		'Gets a completed report for reading: pass reportId (rpt_...). A model cannot receive files, so this returns the report as text: id, title, status, format, riskLevel, totalSpend, avgRoas, totalConversions, avgCpa, downloadUrl (a signed link valid 7 days, to share with people) and expiresAt. A report that is not completed yet returns its status; wait for it with the wait-for-report tool (reports take 10 to 20 seconds).',
 	args: [REPORT_ID_ARGUMENT],
-	// A model receives no files: the report as text, as the Get tool gives it.
 	async execute(client, itemIndex, { reportId }) {
 		return await reportAsText.call(this, client, itemIndex, { reportId, narrow: {} });
 	},
