@@ -42,7 +42,7 @@ interface PollOutcome<State> {
  * overlapping polls, the time budget, committing the state with the events.
  */
 export interface EventKind<State> {
-	/** The stored state as this kind wrote it; anything else throws (TriggerStore.read). */
+	/** The stored state as this kind wrote it; anything else throws StateRejected (a baseline). */
 	readState(stored: object): State;
 	/** The state as plain JSON for the static data: lists of entries, never objects keyed by ids. */
 	writeState(state: State): IDataObject;
