@@ -78,11 +78,6 @@ export function releaseExecutionCredential(ctx: RequestContext): void {
 	credentialOfContext.delete(ctx);
 }
 
-/** Encodes one id for use as a path segment, so `/`, `?` or `..` can never change the path. */
-export function pathId(id: string): string {
-	return encodeURIComponent(id);
-}
-
 /**
  * The one facade the operations use; it only wires the parts together. One instance per node
  * execution: n8n queue mode runs many workers, so only the key's pacing is kept.
@@ -124,8 +119,8 @@ export class AdPerformanceClient {
 	}
 
 	/**
-	 * Checks the credential and the request options before anything is sent. The caller validated
-	 * the numbers (InputValidator); clamped again, no value can ever mean "retry forever".
+	 * Checks the credential before anything is sent. The request options come validated
+	 * (createClient.ts): no value there can mean "retry forever".
 	 */
 	static async create(
 		ctx: RequestContext,
@@ -145,20 +140,14 @@ export class AdPerformanceClient {
 		const keyProblem = apiKeyProblem(apiKeyOf(credentials));
 		if (keyProblem) throw credentialError(node, keyProblem.message, keyProblem.description);
 		const clock = new ServiceClock(baseUrl, credentials.timeScale);
-		const clamp = (option: keyof ClientOptions, min: number, max: number) => {
-			const value = options[option];
-			return Number.isFinite(value)
-				? Math.max(min, Math.min(max, value as number))
-				: RETRY_DEFAULTS[option];
-		};
 		return new AdPerformanceClient(
 			ctx,
 			credentials,
 			redactor,
 			baseUrl,
 			clock,
-			Math.floor(clamp('maxAttempts', 1, 10)),
-			clock.realMs(clamp('rateLimitWaitMinutes', 0, 24 * 60) * 60_000),
+			options.maxAttempts ?? RETRY_DEFAULTS.maxAttempts,
+			clock.realMs((options.rateLimitWaitMinutes ?? RETRY_DEFAULTS.rateLimitWaitMinutes) * 60_000),
 		);
 	}
 
@@ -341,15 +330,5 @@ export class AdPerformanceClient {
 			},
 			round,
 		);
-	}
-
-	/** An error about the service's behaviour that is not one of its error answers. */
-	apiError(
-		message: string,
-		description: string,
-		itemIndex?: number,
-		type?: 'protocol_error' | 'ambiguous_outcome' | 'timeout' | 'deleted',
-	): NodeApiError {
-		return this.errors.api(message, description, itemIndex, type);
 	}
 }

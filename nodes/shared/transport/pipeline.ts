@@ -34,7 +34,7 @@ import { isServiceOrigin } from './urlPolicy';
 
 export interface RequestSpec {
 	method: HttpMethod;
-	/** Path below /v1, starting with '/'. Ids must already be encoded (use `pathId`). */
+	/** Path below /v1, starting with '/'. Ids must already be encoded (encodeURIComponent). */
 	path: string;
 	qs?: IDataObject;
 	body?: IDataObject;
