@@ -41,41 +41,32 @@ function deeper(child: unknown, depth: number): boolean {
 }
 
 /**
- * The JSON value of a body, or a ProtocolError naming what came instead; `redactor` may vouch for
- * what was parsed from a text (Redactor.vouch).
+ * The JSON value of a body (exchange.ts hands over an API answer as text), or a ProtocolError
+ * naming what came instead; `redactor` may vouch for it (Redactor.vouch).
  */
 export function parseJsonBody(
 	body: unknown,
 	contentType?: string,
 	redactor?: Pick<Redactor, 'vouch'>,
 ): unknown {
-	const value = parseJson(body, contentType, redactor);
+	const text = typeof body === 'string' ? body : '';
+	if (text.trim() === '') throw new ProtocolError('the answer was empty');
+	let value: unknown;
+	try {
+		value = JSON.parse(text) as unknown;
+	} catch {
+		// Not JSON (JSON.parse never gives undefined): named below, as the lint allows only
+		// n8n's errors to be thrown in a catch.
+	}
+	if (value === undefined) {
+		const html = /html/i.test(contentType ?? '') || /^\s*</.test(text);
+		throw new ProtocolError(`the answer was ${html ? 'an HTML page' : 'text that is not JSON'}`);
+	}
 	if (value !== null && typeof value === 'object' && nestsTooDeep(value)) {
 		throw new ProtocolError(`the answer was nested deeper than ${MAX_ANSWER_DEPTH} levels`);
 	}
+	redactor?.vouch(text, value);
 	return value;
-}
-
-function parseJson(
-	body: unknown,
-	contentType?: string,
-	redactor?: Pick<Redactor, 'vouch'>,
-): unknown {
-	if (body === undefined || body === null) throw new ProtocolError('the answer was empty');
-	if (typeof body === 'object' && !(body instanceof Uint8Array) && !(body instanceof ArrayBuffer)) {
-		return body;
-	}
-	const text = typeof body === 'string' ? body : Buffer.from(body as ArrayBuffer).toString('utf8');
-	if (text.trim() === '') throw new ProtocolError('the answer was empty');
-	try {
-		const value = JSON.parse(text) as unknown;
-		redactor?.vouch(text, value);
-		return value;
-	} catch {
-		// Not JSON: named below (the lint allows only n8n's errors to be thrown in a catch).
-	}
-	const html = /html/i.test(contentType ?? '') || /^\s*</.test(text);
-	throw new ProtocolError(`the answer was ${html ? 'an HTML page' : 'text that is not JSON'}`);
 }
 
 /** The answer's JSON as `expect`ed, else the problem with it (one too large was never read). */

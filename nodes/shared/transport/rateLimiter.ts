@@ -1,19 +1,9 @@
 /**
  * Pacing for the service's rate limits, which belong to the API key (fixed windows that open
  * with the first request counted), so every execution of this process on one key and Base URL
- * shares one KeyPacer: they take turns to SEND (a turn ends when its request has left; only a
- * window's first answer is waited for, for its count) and requests count when sent.
- *
- * Processes of a queue-mode setup meet only at the service, and learn from what it tells each
- * of them (docs/running-at-scale.md). Every process with work sends one request when it believes
- * a window has ended; the first answer's `meta.remaining_requests` tells whether that request
- * opened the window (nothing was counted before it). The opener fills the window; the others send
- * no more in it. While others were seen, the opener waits out the window's first moments (the
- * others' first requests arrive then) and sends one request at a time, so that each answer's
- * count, lowered by the others' first requests, is read before the next goes; a 429 tells the
- * window's end to the second. An opener that runs out of work leaves the rest of its window
- * unused (the others cannot know), so a process told that its executions have little left
- * (`expect`) lets one with more open the window. Pure code: no HTTP, no timers.
+ * shares one KeyPacer, and requests count when sent. How processes of a queue-mode setup, which
+ * meet only at the service, share a window (the opener fills it, the others learn from its
+ * counts) is in docs/running-at-scale.md. Pure code: no HTTP, no timers.
  */
 export type Bucket = 'read' | 'write' | 'generation' | 'diagnostic';
 
@@ -140,11 +130,8 @@ export class RateLimiter {
 		if (BUCKET_LIMITS[bucket] > SHARED_BY_OPENER) return inFlight >= remaining ? windowEnd : now;
 		if (inFlight >= remaining) return windowEnd;
 		if (othersSeen > 0 && !opener) return windowEnd;
-		// Alone, the opener fills its window at once. Shared with other processes, it sends no more
-		// in the window's first moments (GRACE_SHARE), so that the count its next answer tells
-		// includes the others' first requests (their window's end is a guess, late by up to their
-		// answer's time, and a process with little left comes late on purpose); then one at a
-		// time, each count read before the next goes.
+		// Alone, the opener fills its window at once; shared, it waits out GRACE_SHARE, then sends
+		// one at a time, each count read before the next goes.
 		const shared = othersSeen > 0 || this.sharedLately[bucket] === true;
 		if (!shared) return now;
 		const graceEnd = windowEnd - windowMs * (1 - GRACE_SHARE);

@@ -6,16 +6,10 @@
  * (the credential's hidden `timeScale`) so that tests do not take real minutes; honoured only
  * for a Base URL on this machine, so a sandbox's credential never hurries against a real service.
  *
- * Time shown. Record times are written by the service's clock, which may be minutes off n8n's.
- * Three witnesses say how far: every answer's `Date` header, the record times, and n8n's clock
- * (the observe methods and HOST_READING say what each bounds). The header and n8n's clock each
- * make a reading, which the record times bound (readings()). When the records confirm the
- * header, n8n's reading is dropped: a service hours off n8n's clock (a time-zone bug looks the
- * same) is still read right. Readings left standing that disagree (a `Date` header an hour ahead
- * of records that match n8n's clock looks exactly like a service an hour ahead whose records are
- * old) answer every question together; where they differ the answer is "unsure", never a guess.
- * Until the records confirm a reading, they may be stamped by a clock off by the skew margin: see
- * readings().
+ * Time shown. Record times are written by the service's clock, which may be minutes (or, with a
+ * time-zone bug, hours) off n8n's. Its `Date` header and n8n's clock each make a reading, which
+ * the record times bound (readings()); readings that disagree answer every question together,
+ * and where they differ the answer is "unsure", never a guess.
  */
 export class ServiceClock {
 	/** Real milliseconds per service millisecond: 1, or less for a sped-up local sandbox. */
@@ -134,7 +128,8 @@ export class ServiceClock {
 	}
 
 	/**
-	 * The readings of (service − n8n). One that the record times contradict is moved to the
+	 * The readings of (service − n8n): once the records confirm the Date header, it alone stands.
+	 * Else, one that the record times contradict is moved to the
 	 * nearest offset they allow (so a Date header lagging an hour behind fresh records reads as
 	 * "as late as the records say", not as an hour ago), unless the records contradict every
 	 * reading, or themselves: then the records are what lies, and the readings stand as they are.

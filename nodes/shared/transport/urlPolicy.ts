@@ -1,12 +1,9 @@
 /**
- * Where a request may go and what it may carry: the rules for redirects and for download links
- * (the Base URL's own rules are in ../credentialRules.ts). Pure functions of URLs (no DNS: node
- * code may not resolve names), so each rule is unit-tested without a network.
+ * Where a request may go: the rules for redirects and download links (the Base URL's own are in
+ * ../credentialRules.ts). Pure functions of URLs: node code may not resolve names.
  */
 
 import { isServiceOrigin } from '../credentialRules';
-
-export { isServiceOrigin };
 
 /** Redirects followed for one request at most (the service itself needs none or one). */
 export const MAX_REDIRECTS = 5;
