@@ -57,9 +57,8 @@ const credentialOfContext = new WeakMap<object, Promise<ExecutionCredential>>();
 
 /**
  * The credential of the execution `ctx` runs, decrypted once for the client and the boundary,
- * with the execution's one Redactor of its secrets. Released when the execution ends: n8n keeps
- * one context for every poll of a trigger, and a key replaced in the credential must be used
- * from the next poll on.
+ * with its one Redactor. Released when the execution ends: n8n keeps one context for every poll
+ * of a trigger, and a key replaced in the credential must be used from the next poll on.
  */
 export async function executionCredential(ctx: RequestContext): Promise<ExecutionCredential> {
 	let pending = credentialOfContext.get(ctx);
@@ -118,10 +117,7 @@ export class AdPerformanceClient {
 		});
 	}
 
-	/**
-	 * Checks the credential before anything is sent. The request options come validated
-	 * (createClient.ts): no value there can mean "retry forever".
-	 */
+	/** Checks the credential before anything is sent (createClient.ts validated the options). */
 	static async create(
 		ctx: RequestContext,
 		options: ClientOptions = {},
@@ -153,8 +149,7 @@ export class AdPerformanceClient {
 
 	/**
 	 * Tells the key's pacer that this execution has `count` items still to run that each send one
-	 * request of `bucket` (RateLimiter.expect): a worker about to run out leaves opening a window
-	 * to one with more. `settled` takes one item away; `release` takes away what is left.
+	 * request of `bucket` (RateLimiter.expect). `settled` takes one away; `release`, what is left.
 	 */
 	expectRequests(bucket: Bucket, count: number): { settled(): void; release(): void } {
 		const { limiter } = this.pipeline.parts.pacer;
@@ -259,10 +254,8 @@ export class AdPerformanceClient {
 	}
 
 	/**
-	 * Walks the pages of a list (see pageWalker.ts); `visit` returns false to stop. Every caller
-	 * says what a listing that does not agree with itself is to it (`incomplete`, WalkCall): with
-	 * `fails` only a complete or stopped walk comes back, with the others the caller handles the
-	 * incomplete result, so none can read a walk as if it were whole without deciding.
+	 * Walks the pages of a list (pageWalker.ts); `visit` returns false to stop. Every caller says
+	 * what an incomplete listing is to it (WalkCall), so none reads one as whole without deciding.
 	 */
 	async walk<T extends IDataObject>(
 		path: string,
@@ -297,9 +290,8 @@ export class AdPerformanceClient {
 	}
 
 	/**
-	 * One exchange of a download, as a stream, for `attempts` (the one loop of a download: what is
-	 * read after the answer may fail the attempt too); a link urlPolicy.ts forbids is refused
-	 * before it is opened.
+	 * One exchange of a download, as a stream, for `attempts` (reading it may fail the attempt
+	 * too); a link urlPolicy.ts forbids is refused before it is opened.
 	 */
 	async downloadOnce(
 		url: string,

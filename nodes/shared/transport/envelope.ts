@@ -21,10 +21,7 @@ export class ProtocolError extends Error {}
  */
 export const MAX_ANSWER_DEPTH = 64;
 
-/**
- * Whether a parsed value nests deeper than MAX_ANSWER_DEPTH. Recursive, but never past that
- * depth, and without allocating: it runs over every record of every page.
- */
+/** Recursive, never past MAX_ANSWER_DEPTH, and without allocating: it runs over every record. */
 function nestsTooDeep(value: object, depth = 1): boolean {
 	if (depth > MAX_ANSWER_DEPTH) return true;
 	if (Array.isArray(value)) {
@@ -110,13 +107,10 @@ function positiveInteger(value: unknown): number | undefined {
 }
 
 /**
- * What a page of a list says against itself (its record count, `total`, `hasMore`, `page`,
- * `page_size`) or against what was `asked`; undefined when they agree. Pages before the last hold
- * `page_size` records each, so a last page (`hasMore: false`) ends the list at record
- * (page − 1) × page_size + count, which must be the total, or holds nothing past the end (the
- * list shrank): `total: 250, hasMore: false` with 100 records on page 1 would lose 150 records.
- * A page that says there is more is held to its progress by pageWalker.ts: records shift while
- * pages are read. A page that leaves out its number or size is read as the one asked for.
+ * What a page of a list says against itself (its count, `total`, `hasMore`, `page`, `page_size`)
+ * or against what was `asked`; undefined when they agree. A last page must end the list at its
+ * total (`total: 250, hasMore: false` with 100 records on page 1 would lose 150), or hold nothing
+ * past it (the list shrank); a page that leaves out its number or size is read as the one asked.
  */
 export function pageContradiction(
 	count: number,

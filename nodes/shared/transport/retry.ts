@@ -154,10 +154,8 @@ export function pastMaxWait(ms: number, round: Round): boolean {
 }
 
 /**
- * Not yet: asked again after a backoff up to the request's pollMs, or as told, within its
- * not-yet bound; the last wait is cut to the bound, a Retry-After never: one that no wait within
- * the bound can honour ends it now. Without a bound of its own (a file host's Retry-After on a
- * request that declared no "not yet"): every 2 s until the deadline.
+ * Not yet: asked again after a backoff up to the request's pollMs, or as told, within its bound;
+ * the last wait is cut to the bound, but a Retry-After that no wait within it can honour ends it.
  */
 function notYet(askedMs: number, request: Declared, round: Round): Decision {
 	const leftMs = (request.notYet?.until ?? Infinity) - Date.now();

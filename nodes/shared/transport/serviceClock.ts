@@ -82,9 +82,8 @@ export class ServiceClock {
 
 	/**
 	 * Whether the service's clock has not reached `serviceMs` (a time it wrote) at `hostMs`, by its
-	 * own word: its Date header as the records correct it, once an answer carried one; else any
-	 * standing reading. Never by n8n's clock against the header, which may be days off it; and
-	 * before any answer, nothing says so.
+	 * own word: its Date header once an answer carried one (never n8n's clock against it), else
+	 * any standing reading; before any answer, nothing says so.
 	 */
 	notYetReached(serviceMs: number, hostMs: number): boolean {
 		if (this.lastAnsweredSendAt === undefined) return false;
@@ -94,9 +93,8 @@ export class ServiceClock {
 	}
 
 	/**
-	 * Whether a record created at the service time `created` was created before or after the
-	 * n8n moment `hostMs`. "after" includes the same instant, within the reading's precision (about
-	 * a second): a report created in the same second by another execution is the limit of it.
+	 * Whether a record created at the service time `created` was created before or after the n8n
+	 * moment `hostMs`; "after" includes the same instant, within a reading's precision (a second).
 	 */
 	placeCreation(
 		created: ServiceTimeRange,
@@ -129,10 +127,9 @@ export class ServiceClock {
 
 	/**
 	 * The readings of (service − n8n): once the records confirm the Date header, it alone stands.
-	 * Else, one that the record times contradict is moved to the
-	 * nearest offset they allow (so a Date header lagging an hour behind fresh records reads as
-	 * "as late as the records say", not as an hour ago), unless the records contradict every
-	 * reading, or themselves: then the records are what lies, and the readings stand as they are.
+	 * Else one that the record times contradict is moved to the nearest offset they allow (a Date
+	 * header an hour behind fresh records reads "as late as the records say"), unless the records
+	 * contradict every reading, or themselves: then the records lie, and the readings stand.
 	 *
 	 * Until the records confirm the Date header, the clock they are stamped by may be as far off
 	 * as CLOCK_SKEW_MARGIN_MS (no Date header read yet; a header written by a proxy whose clock is

@@ -11,9 +11,8 @@ export const MAX_REDIRECTS = 5;
 export const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /**
- * Host names and literal addresses that lead into the machine or network n8n runs in:
- * loopback, private (RFC 1918, unique-local), link-local (cloud metadata services),
- * carrier-grade NAT, unspecified, and the reserved `localhost`/`.local`/`.internal` names.
+ * Host names and addresses that lead into the machine or network n8n runs in: loopback, private,
+ * link-local (cloud metadata), carrier-grade NAT, unspecified, `localhost`/`.local`/`.internal`.
  */
 export function isInternalHost(hostname: string): boolean {
 	const host = hostname
