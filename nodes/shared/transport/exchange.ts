@@ -7,6 +7,7 @@ import type {
 	IPollFunctions,
 } from 'n8n-workflow';
 
+import { isServiceOrigin } from '../credentialRules';
 import { ANSWER_LIMITS } from '../limits';
 import {
 	AnswerTooLarge,
@@ -15,7 +16,6 @@ import {
 	ExchangeDeadline,
 	readBounded,
 } from './boundedReader';
-import { isServiceOrigin } from '../credentialRules';
 import { hopProblem, MAX_REDIRECTS, REDIRECT_STATUSES } from './urlPolicy';
 
 /**

@@ -1,6 +1,6 @@
 import type { ICredentialDataDecryptedObject, IDataObject, NodeApiError } from 'n8n-workflow';
 
-import { apiKeyOf } from '../credentialRules';
+import { apiKeyOf, isServiceOrigin } from '../credentialRules';
 import { DeadlineReached, type TransportErrors } from '../errors';
 import { ANSWER_LIMITS } from '../limits';
 import type { Redactor } from '../redaction';
@@ -30,7 +30,6 @@ import {
 	type Seen,
 } from './retry';
 import type { ServiceClock } from './serviceClock';
-import { isServiceOrigin } from '../credentialRules';
 
 export interface RequestSpec {
 	method: HttpMethod;
