@@ -71,7 +71,6 @@ const SLICE_MS = 500;
 export class ExchangeDeadline {
 	readonly endsAt: number;
 	private readonly controller = new AbortController();
-	/** Aborts when the time is up or the execution is cancelled. */
 	readonly signal: AbortSignal = this.controller.signal;
 	private disposed = false;
 	/** The execution's cancel signal, and any other n8n hands over. */
@@ -208,9 +207,8 @@ async function beforeStop<T>(promise: Promise<T>, deadline: ExchangeDeadline): P
 }
 
 /**
- * The body's chunks, each awaited within the bounds. Past the byte limit the last value is the
- * AnswerTooLarge (a value: a reader of whole answers keeps it as the outcome); the deadline and
- * the cancel signal throw.
+ * The body's chunks, each awaited within the bounds; past the byte limit the last is the
+ * AnswerTooLarge, a value that a reader of whole answers keeps as the outcome.
  */
 async function* boundedChunks(
 	body: unknown,

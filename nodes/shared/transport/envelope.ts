@@ -149,7 +149,6 @@ export function checkRecord<T>(value: unknown): SingleEnvelope<T> {
 	return value as unknown as SingleEnvelope<T>;
 }
 
-/** Numbers of the pagination object, only when they are sane. */
 export function pagingOf(pagination: Pagination | undefined): {
 	hasMore?: boolean;
 	total?: number;

@@ -1,7 +1,6 @@
 /**
- * When to try a request again and how long to wait first. Every failed attempt of every request
- * is judged by `decide` alone: again or not, how long to wait, or the end (the waits for the
- * key's pacing before a request is sent are rateLimiter.ts's).
+ * When to try a request again and how long to wait first: every failed attempt is judged by
+ * `decide` alone (the waits for the key's pacing before a request is sent are rateLimiter.ts's).
  */
 
 export const RETRY_DEFAULTS = {
