@@ -55,14 +55,10 @@ export async function runAttempts<T>(
 	let firstSentAt: number | undefined;
 	/** What the last failed attempt met: the deadline's error carries it to the item's message. */
 	let lastFailure: Error | undefined;
-	let failure: unknown;
-	try {
-		return await attemptUntilDone();
-	} catch (error) {
-		failure = error;
-	}
-	if (failure instanceof DeadlineReached) failure.lastFailure ??= lastFailure;
-	throw failure as Error;
+	return await attemptUntilDone().catch((failure: unknown) => {
+		if (failure instanceof DeadlineReached) failure.lastFailure ??= lastFailure;
+		throw failure;
+	});
 
 	async function attemptUntilDone(): Promise<T> {
 		for (;;) {

@@ -171,10 +171,11 @@ class SeenRecords {
 	}
 
 	/** Adds the record; false when it was seen before. */
-	add(record: unknown): boolean {
-		const id = (record as { id?: unknown } | null)?.id;
+	add(record: IDataObject): boolean {
+		const { id } = record;
 		if (typeof id === 'string' || typeof id === 'number') return addNew(this.ids, id);
-		return addNew(this.contents, contentOf(record));
+		// A record checked by envelope.ts, parsed from JSON: it stringifies.
+		return addNew(this.contents, JSON.stringify(record));
 	}
 }
 
@@ -182,12 +183,4 @@ class SeenRecords {
 function addNew<T>(set: Set<T>, key: T): boolean {
 	const size = set.size;
 	return set.add(key).size !== size;
-}
-
-function contentOf(record: unknown): string {
-	try {
-		return JSON.stringify(record) ?? String(record);
-	} catch {
-		return String(record);
-	}
 }
