@@ -10,7 +10,6 @@ import {
 	headerOf,
 	isAnswerTimedOut,
 	isAnswerTooLarge,
-	pathId,
 	peekBody,
 	type AdPerformanceClient,
 	type Attempt,
@@ -135,7 +134,8 @@ async function fetchFile<T>(
 	return await client.attempts<T>(
 		async (round) => {
 			const answer = await client.downloadOnce(
-				report.downloadUrl || `${client.baseUrl}/v1/reports/${pathId(report.id)}/download`,
+				report.downloadUrl ||
+					`${client.baseUrl}/v1/reports/${encodeURIComponent(report.id)}/download`,
 				{
 					itemIndex,
 					subject: `report ${report.id}`,
@@ -157,7 +157,11 @@ async function fetchFile<T>(
 			// garbled answer.
 			const garbled = (message: string, description: string) => {
 				(response.body as { destroy?: () => void } | undefined)?.destroy?.();
-				return after(round, { kind: 'garbled' }, client.apiError(message, description, itemIndex));
+				return after(
+					round,
+					{ kind: 'garbled' },
+					client.errors.api(message, description, itemIndex),
+				);
 			};
 			// Packed although asked for unpacked (exchange.ts): n8n's helper unpacks leniently, so a
 			// file cut short inside its coding would unpack without an error, a part stored as the whole.
@@ -195,7 +199,7 @@ async function fetchFile<T>(
 					return after(
 						round,
 						{ kind: 'refused' },
-						client.apiError(
+						client.errors.api(
 							`The download of report ${report.id} did not finish within ${ANSWER_LIMITS.downloadMs / 60_000} minutes`,
 							'The service sent the file too slowly, and the download was stopped. Run the workflow again later; if it persists, contact the service.',
 							itemIndex,
@@ -207,7 +211,7 @@ async function fetchFile<T>(
 				return after(
 					round,
 					{ kind: 'garbled' },
-					client.apiError(
+					client.errors.api(
 						`The download of report ${report.id} was cut off before the whole file arrived`,
 						`The connection broke during the download ${round.failures + 1} time(s) (${(error as Error)?.message ?? 'unknown error'}). Run the workflow again, or raise Request Options → Max Attempts.`,
 						itemIndex,

@@ -158,7 +158,7 @@ function listingIncomplete(
 	question: string,
 	itemIndex?: number,
 ) {
-	return client.apiError(
+	return client.errors.api(
 		`The report list did not agree with itself (${reason}), so it cannot tell ${question}`,
 		`Its listings were read up to ${LISTING_READS} times, and nothing was created, sent or emitted on its strength. Run again in a minute; if it persists, contact the service.`,
 		itemIndex,
@@ -268,7 +268,7 @@ async function findCreatedBy(
 	// Already named for what the search saw (a report that may be ours or another's).
 	if (errorTypeOf(failure) === 'ambiguous_outcome') throw failure as Error;
 	const seen = failure instanceof Error ? failure.message : String(failure);
-	throw client.apiError(
+	throw client.errors.api(
 		`The answer to this report request was lost, and the search for the report it may have created failed: ${seen}`,
 		'The report may or may not have been created: the service gave no usable answer to the search for it, so the request was not sent again (that could create a second report). Check the report list (Report → Get Many) before running the item again.',
 		itemIndex,
@@ -381,7 +381,7 @@ function unsureError(client: AdPerformanceClient, reports: ServiceReport[], item
 	const why =
 		client.clock.disagreement(true) ??
 		'its records do not say when they were created (no readable createdAt)';
-	return client.apiError(
+	return client.errors.api(
 		`The answer to this report request was lost, and report ${ids} may be the one it created, or another execution's`,
 		`The report matches every field of this request, but it cannot be told whether it was created before or after this item's first attempt: the service's clock cannot be read closely enough (${why}). So no report was taken (it could be another execution's) and the request was not sent again (that could create a second report). Check the report list: if ${ids} is this item's, use it with Report → Get; otherwise run the item again.`,
 		itemIndex,

@@ -105,7 +105,7 @@ function unseenReportError(
 	const statusOf = (seen?: ServiceReport) =>
 		typeof seen?.status === 'string' ? seen.status : 'unknown';
 	if (outcome.kind === 'deleted') {
-		return client.apiError(
+		return client.errors.api(
 			`Report ${report.id} was deleted while it was waited for: the service listed it as ${statusOf(outcome.lastSeen)}, and then no longer`,
 			'Complete listings of GET /v1/reports stopped holding the report, so there is nothing left to wait for or download. Generate the report again.',
 			report.itemIndex,
@@ -114,7 +114,7 @@ function unseenReportError(
 	}
 	if (outcome.kind === 'unlisted' && !outcome.listedCompletely) {
 		// Not "not found": the list that did not hold it did not agree with itself either.
-		return client.apiError(
+		return client.errors.api(
 			`Report ${report.id} was not in the report list, but the list did not agree with itself`,
 			`The service's pages of GET /v1/reports contradicted one another until the Timeout (${report.timeoutSeconds} seconds), so their not holding the report does not mean it does not exist. Run the wait again; if it persists, the service is having trouble.`,
 			report.itemIndex,

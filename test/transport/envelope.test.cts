@@ -20,10 +20,9 @@ describe('envelope: only the documented shape counts as an answer', () => {
 		expect(() => parseJsonBody(body)).toThrow(problem);
 	});
 
-	test('JSON text and parsed objects are read', () => {
+	test('JSON text is read; a body that is no text (exchange.ts decodes every answer) is none', () => {
 		expect(parseJsonBody('{"data":[]}')).toEqual({ data: [] });
-		expect(parseJsonBody(Buffer.from('{"a":1}'))).toEqual({ a: 1 });
-		expect(parseJsonBody({ a: 1 })).toEqual({ a: 1 });
+		expect(() => parseJsonBody({ a: 1 })).toThrow(/empty/);
 	});
 
 	test.each([
@@ -74,14 +73,7 @@ describe('envelope: only the documented shape counts as an answer', () => {
 		);
 	});
 
-	test.each([100, 10_000, 100_000])(
-		'a record nested %i levels is a protocol error, as text or as a parsed value',
-		(depth) => {
-			expect(() => parseJsonBody(deepAnswer(depth))).toThrow(/nested deeper than 64 levels/);
-			expect(() => parseJsonBody(Buffer.from(deepAnswer(depth)))).toThrow(ProtocolError);
-			let parsed: unknown = 1;
-			for (let level = 0; level < depth; level++) parsed = [parsed];
-			expect(() => parseJsonBody({ data: parsed })).toThrow(ProtocolError);
-		},
-	);
+	test.each([100, 10_000, 100_000])('a record nested %i levels is a protocol error', (depth) => {
+		expect(() => parseJsonBody(deepAnswer(depth))).toThrow(/nested deeper than 64 levels/);
+	});
 });

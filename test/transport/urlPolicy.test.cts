@@ -1,9 +1,5 @@
-import { baseUrlProblem } from '../../nodes/shared/credentialRules';
-import {
-	hopProblem,
-	isInternalHost,
-	isServiceOrigin,
-} from '../../nodes/shared/transport/urlPolicy';
+import { baseUrlProblem, isServiceOrigin } from '../../nodes/shared/credentialRules';
+import { hopProblem, isInternalHost } from '../../nodes/shared/transport/urlPolicy';
 
 describe('urlPolicy: where the key and requests may go', () => {
 	const base = 'https://api.example.com';

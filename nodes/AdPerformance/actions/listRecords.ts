@@ -11,7 +11,7 @@ import {
 	TOOL_MAX_LIMIT,
 	type Simplifier,
 } from '../../shared/tool/toolResults';
-import { onePage, pathId, type AdPerformanceClient } from '../../shared/transport';
+import { onePage, type AdPerformanceClient } from '../../shared/transport';
 import type { SingleEnvelope } from '../../shared/types';
 
 /** The input of a Get Many: the checked filters as the query, and how many records. */
@@ -110,7 +110,7 @@ export async function getRecord<T>(
 ): Promise<T> {
 	const envelope = await client.request<SingleEnvelope<T>>({
 		method: 'GET',
-		path: `/${kind}s/${pathId(id)}`,
+		path: `/${kind}s/${encodeURIComponent(id)}`,
 		itemIndex,
 		subject: `${kind} ${id}`,
 		expect: 'record',

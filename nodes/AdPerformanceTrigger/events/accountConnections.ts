@@ -63,7 +63,7 @@ async function listAccounts(
 					account.id === '' ||
 					account.id.length > MAX_TEXT_CHARS
 				) {
-					throw client.apiError(
+					throw client.errors.api(
 						typeof account?.id === 'string' && account.id !== ''
 							? `The service listed an ad account with an ID longer than ${MAX_TEXT_CHARS} characters (GET /v1/accounts)`
 							: 'The service listed an ad account without an ID (GET /v1/accounts)',

@@ -106,7 +106,7 @@ export const reportCompletions: EventKind<CompletionState> = {
 		// A record without its id could be a report still generating: skipping it could move
 		// the cursor past it and lose its completion. Such a poll changes nothing.
 		if ([...reports.keys()].some((id) => typeof id !== 'string' || id === '')) {
-			throw client.apiError(
+			throw client.errors.api(
 				'The service listed a report without an ID (GET /v1/reports)',
 				'Nothing was emitted and the trigger kept its cursor; the next poll tries again.',
 			);

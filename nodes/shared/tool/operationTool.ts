@@ -129,7 +129,7 @@ export async function platformAccountIdOf(
 	if (typeof account?.platformAccountId === 'string') return account.platformAccountId;
 	const shown = id.slice(0, 60);
 	if (walked.kind === 'incomplete') {
-		throw client.apiError(
+		throw client.errors.api(
 			`The account id "${shown}" was not found, but the service's accounts list did not agree with itself (${walked.reason}), so it may be there`,
 			'Call again in a moment, or pass the platformAccountId (act_ followed by digits) as the accounts tool returned it.',
 			itemIndex,

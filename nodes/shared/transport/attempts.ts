@@ -11,10 +11,7 @@ export interface RetryParts {
 	waiting: Pick<CancellableWait, 'throwIfCancelled' | 'waitWithin'>;
 }
 
-/**
- * What one attempt came to: done, or what `decide` (retry.ts) made of its failure, with the error
- * it ends in and (`sentAt`) when the request that may have done the work was sent.
- */
+/** What one attempt came to: done, or `decide`'s judgement of its failure, with its error. */
 export type Attempt<T> =
 	| { kind: 'done'; value: T; sentAt?: number }
 	| (Exclude<Decision, { kind: 'done' }> & { error: Error; sentAt: number });
@@ -38,9 +35,8 @@ export interface AttemptRules<T> {
 }
 
 /**
- * The loop of every request and of every operation of several requests per attempt (Generate, a
- * diagnostic, a download): it carries out what `decide` judged of each attempt, counts the round
- * and cuts every wait at the deadline and on cancel. It judges nothing itself.
+ * The loop of every run of attempts: it carries out what `decide` judged of each attempt, counts
+ * the round and cuts every wait at the deadline and on cancel. It judges nothing itself.
  */
 export async function runAttempts<T>(
 	parts: RetryParts,
@@ -59,14 +55,10 @@ export async function runAttempts<T>(
 	let firstSentAt: number | undefined;
 	/** What the last failed attempt met: the deadline's error carries it to the item's message. */
 	let lastFailure: Error | undefined;
-	let failure: unknown;
-	try {
-		return await attemptUntilDone();
-	} catch (error) {
-		failure = error;
-	}
-	if (failure instanceof DeadlineReached) failure.lastFailure ??= lastFailure;
-	throw failure as Error;
+	return await attemptUntilDone().catch((failure: unknown) => {
+		if (failure instanceof DeadlineReached) failure.lastFailure ??= lastFailure;
+		throw failure;
+	});
 
 	async function attemptUntilDone(): Promise<T> {
 		for (;;) {

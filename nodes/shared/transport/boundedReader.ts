@@ -3,13 +3,10 @@ import { sleep } from 'n8n-workflow';
 import { describeBytes } from '../limits';
 
 /**
- * The one reader of every answer body (API answers, error bodies, downloads): n8n's request
- * helper would buffer a body without any limit, so requests ask it for a stream, read here under
- *   - a byte limit, counted on the unpacked bytes (a gzip bomb stops at the limit) and on the
- *     packed ones as they go in (watchWireBytes: a stream that unpacks to nothing stops too);
- *   - a total deadline: an answer trickling in a byte at a time is cut when the time is up;
- *   - the execution's cancel signal.
- * A body we stop reading is destroyed, so its connection is freed at once.
+ * The one reader of every answer body: n8n's request helper would buffer a body without any
+ * limit, so requests ask it for a stream, read here under a byte limit (on the unpacked bytes,
+ * and on the packed ones as they go in), a total deadline (a trickle is cut too) and the
+ * execution's cancel signal. A body we stop reading is destroyed, freeing its connection.
  */
 
 /** An answer larger than its limit; `message` says so in words for the user. */
@@ -67,23 +64,16 @@ function formatDuration(ms: number): string {
 	return `${Math.round(ms / 100) / 10} s`;
 }
 
-/**
- * The deadline is watched in slices of n8n's sleep, each ending by itself at most this long after
- * its exchange: ending a sleepWithAbort early costs n8n an error with a stack trace per request.
- */
+/** Slices of the deadline's watch: ending a sleepWithAbort early costs n8n a stack trace. */
 const SLICE_MS = 500;
 
-/**
- * The total deadline and the cancel signal of one exchange, as one signal for the HTTP library
- * (so the request itself, before any answer, is cut too) and one reason to stop for the reader.
- */
+/** The total deadline and the cancel signal of one exchange, as one signal and one reason. */
 export class ExchangeDeadline {
 	readonly endsAt: number;
 	private readonly controller = new AbortController();
-	/** Aborts when the time is up or the execution is cancelled. */
 	readonly signal: AbortSignal = this.controller.signal;
 	private disposed = false;
-	/** The cancel signals the exchange stops on (the execution's; any other n8n hands over). */
+	/** The execution's cancel signal, and any other n8n hands over. */
 	private readonly cancelSignals: AbortSignal[] = [];
 
 	constructor(
@@ -178,10 +168,9 @@ interface UnpackingStream {
 }
 
 /**
- * Counts the packed bytes of an answer being unpacked (axios hands over a zlib stream's output)
- * as they enter the unpacker, and destroys the body past `wireLimit`: endless empty gzip members,
- * empty deflate blocks or brotli metadata give the reader no chunk to check. Returns whether the
- * limit was passed; undefined for a body not being unpacked (its bytes read are its wire bytes).
+ * Counts the packed bytes of an answer being unpacked as they enter the unpacker, and destroys
+ * the body past `wireLimit`: endless empty gzip members or brotli metadata give the reader no
+ * chunk to check. Undefined for a body not being unpacked (its bytes read are its wire bytes).
  */
 function watchWireBytes(body: unknown, wireLimit: number): (() => boolean) | undefined {
 	const unpacker = body as UnpackingStream;
@@ -218,9 +207,8 @@ async function beforeStop<T>(promise: Promise<T>, deadline: ExchangeDeadline): P
 }
 
 /**
- * The body's chunks, each awaited within the bounds. Past the byte limit the last value is the
- * AnswerTooLarge (a value, not a throw: a reader of whole answers keeps it as the outcome);
- * the deadline and the cancel signal throw. A body not read to its end is destroyed.
+ * The body's chunks, each awaited within the bounds; past the byte limit the last is the
+ * AnswerTooLarge, a value that a reader of whole answers keeps as the outcome.
  */
 async function* boundedChunks(
 	body: unknown,
@@ -278,10 +266,7 @@ async function* boundedChunks(
 	}
 }
 
-/**
- * Reads a whole body within the bounds: its bytes, or the AnswerTooLarge that stopped it (what
- * was read of it is dropped). Throws AnswerTimedOut or AnswerCancelled.
- */
+/** Reads a whole body within the bounds: its bytes, or the AnswerTooLarge that stopped it. */
 export async function readBounded(
 	body: unknown,
 	bounds: ReadBounds,
@@ -327,9 +312,8 @@ function readableClassOf(body: unknown): ReadableClass | undefined {
 }
 
 /**
- * The body as a Readable that ends in an error (AnswerTooLarge, AnswerTimedOut, AnswerCancelled)
- * where a bound is reached, for n8n's binary store to write from as it reads: memory holds a
- * chunk or two, never the file. Undefined when the body is no Node stream (read it whole then).
+ * The body as a Readable that fails where a bound is reached, for n8n's binary store to write
+ * from as it reads (memory never holds the file); undefined when the body is no Node stream.
  */
 export function boundedStream(body: unknown, bounds: ReadBounds): unknown {
 	const Readable = readableClassOf(body);
@@ -344,10 +328,8 @@ export function boundedStream(body: unknown, bounds: ReadBounds): unknown {
 }
 
 /**
- * The first `bytes` of a body (all of it, if shorter) and the body again, whole, to be read as it
- * would have been: a file is judged by how it begins before it is stored. A stream's head is read
- * within the stream's own bounds (what stops it is thrown here, or later by the body handed on);
- * bytes already in memory are their own head.
+ * The first `bytes` of a body and the body again, whole, to be read as it would have been: a
+ * file is judged by how it begins before it is stored. A stream's head is read within its bounds.
  */
 export async function peekBody(
 	body: unknown,

@@ -21,9 +21,8 @@ export class CancellableWait {
 	}
 
 	/**
-	 * Waits with n8n's sleep and stops at once when the execution is cancelled. Older n8n
-	 * versions have only `sleep(ms)`; there the wait is cut into short slices that check the
-	 * signal, so cancelling still takes effect within a quarter of a second.
+	 * Waits with n8n's sleep and stops at once on cancel; where n8n has only `sleep(ms)`
+	 * (docs/compatibility.md), within a quarter of a second.
 	 */
 	async wait(ms: number): Promise<void> {
 		this.throwIfCancelled();

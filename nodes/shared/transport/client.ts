@@ -57,9 +57,8 @@ const credentialOfContext = new WeakMap<object, Promise<ExecutionCredential>>();
 
 /**
  * The credential of the execution `ctx` runs, decrypted once for the client and the boundary,
- * with the execution's one Redactor of its secrets. Released when the execution ends: n8n keeps
- * one context for every poll of a trigger, and a key replaced in the credential must be used
- * from the next poll on.
+ * with its one Redactor. Released when the execution ends: n8n keeps one context for every poll
+ * of a trigger, and a key replaced in the credential must be used from the next poll on.
  */
 export async function executionCredential(ctx: RequestContext): Promise<ExecutionCredential> {
 	let pending = credentialOfContext.get(ctx);
@@ -76,11 +75,6 @@ export async function executionCredential(ctx: RequestContext): Promise<Executio
 /** Forgets the credential of `ctx`: the next execution on the same context fetches it again. */
 export function releaseExecutionCredential(ctx: RequestContext): void {
 	credentialOfContext.delete(ctx);
-}
-
-/** Encodes one id for use as a path segment, so `/`, `?` or `..` can never change the path. */
-export function pathId(id: string): string {
-	return encodeURIComponent(id);
 }
 
 /**
@@ -123,10 +117,7 @@ export class AdPerformanceClient {
 		});
 	}
 
-	/**
-	 * Checks the credential and the request options before anything is sent. The caller validated
-	 * the numbers (InputValidator); clamped again, no value can ever mean "retry forever".
-	 */
+	/** Checks the credential before anything is sent (createClient.ts validated the options). */
 	static async create(
 		ctx: RequestContext,
 		options: ClientOptions = {},
@@ -145,27 +136,20 @@ export class AdPerformanceClient {
 		const keyProblem = apiKeyProblem(apiKeyOf(credentials));
 		if (keyProblem) throw credentialError(node, keyProblem.message, keyProblem.description);
 		const clock = new ServiceClock(baseUrl, credentials.timeScale);
-		const clamp = (option: keyof ClientOptions, min: number, max: number) => {
-			const value = options[option];
-			return Number.isFinite(value)
-				? Math.max(min, Math.min(max, value as number))
-				: RETRY_DEFAULTS[option];
-		};
 		return new AdPerformanceClient(
 			ctx,
 			credentials,
 			redactor,
 			baseUrl,
 			clock,
-			Math.floor(clamp('maxAttempts', 1, 10)),
-			clock.realMs(clamp('rateLimitWaitMinutes', 0, 24 * 60) * 60_000),
+			options.maxAttempts ?? RETRY_DEFAULTS.maxAttempts,
+			clock.realMs((options.rateLimitWaitMinutes ?? RETRY_DEFAULTS.rateLimitWaitMinutes) * 60_000),
 		);
 	}
 
 	/**
 	 * Tells the key's pacer that this execution has `count` items still to run that each send one
-	 * request of `bucket` (RateLimiter.expect): a worker about to run out leaves opening a window
-	 * to one with more. `settled` takes one item away; `release` takes away what is left.
+	 * request of `bucket` (RateLimiter.expect). `settled` takes one away; `release`, what is left.
 	 */
 	expectRequests(bucket: Bucket, count: number): { settled(): void; release(): void } {
 		const { limiter } = this.pipeline.parts.pacer;
@@ -270,10 +254,8 @@ export class AdPerformanceClient {
 	}
 
 	/**
-	 * Walks the pages of a list (see pageWalker.ts); `visit` returns false to stop. Every caller
-	 * says what a listing that does not agree with itself is to it (`incomplete`, WalkCall): with
-	 * `fails` only a complete or stopped walk comes back, with the others the caller handles the
-	 * incomplete result, so none can read a walk as if it were whole without deciding.
+	 * Walks the pages of a list (pageWalker.ts); `visit` returns false to stop. Every caller says
+	 * what an incomplete listing is to it (WalkCall), so none reads one as whole without deciding.
 	 */
 	async walk<T extends IDataObject>(
 		path: string,
@@ -308,9 +290,8 @@ export class AdPerformanceClient {
 	}
 
 	/**
-	 * One exchange of a download, as a stream, for `attempts` (the one loop of a download: what is
-	 * read after the answer may fail the attempt too); a link urlPolicy.ts forbids is refused
-	 * before it is opened.
+	 * One exchange of a download, as a stream, for `attempts` (reading it may fail the attempt
+	 * too); a link urlPolicy.ts forbids is refused before it is opened.
 	 */
 	async downloadOnce(
 		url: string,
@@ -341,15 +322,5 @@ export class AdPerformanceClient {
 			},
 			round,
 		);
-	}
-
-	/** An error about the service's behaviour that is not one of its error answers. */
-	apiError(
-		message: string,
-		description: string,
-		itemIndex?: number,
-		type?: 'protocol_error' | 'ambiguous_outcome' | 'timeout' | 'deleted',
-	): NodeApiError {
-		return this.errors.api(message, description, itemIndex, type);
 	}
 }

@@ -21,10 +21,7 @@ export class ProtocolError extends Error {}
  */
 export const MAX_ANSWER_DEPTH = 64;
 
-/**
- * Whether a parsed value nests deeper than MAX_ANSWER_DEPTH. Recursive, but never past that
- * depth, and without allocating: it runs over every record of every page.
- */
+/** Recursive, never past MAX_ANSWER_DEPTH, and without allocating: it runs over every record. */
 function nestsTooDeep(value: object, depth = 1): boolean {
 	if (depth > MAX_ANSWER_DEPTH) return true;
 	if (Array.isArray(value)) {
@@ -41,41 +38,32 @@ function deeper(child: unknown, depth: number): boolean {
 }
 
 /**
- * The JSON value of a body, or a ProtocolError naming what came instead; `redactor` may vouch for
- * what was parsed from a text (Redactor.vouch).
+ * The JSON value of a body (exchange.ts hands over an API answer as text), or a ProtocolError
+ * naming what came instead; `redactor` may vouch for it (Redactor.vouch).
  */
 export function parseJsonBody(
 	body: unknown,
 	contentType?: string,
 	redactor?: Pick<Redactor, 'vouch'>,
 ): unknown {
-	const value = parseJson(body, contentType, redactor);
+	const text = typeof body === 'string' ? body : '';
+	if (text.trim() === '') throw new ProtocolError('the answer was empty');
+	let value: unknown;
+	try {
+		value = JSON.parse(text) as unknown;
+	} catch {
+		// Not JSON (JSON.parse never gives undefined): named below, as the lint allows only
+		// n8n's errors to be thrown in a catch.
+	}
+	if (value === undefined) {
+		const html = /html/i.test(contentType ?? '') || /^\s*</.test(text);
+		throw new ProtocolError(`the answer was ${html ? 'an HTML page' : 'text that is not JSON'}`);
+	}
 	if (value !== null && typeof value === 'object' && nestsTooDeep(value)) {
 		throw new ProtocolError(`the answer was nested deeper than ${MAX_ANSWER_DEPTH} levels`);
 	}
+	redactor?.vouch(text, value);
 	return value;
-}
-
-function parseJson(
-	body: unknown,
-	contentType?: string,
-	redactor?: Pick<Redactor, 'vouch'>,
-): unknown {
-	if (body === undefined || body === null) throw new ProtocolError('the answer was empty');
-	if (typeof body === 'object' && !(body instanceof Uint8Array) && !(body instanceof ArrayBuffer)) {
-		return body;
-	}
-	const text = typeof body === 'string' ? body : Buffer.from(body as ArrayBuffer).toString('utf8');
-	if (text.trim() === '') throw new ProtocolError('the answer was empty');
-	try {
-		const value = JSON.parse(text) as unknown;
-		redactor?.vouch(text, value);
-		return value;
-	} catch {
-		// Not JSON: named below (the lint allows only n8n's errors to be thrown in a catch).
-	}
-	const html = /html/i.test(contentType ?? '') || /^\s*</.test(text);
-	throw new ProtocolError(`the answer was ${html ? 'an HTML page' : 'text that is not JSON'}`);
 }
 
 /** The answer's JSON as `expect`ed, else the problem with it (one too large was never read). */
@@ -119,13 +107,10 @@ function positiveInteger(value: unknown): number | undefined {
 }
 
 /**
- * What a page of a list says against itself (its record count, `total`, `hasMore`, `page`,
- * `page_size`) or against what was `asked`; undefined when they agree. Pages before the last hold
- * `page_size` records each, so a last page (`hasMore: false`) ends the list at record
- * (page − 1) × page_size + count, which must be the total, or holds nothing past the end (the
- * list shrank): `total: 250, hasMore: false` with 100 records on page 1 would lose 150 records.
- * A page that says there is more is held to its progress by pageWalker.ts: records shift while
- * pages are read. A page that leaves out its number or size is read as the one asked for.
+ * What a page of a list says against itself (its count, `total`, `hasMore`, `page`, `page_size`)
+ * or against what was `asked`; undefined when they agree. A last page must end the list at its
+ * total (`total: 250, hasMore: false` with 100 records on page 1 would lose 150), or hold nothing
+ * past it (the list shrank); a page that leaves out its number or size is read as the one asked.
  */
 export function pageContradiction(
 	count: number,
@@ -164,7 +149,6 @@ export function checkRecord<T>(value: unknown): SingleEnvelope<T> {
 	return value as unknown as SingleEnvelope<T>;
 }
 
-/** Numbers of the pagination object, only when they are sane. */
 export function pagingOf(pagination: Pagination | undefined): {
 	hasMore?: boolean;
 	total?: number;

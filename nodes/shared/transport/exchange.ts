@@ -7,6 +7,7 @@ import type {
 	IPollFunctions,
 } from 'n8n-workflow';
 
+import { isServiceOrigin } from '../credentialRules';
 import { ANSWER_LIMITS } from '../limits';
 import {
 	AnswerTooLarge,
@@ -15,7 +16,7 @@ import {
 	ExchangeDeadline,
 	readBounded,
 } from './boundedReader';
-import { hopProblem, isServiceOrigin, MAX_REDIRECTS, REDIRECT_STATUSES } from './urlPolicy';
+import { hopProblem, MAX_REDIRECTS, REDIRECT_STATUSES } from './urlPolicy';
 
 /**
  * One request and its redirect hops: the one place that sends a hop, with the API key only where
@@ -31,19 +32,13 @@ export const CREDENTIAL_TYPE = 'adPerformanceApi';
 export interface RawResponse {
 	statusCode: number;
 	headers: Record<string, string | string[] | undefined>;
-	/**
-	 * The answer, read within its limit: text for a JSON request or an error answer, a Buffer
-	 * otherwise, or for a streamed success (a download) a Readable bounded as it is read.
-	 */
+	/** Text for a JSON request or an error answer, else a Buffer or a bounded Readable. */
 	body: unknown;
 	/** Set instead of `body` when the answer was larger than its limit: nothing of it was kept. */
 	tooLarge?: AnswerTooLarge;
 	/** A streamed body n8n's helper is unpacking (dropping its Content-Encoding header). */
 	packed?: boolean;
-	/**
-	 * Whether the service's own origin gave this answer (the last hop's): only its answers speak
-	 * for the key's rate limit and the service's clock (retry.ts, decide; pipeline.ts).
-	 */
+	/** The service's own origin gave it: only its answers speak for the key and the clock. */
 	fromService: boolean;
 }
 
@@ -172,11 +167,10 @@ export async function sendFollowingRedirects(
 }
 
 /**
- * Makes the deadline's signal the request's `abortSignal` for good, so the deadline cuts the
- * connect and the head of the answer (interim 1xx included), not only the body. n8n's
+ * Makes the deadline's signal the request's `abortSignal` for good, so it cuts the connect and
+ * the answer's head (which a trickle keeps from the idle timeout) too: n8n's
  * httpRequestWithAuthentication overwrites that option with the execution's cancel signal
- * (n8n-core 1.84 to 2.8 at least), which would leave the head to the library's idle timeout,
- * which any trickle defeats; the signal it assigns is followed instead.
+ * (n8n-core 1.84 to 2.8 at least), which is followed instead.
  */
 function keepDeadlineSignal(options: IHttpRequestOptions, deadline: ExchangeDeadline): void {
 	Object.defineProperty(options, 'abortSignal', {
@@ -220,10 +214,7 @@ async function readAnswer(
 	return { ...response, body: asText ? read?.toString('utf8') : read };
 }
 
-/**
- * A successful download, its body a bounded stream that keeps the rest of the deadline while
- * n8n's binary store reads it; undefined for any other answer, or a body that is no stream.
- */
+/** A successful download as a bounded stream, which keeps the deadline while it is read. */
 function streamAnswer(
 	response: RawResponse,
 	request: OutgoingRequest,

@@ -5,7 +5,6 @@
 export {
 	AdPerformanceClient,
 	executionCredential,
-	pathId,
 	releaseExecutionCredential,
 	type ClientOptions,
 	type WalkCall,

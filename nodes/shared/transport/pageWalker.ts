@@ -32,10 +32,8 @@ interface WalkOptions {
 
 /**
  * The one pagination loop: hands each page, each record once, to `visit` (false stops). It never
- * goes on forever, whatever the service sends: a page with no unseen record (told apart by id, or
- * by content when there is none) that announces more, or more pages than the announced `total`
- * allows (plus one, as records shift) or MAX_PAGES, is `noProgress`'s error. Pages are never
- * spread into argument lists (200,000 records would overflow the call stack).
+ * goes on forever: a page with no unseen record that announces more, or more pages than the
+ * `total` allows (plus one, as records shift) or MAX_PAGES, is `noProgress`'s error.
  */
 export async function walkPages<T extends IDataObject>(
 	readPage: (page: number, pageSize: number) => Promise<ListEnvelope<T>>,
@@ -81,8 +79,7 @@ export async function walkPages<T extends IDataObject>(
 }
 
 /**
- * One page read on its own (a tool's page, the editor's list search): `consistent`, with whether
- * more follow, or `contradictory` (against itself or what was asked), which is never "these are
+ * One page read on its own (a tool's page, list search): `contradictory` is never "these are
  * all". Either way each record is in it once, and no more than were asked.
  */
 type OnePage<T> =
@@ -113,9 +110,7 @@ export const LISTING_READS = 3;
 
 /**
  * The re-reads of listings that did not agree with themselves one operation may spend, however
- * many listings it reads (Generate's searches and the trigger's poll read several): LISTING_READS
- * − 1, so a service whose lists never agree costs an operation two more listings, not two per
- * listing.
+ * many listings it reads: a service whose lists never agree costs it two more, not two each.
  */
 export class RereadBudget {
 	private left = LISTING_READS - 1;
@@ -126,10 +121,7 @@ export class RereadBudget {
 	}
 }
 
-/**
- * A listing read (`read`, afresh each time) until it agrees with itself, while the operation's
- * `budget` allows re-reads (records shift while a list is paged): the last read's result.
- */
+/** A listing read afresh until it agrees with itself, while `budget` allows: the last result. */
 export async function readAgreeing(
 	read: () => Promise<WalkResult>,
 	budget: RereadBudget = new RereadBudget(),
@@ -140,8 +132,8 @@ export async function readAgreeing(
 }
 
 /**
- * Up to `wanted` records of a list, each once, with pages no larger than needed, from a listing
- * that agrees with itself (or one stopped at `wanted`); else `contradiction`'s error.
+ * Up to `wanted` records of a list, each once, from a listing that agrees with itself; pushed
+ * one by one, as 200,000 records spread into arguments would overflow the call stack.
  */
 export async function collectPages<T extends IDataObject>(
 	readPage: (page: number, pageSize: number) => Promise<ListEnvelope<T>>,
@@ -179,10 +171,11 @@ class SeenRecords {
 	}
 
 	/** Adds the record; false when it was seen before. */
-	add(record: unknown): boolean {
-		const id = (record as { id?: unknown } | null)?.id;
+	add(record: IDataObject): boolean {
+		const { id } = record;
 		if (typeof id === 'string' || typeof id === 'number') return addNew(this.ids, id);
-		return addNew(this.contents, contentOf(record));
+		// A record checked by envelope.ts, parsed from JSON: it stringifies.
+		return addNew(this.contents, JSON.stringify(record));
 	}
 }
 
@@ -190,12 +183,4 @@ class SeenRecords {
 function addNew<T>(set: Set<T>, key: T): boolean {
 	const size = set.size;
 	return set.add(key).size !== size;
-}
-
-function contentOf(record: unknown): string {
-	try {
-		return JSON.stringify(record) ?? String(record);
-	} catch {
-		return String(record);
-	}
 }

@@ -1,6 +1,6 @@
 import type { ICredentialDataDecryptedObject, IDataObject, NodeApiError } from 'n8n-workflow';
 
-import { apiKeyOf } from '../credentialRules';
+import { apiKeyOf, isServiceOrigin } from '../credentialRules';
 import { DeadlineReached, type TransportErrors } from '../errors';
 import { ANSWER_LIMITS } from '../limits';
 import type { Redactor } from '../redaction';
@@ -30,11 +30,10 @@ import {
 	type Seen,
 } from './retry';
 import type { ServiceClock } from './serviceClock';
-import { isServiceOrigin } from './urlPolicy';
 
 export interface RequestSpec {
 	method: HttpMethod;
-	/** Path below /v1, starting with '/'. Ids must already be encoded (use `pathId`). */
+	/** Path below /v1, starting with '/'. Ids must already be encoded (encodeURIComponent). */
 	path: string;
 	qs?: IDataObject;
 	body?: IDataObject;
@@ -48,11 +47,9 @@ export interface RequestSpec {
 	/** Whether a failure with unknown outcome may be resent (false for creating things). */
 	resendable?: boolean;
 	/**
-	 * Error statuses meaning "not yet": work is still under way (a diagnostic's 409 while a lost
-	 * attempt's run goes on; a file the list showed finished that is not ready to download). They
-	 * are asked again after a backoff from about 2 s up to `pollMs` (service ms; retry.ts,
-	 * decide), or as a Retry-After says, until `until` (n8n time, else the deadline): then
-	 * the answer is final. Set only while such work may be going on.
+	 * Error statuses meaning work is still under way (a diagnostic's 409 while a lost attempt's
+	 * run goes on), asked again after a backoff up to `pollMs` (service ms) until `until` (n8n
+	 * time, else the deadline). Set only while such work may be going on.
 	 */
 	notYet?: { statuses: number[]; pollMs: number; until?: number };
 	/** A message and fix better suited to this request than the generic ones of its error type. */
@@ -113,7 +110,6 @@ interface Exchanged {
 export class RequestPipeline {
 	constructor(readonly parts: PipelineParts) {}
 
-	/** One exchange, classified. */
 	async exchangeOnce(
 		spec: RequestSpec,
 		transfer: Transfer,
@@ -224,9 +220,8 @@ export class RequestPipeline {
 	}
 
 	/**
-	 * What an exchange came to, with the key's pacing told (only by the one that sent it, and only
-	 * by the service's own origin): what was seen is named (retry.ts, Seen), and the one table
-	 * (decide) says what follows.
+	 * What an exchange came to (retry.ts, Seen; decide says what follows), told to the key's
+	 * pacing only by its sender, and only from the service's own origin.
 	 */
 	private classify(
 		spec: RequestSpec,

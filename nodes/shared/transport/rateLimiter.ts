@@ -1,19 +1,11 @@
+import { backoffMs } from './retry';
+
 /**
  * Pacing for the service's rate limits, which belong to the API key (fixed windows that open
  * with the first request counted), so every execution of this process on one key and Base URL
- * shares one KeyPacer: they take turns to SEND (a turn ends when its request has left; only a
- * window's first answer is waited for, for its count) and requests count when sent.
- *
- * Processes of a queue-mode setup meet only at the service, and learn from what it tells each
- * of them (docs/running-at-scale.md). Every process with work sends one request when it believes
- * a window has ended; the first answer's `meta.remaining_requests` tells whether that request
- * opened the window (nothing was counted before it). The opener fills the window; the others send
- * no more in it. While others were seen, the opener waits out the window's first moments (the
- * others' first requests arrive then) and sends one request at a time, so that each answer's
- * count, lowered by the others' first requests, is read before the next goes; a 429 tells the
- * window's end to the second. An opener that runs out of work leaves the rest of its window
- * unused (the others cannot know), so a process told that its executions have little left
- * (`expect`) lets one with more open the window. Pure code: no HTTP, no timers.
+ * shares one KeyPacer, and requests count when sent. How processes of a queue-mode setup, which
+ * meet only at the service, share a window (the opener fills it, the others learn from its
+ * counts) is in docs/running-at-scale.md. Pure code: no HTTP, no timers.
  */
 export type Bucket = 'read' | 'write' | 'generation' | 'diagnostic';
 
@@ -37,9 +29,8 @@ const SHARED_BY_OPENER = 10;
 const GRACE_SHARE = 0.08;
 
 /**
- * How long past a window's end a process with fewer requests to come than an opener would send in
- * the window holds its first request, as a share of a window: one with more work opens and fills
- * the window, and this one comes as one of the others, within the opener's GRACE_SHARE.
+ * How long past a window's end a process with too little left to fill it holds its first request
+ * (a share of a window): one with more work opens it, and this one comes within its GRACE_SHARE.
  */
 const YIELD_SHARE = 0.04;
 
@@ -47,11 +38,6 @@ export interface Clock {
 	now(): number;
 	random(): number;
 }
-
-/** The shortest wait after a 429, in service ms, before jitter (the floor's first ceiling). */
-const MIN_429_WAIT_MS = 1_000;
-/** The longest backoff ceiling after repeated 429s without a longer hint, in service ms. */
-const MAX_429_BACKOFF_MS = 30_000;
 
 interface BucketState {
 	/** What the service last said is left in the current window (`meta.remaining_requests`). */
@@ -89,10 +75,7 @@ export class RateLimiter {
 	/** Whether the last window this process spent showed other processes (queue mode) too. */
 	private readonly sharedLately: Partial<Record<Bucket, boolean>> = {};
 
-	/**
-	 * The other processes' requests the last window this process opened showed (their firsts), or
-	 * more if a window it followed in showed more before it.
-	 */
+	/** Others' requests the last window we opened showed, or more if one we followed in did. */
 	private readonly followers: Partial<Record<Bucket, number>> = {};
 
 	/** Requests this process's executions said they have still to send (expect), by bucket. */
@@ -140,11 +123,8 @@ export class RateLimiter {
 		if (BUCKET_LIMITS[bucket] > SHARED_BY_OPENER) return inFlight >= remaining ? windowEnd : now;
 		if (inFlight >= remaining) return windowEnd;
 		if (othersSeen > 0 && !opener) return windowEnd;
-		// Alone, the opener fills its window at once. Shared with other processes, it sends no more
-		// in the window's first moments (GRACE_SHARE), so that the count its next answer tells
-		// includes the others' first requests (their window's end is a guess, late by up to their
-		// answer's time, and a process with little left comes late on purpose); then one at a
-		// time, each count read before the next goes.
+		// Alone, the opener fills its window at once; shared, it waits out GRACE_SHARE, then sends
+		// one at a time, each count read before the next goes.
 		const shared = othersSeen > 0 || this.sharedLately[bucket] === true;
 		if (!shared) return now;
 		const graceEnd = windowEnd - windowMs * (1 - GRACE_SHARE);
@@ -153,9 +133,8 @@ export class RateLimiter {
 	}
 
 	/**
-	 * Requests of the bucket that this process's executions have still to send: an execution adds
-	 * its items before it sends, and takes each away once it is done with it. Unknown (never told)
-	 * is taken as plenty.
+	 * Requests of the bucket that this process's executions have still to send (added before they
+	 * send, each taken away once done). Never told is taken as plenty.
 	 */
 	expect(bucket: Bucket, change: number): void {
 		this.expected[bucket] = Math.max(0, (this.expected[bucket] ?? 0) + change);
@@ -166,11 +145,7 @@ export class RateLimiter {
 		return this.expected[bucket];
 	}
 
-	/**
-	 * Whether this process, with others about, has too little left to fill a window it opened
-	 * after the others' first requests (as many others as the last window it opened showed, or
-	 * more if a window since showed more before its own request).
-	 */
+	/** Whether this process, with others about, has too little left to fill a window it opened. */
 	private leavesOpeningToOthers(bucket: Bucket): boolean {
 		const expected = this.expected[bucket];
 		const followers = this.followers[bucket] ?? 0;
@@ -199,11 +174,9 @@ export class RateLimiter {
 	}
 
 	/**
-	 * An accepted request, with the count the service told (`remaining`, of the request's
-	 * strictest bucket) and its send number. Answers come back, and requests arrive, in any
-	 * order: the lowest count told in a window is kept, a higher one never taken for a new window
-	 * (our window's end says when one opens), and a count from a request
-	 * sent before the window opened tells of the window before.
+	 * An accepted request, with the count the service told (of the request's strictest bucket) and
+	 * its send number. Answers come in any order: the lowest count of a window is kept, and one
+	 * from a request sent before the window opened tells of the window before.
 	 */
 	onAccepted(buckets: Bucket[], remaining: number | undefined, sent?: number): void {
 		const windowEnd = this.windowEnd();
@@ -211,10 +184,9 @@ export class RateLimiter {
 		for (const bucket of buckets) {
 			// A request not announced with onSent is counted now.
 			if (!this.land(bucket)) this.countInWindow(bucket);
-			// The first answer of a window dates it: the service opened it when the request
-			// arrived, which may be well after it was sent (a new connection). A window another
-			// process opened began before ours arrived: it keeps the date of our send, so that this
-			// process is not later to the next window than the others by its answer's time.
+			// The first answer of a window dates it (the service opened it when the request arrived),
+			// but for one another process opened: it keeps the date of our send, so that we are not
+			// later to the next window than the others by our answer's time.
 			const state = this.buckets[bucket];
 			if (state.provisional !== undefined) {
 				const openedByOthers =
@@ -231,10 +203,8 @@ export class RateLimiter {
 		const state = this.buckets[told];
 		if (sent !== undefined && state.firstSend !== undefined && sent < state.firstSend) return;
 		state.mine = (state.mine ?? 0) + 1;
-		// What the service counted before this answer that was not ours: at most every request
-		// of ours sent in this window so far counted first (requests overtake each other on the
-		// way, so a later one of ours may have been counted before this one), so this is never
-		// more than the others took.
+		// Others' requests counted before this answer: every one of ours sent in this window may
+		// have been counted first (requests overtake each other), so never more than they took.
 		const oursSoFar = state.sends ? state.sends.length : (state.mine ?? 1);
 		const othersNow = BUCKET_LIMITS[told] - remaining - Math.max(oursSoFar, 1);
 		state.othersSeen = Math.max(state.othersSeen ?? 0, othersNow);
@@ -258,9 +228,8 @@ export class RateLimiter {
 
 	/**
 	 * The bucket's state in its current window (one believed ended is forgotten, but for what is
-	 * in flight, and for what it showed of the others). The check before a send and the count at
-	 * the send both go through here, so a request sent as a wait for the next window ends counts
-	 * in that new window.
+	 * in flight and what it showed of the others). The check before a send and the count at the
+	 * send both go through here, so a request sent as a window ends counts in the new one.
 	 */
 	private current(bucket: Bucket, now: number): BucketState {
 		const state = this.buckets[bucket];
@@ -288,10 +257,9 @@ export class RateLimiter {
 	}
 
 	/**
-	 * A 429: how long the rejected request waits. Never less than a backoff floor with jitter (at
-	 * least half of 1 s, 2 s, 4 s … 30 s, service time), so "retry after 0 seconds" cannot turn into
-	 * hammering. A longer retry time holds the buckets until then, and the rejected request waits
-	 * it plus a little jitter, so processes told the same time do not arrive in one burst.
+	 * A 429: how long the rejected request waits. Never less than a jittered backoff floor, so
+	 * "retry after 0 seconds" cannot turn into hammering; a longer retry time holds the buckets,
+	 * plus a little jitter, so processes told the same time do not arrive in one burst.
 	 */
 	onRejected(buckets: Bucket[], hintMs: number | undefined, attempt: number): number {
 		const { clock, windowMs } = this.options;
@@ -302,8 +270,8 @@ export class RateLimiter {
 			// Refused: another process spends the key too (queue mode), whatever the counts showed.
 			this.sharedLately[bucket] = true;
 		}
-		const ceiling = Math.min(MAX_429_BACKOFF_MS, MIN_429_WAIT_MS * 2 ** Math.max(0, attempt - 1));
-		// Equal jitter: half the ceiling for sure, the other half at random.
+		// Equal jitter: half the backoff's ceiling (service ms) for sure, the other half at random.
+		const ceiling = backoffMs(attempt, 1);
 		const floor = (ceiling / 2 + (clock.random() * ceiling) / 2) * scale;
 		const longerHint = hintMs === undefined || hintMs <= floor ? undefined : hintMs;
 		// The service refused: nothing more of the buckets is sent until the longer hint, or floor.

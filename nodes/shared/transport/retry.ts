@@ -1,7 +1,6 @@
 /**
- * When to try a request again and how long to wait first. Every failed attempt of every request
- * is judged by `decide` alone: again or not, how long to wait, or the end (the waits for the
- * key's pacing before a request is sent are rateLimiter.ts's).
+ * When to try a request again and how long to wait first: every failed attempt is judged by
+ * `decide` alone (the waits for the key's pacing before a request is sent are rateLimiter.ts's).
  */
 
 export const RETRY_DEFAULTS = {
@@ -15,19 +14,13 @@ export const RETRY_DEFAULTS = {
 const SERVER_ERROR_STATUSES = new Set([500, 502, 503, 504]);
 
 /**
- * What one attempt saw, whatever the request: every attempt ends in exactly one of these.
- *   - answer: an answer with `status`, readable (a 2xx's envelope checked), `from` the service's
- *     own origin or `elsewhere` (a download's file host, a proxy a link led to);
- *   - garbled: an answer came and could not be read: undecodable packing, not JSON, a broken
- *     envelope, a web page where a file belongs, cut off before its end or longer than announced;
- *   - unsent: no answer, and the request never reached the service (connection refused);
- *   - lost: no answer after the request may have reached it (reset, timed out);
- *   - refused: we refused to go on (a redirect elsewhere, an answer over its size limit);
- *   - unexplained: a failure that is none of these (it is not guessed at).
- * `notYet`: the answer is one of the request's own not-yet statuses (RequestSpec.notYet: work
- * still under way); `retryAfterMs`: the wait it named (a valid Retry-After), in real ms;
- * `rateLimitMs`: for the service's 429, the wait the key's pacing set (rateLimiter.ts), and
- * `hinted`, whether the answer named one (a Retry-After or its message).
+ * What one attempt saw: an `answer` (from the service's own origin or `elsewhere`, such as a
+ * file host); a `garbled` one that could not be read (undecodable, not JSON, a broken envelope,
+ * a web page for a file, shorter or longer than announced); none, the request `unsent` (refused
+ * connection) or `lost` after it may have arrived; `refused` by us (a redirect elsewhere, an
+ * answer over its limit); or `unexplained` (not guessed at). `notYet`: one of the request's
+ * not-yet statuses; `retryAfterMs`: a valid Retry-After, in real ms; `rateLimitMs`: for the
+ * service's 429, the wait the key's pacing set; `hinted`: whether the answer named one.
  */
 export type Seen =
 	| {
@@ -74,11 +67,9 @@ export interface Round {
 }
 
 /**
- * What follows an attempt, with its wait in real ms: `retry` (not done) or `ambiguous` (perhaps
- * done: looked for before anything is sent again), `last` when no attempt or wait is left for it
- * (a lost write is still looked for once more); `scheduled` by the key's rate limit (429);
- * `notYet`, work under way (no failure and no 429); `final`, the answer, thrown as it is, or
- * `tooLong`: the wait asked for ends past its bound (Max Wait When Rate Limited, the not-yet bound).
+ * What follows an attempt, with its wait in real ms: `ambiguous` is a retry of what may be done
+ * (looked for before anything is sent again); `last`, no attempt or wait is left (a lost write is
+ * still looked for once more); `tooLong`, the wait asked for ends past its bound.
  */
 export type Decision =
 	| { kind: 'done' }
@@ -93,10 +84,8 @@ export function isSuccess(status: number, request: Declared): boolean {
 }
 
 /**
- * The one table that decides what follows an attempt, for every request, POST included: no
- * other code decides to retry or to wait, or how long. Only the service's own origin speaks for
- * the key: a 429 from a file host is that host's, waited out as it asks (or backed off from),
- * never the key's pacing.
+ * The one table that decides what follows an attempt, for every request: no other code decides
+ * to retry or to wait, or how long. A 429 from a file host is that host's, never the key's.
  */
 export function decide(seen: Seen, request: Declared, round: Round): Decision {
 	const unknownWhetherDone = request.resendable === false ? 'ambiguous' : 'retry';
@@ -154,7 +143,6 @@ function scheduled(seen: Seen & { kind: 'answer' }, round: Round): Decision {
 	return { kind: 'scheduled', waitMs, countsAsFailure: !seen.hinted };
 }
 
-/** Counted as failed, this attempt leaves none of Max Attempts. */
 function isLastAttempt(round: Round): boolean {
 	return round.failures + 1 >= round.maxAttempts;
 }
@@ -165,10 +153,8 @@ export function pastMaxWait(ms: number, round: Round): boolean {
 }
 
 /**
- * Not yet: asked again after a backoff up to the request's pollMs, or as told, within its
- * not-yet bound; the last wait is cut to the bound, a Retry-After never: one that no wait within
- * the bound can honour ends it now. Without a bound of its own (a file host's Retry-After on a
- * request that declared no "not yet"): every 2 s until the deadline.
+ * Not yet: asked again after a backoff up to the request's pollMs, or as told, within its bound;
+ * the last wait is cut to the bound, but a Retry-After that no wait within it can honour ends it.
  */
 function notYet(askedMs: number, request: Declared, round: Round): Decision {
 	const leftMs = (request.notYet?.until ?? Infinity) - Date.now();
@@ -193,10 +179,7 @@ function notYetWaitMs(count: number, random: number, capMs: number): number {
 	return Math.min(Math.max(capMs, 2_000), 2_000 * 2 ** Math.max(0, count - 1) * (1 + random / 2));
 }
 
-/**
- * Seconds named by a 429 message like "Rate limit exceeded. Retry after 12 seconds.": only a
- * hint, the client works without it (the message is not a contract).
- */
+/** Seconds named by a 429 message ("Retry after 12 seconds."): a hint, not a contract. */
 export function retryHintSeconds(message: unknown): number | undefined {
 	if (typeof message !== 'string') return undefined;
 	const match = /(\d+(?:\.\d+)?)\s*(?:s\b|sec|second)/i.exec(message);
@@ -210,8 +193,7 @@ const MAX_RETRY_AFTER_MS = 24 * 60 * 60_000;
 
 /**
  * The wait a `Retry-After` header asks for (RFC 9110 §10.2.3), in service ms: seconds, or an
- * HTTP date read against the answer's own `Date` (both the service's clock; else n8n's `now`).
- * Undefined when absent, garbage, negative or over a day: then the backoff floor applies.
+ * HTTP date read against the answer's own `Date` (else n8n's `now`); undefined if unusable.
  */
 export function retryAfterMs(
 	header: string | undefined,
@@ -232,11 +214,7 @@ export function retryAfterMs(
 	return Number.isFinite(ms) && ms >= 0 && ms <= MAX_RETRY_AFTER_MS ? ms : undefined;
 }
 
-/**
- * Failures to unpack an answer that arrived: zlib's and brotli's codes and texts (a damaged gzip
- * trailer, a gzip header over plain JSON, a brotli stream cut short). The service answered, and
- * garbled the answer: that is a garbled answer, not an unreachable service.
- */
+/** zlib's and brotli's failures to unpack an answer: garbled, not an unreachable service. */
 const DECODING_ERROR_CODES =
 	/^(Z_[A-Z_]+|ERR_ZLIB_[A-Z_]+|ERR__ERROR_FORMAT_[A-Z_]+|ERR_BROTLI_[A-Z_]+|ERR_[A-Z_]*DECOMPRESS[A-Z_]*)$/;
 const DECODING_ERROR_TEXTS =
@@ -256,9 +234,8 @@ export function decodingFailureOf(error: unknown): string | undefined {
 }
 
 /**
- * The first thing `find` finds in an error or the errors it wraps, whichever way the n8n
- * version at hand wrapped it (the raw axios error, or a NodeApiError holding it as cause,
- * errorResponse, reason or error); at most 20 of them are looked at.
+ * The first thing `find` finds in an error or the (at most 20) errors it wraps, however the n8n
+ * version at hand wrapped it (cause, errorResponse, reason or error).
  */
 function firstInChain<T>(
 	error: unknown,

@@ -6,16 +6,10 @@
  * (the credential's hidden `timeScale`) so that tests do not take real minutes; honoured only
  * for a Base URL on this machine, so a sandbox's credential never hurries against a real service.
  *
- * Time shown. Record times are written by the service's clock, which may be minutes off n8n's.
- * Three witnesses say how far: every answer's `Date` header, the record times, and n8n's clock
- * (the observe methods and HOST_READING say what each bounds). The header and n8n's clock each
- * make a reading, which the record times bound (readings()). When the records confirm the
- * header, n8n's reading is dropped: a service hours off n8n's clock (a time-zone bug looks the
- * same) is still read right. Readings left standing that disagree (a `Date` header an hour ahead
- * of records that match n8n's clock looks exactly like a service an hour ahead whose records are
- * old) answer every question together; where they differ the answer is "unsure", never a guess.
- * Until the records confirm a reading, they may be stamped by a clock off by the skew margin: see
- * readings().
+ * Time shown. Record times are written by the service's clock, which may be minutes (or, with a
+ * time-zone bug, hours) off n8n's. Its `Date` header and n8n's clock each make a reading, which
+ * the record times bound (readings()); readings that disagree answer every question together,
+ * and where they differ the answer is "unsure", never a guess.
  */
 export class ServiceClock {
 	/** Real milliseconds per service millisecond: 1, or less for a sped-up local sandbox. */
@@ -88,9 +82,8 @@ export class ServiceClock {
 
 	/**
 	 * Whether the service's clock has not reached `serviceMs` (a time it wrote) at `hostMs`, by its
-	 * own word: its Date header as the records correct it, once an answer carried one; else any
-	 * standing reading. Never by n8n's clock against the header, which may be days off it; and
-	 * before any answer, nothing says so.
+	 * own word: its Date header once an answer carried one (never n8n's clock against it), else
+	 * any standing reading; before any answer, nothing says so.
 	 */
 	notYetReached(serviceMs: number, hostMs: number): boolean {
 		if (this.lastAnsweredSendAt === undefined) return false;
@@ -100,9 +93,8 @@ export class ServiceClock {
 	}
 
 	/**
-	 * Whether a record created at the service time `created` was created before or after the
-	 * n8n moment `hostMs`. "after" includes the same instant, within the reading's precision (about
-	 * a second): a report created in the same second by another execution is the limit of it.
+	 * Whether a record created at the service time `created` was created before or after the n8n
+	 * moment `hostMs`; "after" includes the same instant, within a reading's precision (a second).
 	 */
 	placeCreation(
 		created: ServiceTimeRange,
@@ -134,10 +126,10 @@ export class ServiceClock {
 	}
 
 	/**
-	 * The readings of (service − n8n). One that the record times contradict is moved to the
-	 * nearest offset they allow (so a Date header lagging an hour behind fresh records reads as
-	 * "as late as the records say", not as an hour ago), unless the records contradict every
-	 * reading, or themselves: then the records are what lies, and the readings stand as they are.
+	 * The readings of (service − n8n): once the records confirm the Date header, it alone stands.
+	 * Else one that the record times contradict is moved to the nearest offset they allow (a Date
+	 * header an hour behind fresh records reads "as late as the records say"), unless the records
+	 * contradict every reading, or themselves: then the records lie, and the readings stand.
 	 *
 	 * Until the records confirm the Date header, the clock they are stamped by may be as far off
 	 * as CLOCK_SKEW_MARGIN_MS (no Date header read yet; a header written by a proxy whose clock is

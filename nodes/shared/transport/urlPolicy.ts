@@ -1,12 +1,9 @@
 /**
- * Where a request may go and what it may carry: the rules for redirects and for download links
- * (the Base URL's own rules are in ../credentialRules.ts). Pure functions of URLs (no DNS: node
- * code may not resolve names), so each rule is unit-tested without a network.
+ * Where a request may go: the rules for redirects and download links (the Base URL's own are in
+ * ../credentialRules.ts). Pure functions of URLs: node code may not resolve names.
  */
 
 import { isServiceOrigin } from '../credentialRules';
-
-export { isServiceOrigin };
 
 /** Redirects followed for one request at most (the service itself needs none or one). */
 export const MAX_REDIRECTS = 5;
@@ -14,9 +11,8 @@ export const MAX_REDIRECTS = 5;
 export const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /**
- * Host names and literal addresses that lead into the machine or network n8n runs in:
- * loopback, private (RFC 1918, unique-local), link-local (cloud metadata services),
- * carrier-grade NAT, unspecified, and the reserved `localhost`/`.local`/`.internal` names.
+ * Host names and addresses that lead into the machine or network n8n runs in: loopback, private,
+ * link-local (cloud metadata), carrier-grade NAT, unspecified, `localhost`/`.local`/`.internal`.
  */
 export function isInternalHost(hostname: string): boolean {
 	const host = hostname

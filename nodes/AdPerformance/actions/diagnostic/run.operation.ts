@@ -223,7 +223,7 @@ export async function execute(
 				);
 			}
 			if (outcome.kind === 'deleted') {
-				return client.apiError(
+				return client.errors.api(
 					`Diagnostic ${diagnostic.id} was deleted while it was waited for: the service showed it ${outcome.lastSeen.status ?? 'running'}, then answered 404`,
 					'It no longer exists at the service, so it has no result to show. Run the diagnostic again.',
 					itemIndex,
