@@ -1,7 +1,7 @@
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { ERROR_TYPE_KEY, ERROR_TYPES, errorTypeOf } from './errorTypes';
+import { ERROR_TYPE_KEY, ERROR_TYPES } from './errorTypes';
 import type { Redactor } from './redaction';
 
 /**
@@ -29,55 +29,6 @@ interface ServiceErrorDetails {
 	message?: string;
 	/** Another origin's answer (a download's file host): its body's type is not the service's. */
 	origin?: string;
-}
-
-/**
- * The NodeApiError of an error answer of the service, without request headers. The service's
- * texts are scrubbed, then clipped, before anything else is done with them.
- */
-export function serviceError(
-	node: INode,
-	fullDetails: ServiceErrorDetails,
-	scrub: Pick<Redactor, 'clip' | 'value'>,
-): NodeApiError {
-	const scrubbed = scrub.value(fullDetails);
-	const details: ServiceErrorDetails = {
-		...scrubbed,
-		type: scrubbed.type === undefined ? undefined : scrub.clip(scrubbed.type),
-		serviceMessage:
-			scrubbed.serviceMessage === undefined ? undefined : scrub.clip(scrubbed.serviceMessage),
-	};
-	const guide = details.origin ? undefined : ERROR_TYPES.get(details.type ?? '');
-	// Another origin's words are its own: its status says what happened, its text is quoted below.
-	const base =
-		details.message ??
-		(details.origin
-			? `The file host ${details.origin} answered with status ${details.status}`
-			: (guide?.message ??
-				details.serviceMessage ??
-				`The service answered with status ${details.status}`));
-	// A message written for the situation may already name what it is about.
-	const message =
-		details.subject && !base.includes(details.subject) ? `${base} (${details.subject})` : base;
-	const descriptionParts = [details.description ?? guide?.fix];
-	if (details.serviceMessage && details.serviceMessage !== base) {
-		descriptionParts.push(`Service message: ${details.serviceMessage}`);
-	}
-	const body: JsonObject = {
-		status: details.status,
-		type: details.type ?? null,
-		message: details.serviceMessage ?? null,
-	};
-	const error = new NodeApiError(node, body, {
-		message,
-		description: descriptionParts.filter(Boolean).join(' '),
-		httpCode: String(details.status),
-		itemIndex: details.itemIndex,
-	});
-	// The status decides before the type (the API spec's rule): every 429 of the service is its
-	// rate limit, whatever its body says, so code that yields to a 429 goes by this type alone.
-	if (details.origin) return typed(error, 'error');
-	return typed(error, details.status === 429 ? 'rate_limit_error' : details.type || 'error');
 }
 
 /** A tool argument, named "argument reportId": the model's to correct, not a node setting. */
@@ -222,15 +173,60 @@ export class TransportErrors {
 		return error instanceof Error && this.own.has(error);
 	}
 
-	/** The error of an error answer of the service. */
-	service(details: ServiceErrorDetails): NodeApiError {
-		const error = serviceError(this.node(), details, this.redact);
+	/**
+	 * The error of an error answer of the service, without request headers. The service's texts
+	 * are scrubbed, then clipped, before anything else is done with them.
+	 */
+	service(fullDetails: ServiceErrorDetails): NodeApiError {
+		const scrubbed = this.redact.value(fullDetails);
+		const details: ServiceErrorDetails = {
+			...scrubbed,
+			type: scrubbed.type === undefined ? undefined : this.redact.clip(scrubbed.type),
+			serviceMessage:
+				scrubbed.serviceMessage === undefined
+					? undefined
+					: this.redact.clip(scrubbed.serviceMessage),
+		};
+		const guide = details.origin ? undefined : ERROR_TYPES.get(details.type ?? '');
+		// Another origin's words are its own: its status says what happened, its text is quoted below.
+		const base =
+			details.message ??
+			(details.origin
+				? `The file host ${details.origin} answered with status ${details.status}`
+				: (guide?.message ??
+					details.serviceMessage ??
+					`The service answered with status ${details.status}`));
+		// A message written for the situation may already name what it is about.
+		const message =
+			details.subject && !base.includes(details.subject) ? `${base} (${details.subject})` : base;
+		const descriptionParts = [details.description ?? guide?.fix];
+		if (details.serviceMessage && details.serviceMessage !== base) {
+			descriptionParts.push(`Service message: ${details.serviceMessage}`);
+		}
+		const body: JsonObject = {
+			status: details.status,
+			type: details.type ?? null,
+			message: details.serviceMessage ?? null,
+		};
+		const error = new NodeApiError(this.node(), body, {
+			message,
+			description: descriptionParts.filter(Boolean).join(' '),
+			httpCode: String(details.status),
+			itemIndex: details.itemIndex,
+		});
+		// The status decides before the type (the API spec's rule): every 429 of the service is its
+		// rate limit, whatever its body says, so code that yields to a 429 goes by this type alone.
+		const type = details.origin
+			? 'error'
+			: details.status === 429
+				? 'rate_limit_error'
+				: details.type || 'error';
 		this.seenBy.set(error, {
 			kind: 'answered',
-			code: errorTypeOf(error),
+			code: type,
 			prose: `it answered with status ${details.status}`,
 		});
-		return error;
+		return typed(error, type);
 	}
 
 	/** An error about the service's behaviour that is not one of its error answers. */
@@ -398,18 +394,5 @@ export class TransportErrors {
 			details.itemIndex,
 			'generation_failed',
 		);
-	}
-
-	/** A report the service accepted and could not generate (Wait for Ad Report and its tool). */
-	reportFailed(
-		report: { id: string; error?: { type?: unknown; message?: unknown } },
-		itemIndex: number,
-	): NodeOperationError {
-		return this.workFailed({
-			what: `Report ${report.id}`,
-			error: report.error,
-			itemIndex,
-			description: ERROR_TYPES.get('generation_failed')?.fix ?? '',
-		});
 	}
 }

@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
+import { ERROR_TYPES } from './errorTypes';
 import { inputField, read, readOr, type InputSource } from './inputSource';
 import type { ItemResults } from './items';
 import { ANSWER_LIMITS, BYTES_PER_MB } from './limits';
@@ -92,7 +93,13 @@ export function reportVerdict(
 		// Also with On Timeout → output: a report last seen before the service fell silent is
 		// not one seen still unfinished at the timeout.
 		unseen: (outcome) => unseenReportError(client, outcome, report, notFound),
-		failed: (state) => client.errors.reportFailed({ ...state, id }, itemIndex),
+		failed: (state) =>
+			client.errors.workFailed({
+				what: `Report ${id}`,
+				error: state.error,
+				itemIndex,
+				description: ERROR_TYPES.get('generation_failed')!.fix!,
+			}),
 	});
 }
 
