@@ -7,8 +7,8 @@ import { DeadlineReached, type AdPerformanceClient } from './transport';
 const LOOK_GRACE_MS = 100;
 
 /**
- * Complete looks in a row that no longer hold a job an earlier look showed, before it is taken
- * for deleted and no longer waited for: one such look may be a replica behind the others.
+ * Complete looks in a row, the last at the Timeout, that no longer hold a job an earlier look
+ * showed before it is taken for deleted (docs/waiting.md): one may be a replica behind the others.
  */
 const GONE_AFTER_LOOKS = 2;
 
@@ -37,11 +37,8 @@ export interface WaitUntilFinishedResult<V> {
 	timedOut: string[];
 	/** Whether some sweep got a whole answer (without one, nothing was looked for at all). */
 	answered: boolean;
-	/**
-	 * When the wait's last look began, if it had time to be answered and got no answer: what was
-	 * seen before it is not how things stand now.
-	 */
-	silentSince?: number;
+	/** Whether the last look had time to be answered and got none: what was seen before is stale. */
+	silent: boolean;
 	/** What that last look met before the deadline cut it (DeadlineReached.lastFailure). */
 	silentFailure?: Error;
 	/** When the wait began (n8n time). */
@@ -55,13 +52,13 @@ export interface WaitUntilFinishedResult<V> {
 /**
  * What a wait saw of one id, the one rule every waiter names its outcome by: `finished` (an
  * answer showed it final); `unanswered` (the last look got no answer, whatever an earlier one
- * showed); `deleted` (an earlier answer showed it, the last complete one no longer held it: never
- * "still running"); `running` (the last answer showed it unfinished); `unlisted` (no answer
+ * showed); `deleted` (an earlier answer showed it, the last two complete ones no longer held it:
+ * never "still running"); `running` (the last answer showed it unfinished); `unlisted` (no answer
  * held it).
  */
 type WaitOutcome<V> =
 	| { kind: 'finished'; state: V }
-	| { kind: 'unanswered'; since: number; lastSeen?: V; failure?: Error }
+	| { kind: 'unanswered'; lastSeen?: V; failure?: Error }
 	| { kind: 'deleted'; lastSeen: V }
 	| { kind: 'running'; state: V }
 	| { kind: 'unlisted'; listedCompletely: boolean };
@@ -72,13 +69,8 @@ export type Unseen<V> = Extract<WaitOutcome<V>, { kind: 'unlisted' | 'unanswered
 export function outcomeOf<V>(result: WaitUntilFinishedResult<V>, id: string): WaitOutcome<V> {
 	const state = result.states.get(id);
 	if (state !== undefined && !result.timedOut.includes(id)) return { kind: 'finished', state };
-	if (!result.answered || result.silentSince !== undefined)
-		return {
-			kind: 'unanswered',
-			since: result.silentSince ?? result.startedAt,
-			lastSeen: state,
-			failure: result.silentFailure,
-		};
+	if (!result.answered || result.silent)
+		return { kind: 'unanswered', lastSeen: state, failure: result.silentFailure };
 	if (state !== undefined && result.gone.has(id)) return { kind: 'deleted', lastSeen: state };
 	return state === undefined
 		? { kind: 'unlisted', listedCompletely: result.listedCompletely }
@@ -128,15 +120,10 @@ export async function waitUntilFinished<V>(
 	let pending = [...options.ids];
 	let answered = false;
 	let listedCompletely = true;
-	let silentSince: number | undefined;
+	let silent = false;
 	let silentFailure: Error | undefined;
 	/** Complete looks in a row that no longer held an id an earlier look showed. */
 	const missing = new Map<string, number>();
-	// Two complete looks without it, as the deadline ends the wait: one look the deadline left no
-	// time to repeat may be a replica behind the others, and the job is still pending. Before the
-	// deadline a job missing is waited for still: reads lag, and lagging listings in a row can
-	// each miss one that another showed (the fault matrix's lags).
-	const isGone = (id: string) => (missing.get(id) ?? 0) >= GONE_AFTER_LOOKS;
 	const expected = new Map(options.expectedAt);
 	for (let beat = 1; pending.length > 0; ) {
 		let seen: Map<string, V> | undefined;
@@ -149,7 +136,7 @@ export async function waitUntilFinished<V>(
 		}
 		// Cut at the deadline: what is pending timed out, and if the look had time, it went unanswered.
 		if (failure instanceof DeadlineReached) {
-			if (lookedAt < deadline - LOOK_GRACE_MS) silentSince = lookedAt;
+			silent = lookedAt < deadline - LOOK_GRACE_MS;
 			silentFailure = failure.lastFailure;
 			break;
 		}
@@ -177,17 +164,16 @@ export async function waitUntilFinished<V>(
 		if (soonest === nextBeat) beat++;
 		await client.wait(Math.max(0, soonest - now));
 	}
-	const gone = new Set(pending.filter(isGone));
-	// A job taken for deleted is not finished: it is among those not final at the end.
-	const timedOut = pending;
 	return {
 		states,
-		timedOut,
+		// A job taken for deleted is not finished: it is among those not final at the end.
+		timedOut: pending,
 		answered,
-		silentSince,
+		silent,
 		silentFailure,
 		startedAt: started,
 		listedCompletely,
-		gone,
+		// Judged only at the end: before the Timeout a missing job is waited for (reads lag).
+		gone: new Set(pending.filter((id) => (missing.get(id) ?? 0) >= GONE_AFTER_LOOKS)),
 	};
 }

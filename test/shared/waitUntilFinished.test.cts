@@ -9,12 +9,13 @@ type State = { status: string };
 function result(
 	states: Array<[string, State | undefined]>,
 	timedOut: string[],
-	look: { answered: boolean; silentSince?: number; listedCompletely?: boolean; gone?: Set<string> },
+	look: { answered: boolean; silent?: boolean; listedCompletely?: boolean; gone?: Set<string> },
 ): WaitUntilFinishedResult<State> {
 	return {
 		states: new Map(states),
 		timedOut,
 		startedAt: 1_000,
+		silent: false,
 		listedCompletely: true,
 		gone: new Set(),
 		...look,
@@ -26,7 +27,7 @@ describe('outcomeOf', () => {
 
 	test('seen final: finished, even if the service fell silent afterwards', () => {
 		const done = { status: 'completed' };
-		const found = result([['a', done]], [], { answered: true, silentSince: 5_000 });
+		const found = result([['a', done]], [], { answered: true, silent: true });
 		expect(outcomeOf(found, 'a')).toEqual({ kind: 'finished', state: done });
 	});
 
@@ -45,16 +46,16 @@ describe('outcomeOf', () => {
 		expect(outcomeOf(found, 'a')).toEqual({ kind: 'unlisted', listedCompletely: false });
 	});
 
-	test('the last look got no answer: unanswered since then, telling what was last seen', () => {
-		const seen = result([['a', running]], ['a'], { answered: true, silentSince: 5_000 });
-		expect(outcomeOf(seen, 'a')).toEqual({ kind: 'unanswered', since: 5_000, lastSeen: running });
-		const unseen = result([['a', undefined]], ['a'], { answered: true, silentSince: 5_000 });
-		expect(outcomeOf(unseen, 'a')).toEqual({ kind: 'unanswered', since: 5_000 });
+	test('the last look got no answer: unanswered, telling what was last seen', () => {
+		const seen = result([['a', running]], ['a'], { answered: true, silent: true });
+		expect(outcomeOf(seen, 'a')).toEqual({ kind: 'unanswered', lastSeen: running });
+		const unseen = result([['a', undefined]], ['a'], { answered: true, silent: true });
+		expect(outcomeOf(unseen, 'a')).toEqual({ kind: 'unanswered' });
 	});
 
-	test('no look answered at all: unanswered since the start, never unlisted', () => {
+	test('no look answered at all: unanswered, never unlisted', () => {
 		const found = result([['a', undefined]], ['a'], { answered: false });
-		expect(outcomeOf(found, 'a')).toEqual({ kind: 'unanswered', since: 1_000 });
+		expect(outcomeOf(found, 'a')).toEqual({ kind: 'unanswered' });
 	});
 
 	test('seen, then no longer held by the last complete look: deleted, never running', () => {
@@ -64,7 +65,7 @@ describe('outcomeOf', () => {
 		const silent = result([['a', running]], ['a'], {
 			answered: true,
 			gone: new Set(['a']),
-			silentSince: 5_000,
+			silent: true,
 		});
 		expect(outcomeOf(silent, 'a').kind).toBe('unanswered');
 	});
