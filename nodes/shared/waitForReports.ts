@@ -43,10 +43,9 @@ const ON_TIMEOUT = inputField('onTimeout', 'On Timeout', undefined, { default: '
 const DOWNLOAD = inputField('download', 'Download File', undefined, { default: true });
 
 /**
- * The one reader of the wait settings (descriptions.ts, reportWaitProperties): Wait for Ad
- * Report's, its tool's and Report → Generate's under Wait for Completion. Read per item, as every
- * input is: a bad Poll Interval fails its own item, not the others. The tool's Timeout is its
- * own setting (a tool call answers within a conversation: at most 10 minutes); it outputs no file.
+ * The one reader of the wait settings (descriptions.ts, reportWaitProperties), per item
+ * (docs/waiting.md). The tool's Timeout is its own setting (a tool call answers within a
+ * conversation: at most 10 minutes); it outputs no file.
  */
 export function readWaitInput(source: InputSource): WaitInput {
 	const { check } = source;
@@ -165,11 +164,9 @@ export function reportHintOf(json: IDataObject): ReportHint {
 }
 
 /**
- * The report wait (Wait for Ad Report, its tool, Generate's Wait for Completion): one sweep per
- * interval for all its reports, in few requests (there is no GET of one report). Each sweep pages
- * GET /v1/reports newest first, narrowed by account and creation time when all pending reports
- * share them, until every one was seen (25 reports: one request). A report missing from a sweep
- * is looked for again until the Timeout: the list can lag behind a new one.
+ * The report wait: one sweep per interval for all its reports (there is no GET of one report),
+ * paging GET /v1/reports newest first, narrowed by account and creation time when all pending
+ * reports share them, until every one was seen.
  */
 export async function waitForReports(
 	client: AdPerformanceClient,
@@ -238,11 +235,8 @@ export interface ReportWait extends WaitInput {
 
 /**
  * The settle step of Wait for Ad Report and of Report → Generate with Wait for Completion: one
- * wait for the reports of every item, then each item settled with its report (and its file) or
- * its error. Items whose Poll Interval or Timeout differ (expressions) share a wait with those of
- * the same timing, one such wait after the other. A sweep that failed for good (the key was
- * revoked, the service is down) fails every item still waiting; with Continue On Fail each gets
- * the error. `notFound` says why a report never listed may be missing, for the node's own input.
+ * wait per Poll Interval and Timeout for the reports of every item, then each item settled with
+ * its report (and its file) or its error; a sweep that failed for good fails every item waiting.
  */
 export async function settleReportWaits(
 	ctx: IExecuteFunctions,
