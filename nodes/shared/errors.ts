@@ -150,10 +150,9 @@ interface Seen {
 const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ERR_SOCKET_CONNECTION_TIMEOUT']);
 
 /**
- * The builders of the errors raised about the service, scrubbed with the execution's Redactor.
- * One per client: it knows the node, the Base URL and the attempts allowed, and which errors are
- * its own (our refusals are final; the HTTP library's are not). It keeps no failure of its own:
- * what an item's requests met travels with that item's errors (DeadlineReached.lastFailure).
+ * The builders of the errors raised about the service, scrubbed with the execution's Redactor
+ * (the editor's list search shows them without passing the boundary). One per client; it keeps
+ * no failure of its own: what an item's requests met travels with that item's errors.
  */
 export class TransportErrors {
 	private readonly own = new WeakSet<Error>();
@@ -177,15 +176,12 @@ export class TransportErrors {
 	 * The error of an error answer of the service, without request headers. The service's texts
 	 * are scrubbed, then clipped, before anything else is done with them.
 	 */
-	service(fullDetails: ServiceErrorDetails): NodeApiError {
-		const scrubbed = this.redact.value(fullDetails);
+	service({ type: answerType, serviceMessage, ...rest }: ServiceErrorDetails): NodeApiError {
+		const clip = (text?: string) => (text === undefined ? undefined : this.redact.clip(text));
 		const details: ServiceErrorDetails = {
-			...scrubbed,
-			type: scrubbed.type === undefined ? undefined : this.redact.clip(scrubbed.type),
-			serviceMessage:
-				scrubbed.serviceMessage === undefined
-					? undefined
-					: this.redact.clip(scrubbed.serviceMessage),
+			...this.redact.value(rest),
+			type: clip(answerType),
+			serviceMessage: clip(serviceMessage),
 		};
 		const guide = details.origin ? undefined : ERROR_TYPES.get(details.type ?? '');
 		// Another origin's words are its own: its status says what happened, its text is quoted below.
