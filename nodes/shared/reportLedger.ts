@@ -25,10 +25,8 @@ const REUSABLE_STATUSES = new Set(['pending', 'generating', 'completed']);
 
 /*
  * The report ledger: every search of the report list goes through walkReports and every
- * generation through createReport, so for all of them the listed times are readings of the
- * service's clock (transport/serviceClock.ts), and a report an execution created or recovered is
- * claimed (`client.claimedReports`) by one item only. (Report → Get Many pages the list as any
- * Get Many does, listRecords.ts: it decides nothing by the times it outputs.)
+ * generation through createReport, so the listed times are readings of the service's clock, and a
+ * report an execution created or recovered is claimed (`client.claimedReports`) by one item only.
  */
 
 /** Walks GET /v1/reports (newest first), reading the service's clock from every record. */
@@ -228,7 +226,6 @@ async function findCreatedBy(
 	deadline: number,
 ): Promise<ServiceReport | undefined> {
 	const clock = client.clock;
-	let failure: unknown;
 	try {
 		const { reports: matching } = await reportsSince(
 			client,
@@ -253,19 +250,18 @@ async function findCreatedBy(
 		const ours = candidates.sort((a, b) => createdEarliest(a) - createdEarliest(b))[0];
 		if (ours) client.claimedReports.add(ours.id);
 		return ours;
-	} catch (error) {
-		failure = error;
+	} catch (failure) {
+		client.throwIfCancelled();
+		// Already named for what the search saw (a report that may be ours or another's).
+		if (errorTypeOf(failure) === 'ambiguous_outcome') throw failure as Error;
+		const seen = failure instanceof Error ? failure.message : String(failure);
+		throw client.apiError(
+			`The answer to this report request was lost, and the search for the report it may have created failed: ${seen}`,
+			'The report may or may not have been created: the service gave no usable answer to the search for it, so the request was not sent again (that could create a second report). Check the report list (Report → Get Many) before running the item again.',
+			itemIndex,
+			'ambiguous_outcome',
+		);
 	}
-	client.throwIfCancelled();
-	// Already named for what the search saw (a report that may be ours or another's).
-	if (errorTypeOf(failure) === 'ambiguous_outcome') throw failure as Error;
-	const seen = failure instanceof Error ? failure.message : String(failure);
-	throw client.apiError(
-		`The answer to this report request was lost, and the search for the report it may have created failed: ${seen}`,
-		'The report may or may not have been created: the service gave no usable answer to the search for it, so the request was not sent again (that could create a second report). Check the report list (Report → Get Many) before running the item again.',
-		itemIndex,
-		'ambiguous_outcome',
-	);
 }
 
 /**

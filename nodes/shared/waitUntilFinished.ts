@@ -50,11 +50,8 @@ export interface WaitUntilFinishedResult<V> {
 }
 
 /**
- * What a wait saw of one id, the one rule every waiter names its outcome by: `finished` (an
- * answer showed it final); `unanswered` (the last look got no answer, whatever an earlier one
- * showed); `deleted` (an earlier answer showed it, the last two complete ones no longer held it:
- * never "still running"); `running` (the last answer showed it unfinished); `unlisted` (no answer
- * held it).
+ * What a wait saw of one id, the one rule every waiter names its outcome by. `unanswered`: the
+ * last look got no answer, whatever an earlier one showed; `deleted`: never "still running".
  */
 type WaitOutcome<V> =
 	| { kind: 'finished'; state: V }
@@ -81,10 +78,8 @@ export function outcomeOf<V>(result: WaitUntilFinishedResult<V>, id: string): Wa
 export type Verdict<V> = { kind: 'done'; state: V } | { kind: 'pending'; state: V };
 
 /**
- * The verdict of every wait (Wait for Ad Report, its tool, Report → Generate, Diagnostic → Run):
- * done, pending, or the error named for what was seen. A job that finished failed is `failed`'s
- * error; one the last look did not show is `unseen`'s, which may instead give what to present as
- * pending (a diagnostic its read still lags behind).
+ * The verdict of every wait: done, pending, or the error named for what was seen. `unseen` may
+ * instead give what to present as pending (a diagnostic its read still lags behind).
  */
 export function verdictOf<V extends { status?: unknown }>(
 	result: WaitUntilFinishedResult<V>,
