@@ -54,10 +54,7 @@ export class InputValidator {
 		return text;
 	}
 
-	/**
-	 * An id of a `kind` (IDS), e.g. `camp_…`: its prefix, then only letters, digits, `_` and `-`.
-	 * A service account id and an ad platform account id both start with `act_`.
-	 */
+	/** An id of a `kind` (IDS): its prefix, then only letters, digits, `_` and `-`. */
 	id(field: FieldName, value: unknown, kind: keyof typeof IDS): string {
 		const [prefix, example] = IDS[kind];
 		const text = this.text(field, value, { maxLength: 200 });
@@ -91,19 +88,15 @@ export class InputValidator {
 		return text;
 	}
 
-	/**
-	 * A calendar day, `YYYY-MM-DD`, from a Luxon DateTime, a JS Date or ISO text. A moment counts
-	 * as its day in the workflow's time zone, as `$today` does; text without a zone is as written.
-	 */
+	/** A calendar day, `YYYY-MM-DD`: a moment counts as its day in the workflow's time zone. */
 	readonly date = (field: FieldName, value: unknown): string => {
 		const time = this.timeOf(field, value, 'date');
 		return 'instant' in time ? dayIn(time.instant, this.timeZone) : time.day;
 	};
 
 	/**
-	 * A moment for a list filter, as ISO 8601 UTC text, from what `date` takes. Text without a zone
-	 * (the editor's date picker) is a wall time of the workflow's time zone; a day alone is its
-	 * first moment, or its last with `dayMeans: 'end'`.
+	 * A moment for a list filter, as ISO 8601 UTC text: text without a zone is a wall time of the
+	 * workflow's time zone; a day alone is its first moment, or its last with `dayMeans: 'end'`.
 	 */
 	dateTime(field: FieldName, value: unknown, dayMeans: 'start' | 'end' = 'start'): string {
 		const time = this.timeOf(field, value, 'dateTime');
