@@ -76,10 +76,8 @@ export function readReportId(source: InputSource): string {
 }
 
 /**
- * A report's verdict after the wait: done, or pending at the Timeout, else the error named for
- * what the wait saw: "deleted" when complete listings stopped holding it, "not found" only when
- * the last look was answered with a complete list that did not hold it, else what the look met.
- * `notFound` says why a report never listed may be missing, for the caller's own input.
+ * A report's verdict after the wait (verdictOf), its errors named for what the wait saw (the
+ * rules: docs/waiting.md). `notFound` says why a report never listed may be missing.
  */
 export function reportVerdict(
 	client: AdPerformanceClient,
