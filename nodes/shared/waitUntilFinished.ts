@@ -35,9 +35,10 @@ export interface WaitUntilFinishedResult<V> {
 	states: Map<string, V | undefined>;
 	/** Ids that were not final when the wait ended (at the deadline, or taken for deleted). */
 	timedOut: string[];
-	/** Whether some sweep got a whole answer (without one, nothing was looked for at all). */
-	answered: boolean;
-	/** Whether the last look had time to be answered and got none: what was seen before is stale. */
+	/**
+	 * Whether no look was ever answered, or the last one had time to be and got none: what was
+	 * seen before is stale.
+	 */
 	silent: boolean;
 	/** What that last look met before the deadline cut it (DeadlineReached.lastFailure). */
 	silentFailure?: Error;
@@ -66,8 +67,7 @@ export type Unseen<V> = Extract<WaitOutcome<V>, { kind: 'unlisted' | 'unanswered
 export function outcomeOf<V>(result: WaitUntilFinishedResult<V>, id: string): WaitOutcome<V> {
 	const state = result.states.get(id);
 	if (state !== undefined && !result.timedOut.includes(id)) return { kind: 'finished', state };
-	if (!result.answered || result.silent)
-		return { kind: 'unanswered', lastSeen: state, failure: result.silentFailure };
+	if (result.silent) return { kind: 'unanswered', lastSeen: state, failure: result.silentFailure };
 	if (state !== undefined && result.gone.has(id)) return { kind: 'deleted', lastSeen: state };
 	return state === undefined
 		? { kind: 'unlisted', listedCompletely: result.listedCompletely }
@@ -163,8 +163,7 @@ export async function waitUntilFinished<V>(
 		states,
 		// A job taken for deleted is not finished: it is among those not final at the end.
 		timedOut: pending,
-		answered,
-		silent,
+		silent: silent || !answered,
 		silentFailure,
 		startedAt: started,
 		listedCompletely,
