@@ -7,8 +7,8 @@ import { DeadlineReached, type AdPerformanceClient } from './transport';
 const LOOK_GRACE_MS = 100;
 
 /**
- * Complete looks in a row, the last at the Timeout, that no longer hold a job an earlier look
- * showed before it is taken for deleted (docs/waiting.md): one may be a replica behind the others.
+ * How many complete looks in a row, the last at the Timeout, must miss a job an earlier look
+ * showed for it to be taken for deleted (docs/waiting.md): one may be a replica behind the others.
  */
 const GONE_AFTER_LOOKS = 2;
 
