@@ -111,10 +111,7 @@ export function fileTooLargeError(
 
 /** A request or a walk reached the deadline its caller set. */
 export class DeadlineReached extends Error {
-	/**
-	 * What the run of attempts the deadline cut had last met (attempts.ts sets it): it travels
-	 * with the error of the item that saw it, never beside it.
-	 */
+	/** What the run of attempts the deadline cut last met (attempts.ts): it travels with the item. */
 	lastFailure?: Error;
 
 	constructor() {
@@ -347,8 +344,7 @@ export class TransportErrors {
 
 	/**
 	 * A wait whose last look got no whole answer, named for what that look met (`failure`, the
-	 * deadline's lastFailure): a failed connection, no answer in time, or an error answer's type.
-	 * `lastSeen`, what an earlier answer showed, is told, never taken for how things stand now.
+	 * deadline's lastFailure). `lastSeen` is told, never taken for how things stand now.
 	 */
 	unanswered(
 		what: { subject: string; timeoutSeconds: number; failure?: Error; lastSeen?: string },
