@@ -18,9 +18,7 @@ async function redactorFor(ctx: IExecuteFunctions | IPollFunctions): Promise<Red
 
 /**
  * The boundary between a node and n8n: what `produce` (a node's execute or a trigger's poll)
- * outputs, and what it throws, passes the one scrubber here. Each node's execute() and the
- * trigger's poll() are this call and nothing else, so no item, Continue On Fail item, binary
- * file name or error reaches run data, the editor or a log without it.
+ * outputs, and what it throws, passes the one scrubber here (docs/security.md).
  */
 export async function throughTheBoundary<
 	T extends NodeOutput,

@@ -1,7 +1,7 @@
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { ERROR_TYPE_KEY, ERROR_TYPES, errorTypeOf } from './errorTypes';
+import { ERROR_TYPE_KEY, ERROR_TYPES } from './errorTypes';
 import type { Redactor } from './redaction';
 
 /**
@@ -29,55 +29,6 @@ interface ServiceErrorDetails {
 	message?: string;
 	/** Another origin's answer (a download's file host): its body's type is not the service's. */
 	origin?: string;
-}
-
-/**
- * The NodeApiError of an error answer of the service, without request headers. The service's
- * texts are scrubbed, then clipped, before anything else is done with them.
- */
-export function serviceError(
-	node: INode,
-	fullDetails: ServiceErrorDetails,
-	scrub: Pick<Redactor, 'clip' | 'value'>,
-): NodeApiError {
-	const scrubbed = scrub.value(fullDetails);
-	const details: ServiceErrorDetails = {
-		...scrubbed,
-		type: scrubbed.type === undefined ? undefined : scrub.clip(scrubbed.type),
-		serviceMessage:
-			scrubbed.serviceMessage === undefined ? undefined : scrub.clip(scrubbed.serviceMessage),
-	};
-	const guide = details.origin ? undefined : ERROR_TYPES.get(details.type ?? '');
-	// Another origin's words are its own: its status says what happened, its text is quoted below.
-	const base =
-		details.message ??
-		(details.origin
-			? `The file host ${details.origin} answered with status ${details.status}`
-			: (guide?.message ??
-				details.serviceMessage ??
-				`The service answered with status ${details.status}`));
-	// A message written for the situation may already name what it is about.
-	const message =
-		details.subject && !base.includes(details.subject) ? `${base} (${details.subject})` : base;
-	const descriptionParts = [details.description ?? guide?.fix];
-	if (details.serviceMessage && details.serviceMessage !== base) {
-		descriptionParts.push(`Service message: ${details.serviceMessage}`);
-	}
-	const body: JsonObject = {
-		status: details.status,
-		type: details.type ?? null,
-		message: details.serviceMessage ?? null,
-	};
-	const error = new NodeApiError(node, body, {
-		message,
-		description: descriptionParts.filter(Boolean).join(' '),
-		httpCode: String(details.status),
-		itemIndex: details.itemIndex,
-	});
-	// The status decides before the type (the API spec's rule): every 429 of the service is its
-	// rate limit, whatever its body says, so code that yields to a 429 goes by this type alone.
-	if (details.origin) return typed(error, 'error');
-	return typed(error, details.status === 429 ? 'rate_limit_error' : details.type || 'error');
 }
 
 /** A tool argument, named "argument reportId": the model's to correct, not a node setting. */
@@ -160,10 +111,7 @@ export function fileTooLargeError(
 
 /** A request or a walk reached the deadline its caller set. */
 export class DeadlineReached extends Error {
-	/**
-	 * What the run of attempts the deadline cut had last met (attempts.ts sets it): it travels
-	 * with the error of the item that saw it, never beside it.
-	 */
+	/** What the run of attempts the deadline cut last met (attempts.ts): it travels with the item. */
 	lastFailure?: Error;
 
 	constructor() {
@@ -199,10 +147,9 @@ interface Seen {
 const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ERR_SOCKET_CONNECTION_TIMEOUT']);
 
 /**
- * The builders of the errors raised about the service, scrubbed with the execution's Redactor.
- * One per client: it knows the node, the Base URL and the attempts allowed, and which errors are
- * its own (our refusals are final; the HTTP library's are not). It keeps no failure of its own:
- * what an item's requests met travels with that item's errors (DeadlineReached.lastFailure).
+ * The builders of the errors raised about the service, scrubbed with the execution's Redactor
+ * (the editor's list search shows them without passing the boundary). One per client; it keeps
+ * no failure of its own: what an item's requests met travels with that item's errors.
  */
 export class TransportErrors {
 	private readonly own = new WeakSet<Error>();
@@ -222,15 +169,57 @@ export class TransportErrors {
 		return error instanceof Error && this.own.has(error);
 	}
 
-	/** The error of an error answer of the service. */
-	service(details: ServiceErrorDetails): NodeApiError {
-		const error = serviceError(this.node(), details, this.redact);
+	/**
+	 * The error of an error answer of the service, without request headers. The service's texts
+	 * are scrubbed, then clipped, before anything else is done with them.
+	 */
+	service({ type: answerType, serviceMessage, ...rest }: ServiceErrorDetails): NodeApiError {
+		const clip = (text?: string) => (text === undefined ? undefined : this.redact.clip(text));
+		const details: ServiceErrorDetails = {
+			...this.redact.value(rest),
+			type: clip(answerType),
+			serviceMessage: clip(serviceMessage),
+		};
+		const guide = details.origin ? undefined : ERROR_TYPES.get(details.type ?? '');
+		// Another origin's words are its own: its status says what happened, its text is quoted below.
+		const base =
+			details.message ??
+			(details.origin
+				? `The file host ${details.origin} answered with status ${details.status}`
+				: (guide?.message ??
+					details.serviceMessage ??
+					`The service answered with status ${details.status}`));
+		// A message written for the situation may already name what it is about.
+		const message =
+			details.subject && !base.includes(details.subject) ? `${base} (${details.subject})` : base;
+		const descriptionParts = [details.description ?? guide?.fix];
+		if (details.serviceMessage && details.serviceMessage !== base) {
+			descriptionParts.push(`Service message: ${details.serviceMessage}`);
+		}
+		const body: JsonObject = {
+			status: details.status,
+			type: details.type ?? null,
+			message: details.serviceMessage ?? null,
+		};
+		const error = new NodeApiError(this.node(), body, {
+			message,
+			description: descriptionParts.filter(Boolean).join(' '),
+			httpCode: String(details.status),
+			itemIndex: details.itemIndex,
+		});
+		// The status decides before the type (the API spec's rule): every 429 of the service is its
+		// rate limit, whatever its body says, so code that yields to a 429 goes by this type alone.
+		const type = details.origin
+			? 'error'
+			: details.status === 429
+				? 'rate_limit_error'
+				: details.type || 'error';
 		this.seenBy.set(error, {
 			kind: 'answered',
-			code: errorTypeOf(error),
+			code: type,
 			prose: `it answered with status ${details.status}`,
 		});
-		return error;
+		return typed(error, type);
 	}
 
 	/** An error about the service's behaviour that is not one of its error answers. */
@@ -355,8 +344,7 @@ export class TransportErrors {
 
 	/**
 	 * A wait whose last look got no whole answer, named for what that look met (`failure`, the
-	 * deadline's lastFailure): a failed connection, no answer in time, or an error answer's type.
-	 * `lastSeen`, what an earlier answer showed, is told, never taken for how things stand now.
+	 * deadline's lastFailure). `lastSeen` is told, never taken for how things stand now.
 	 */
 	unanswered(
 		what: { subject: string; timeoutSeconds: number; failure?: Error; lastSeen?: string },
@@ -398,18 +386,5 @@ export class TransportErrors {
 			details.itemIndex,
 			'generation_failed',
 		);
-	}
-
-	/** A report the service accepted and could not generate (Wait for Ad Report and its tool). */
-	reportFailed(
-		report: { id: string; error?: { type?: unknown; message?: unknown } },
-		itemIndex: number,
-	): NodeOperationError {
-		return this.workFailed({
-			what: `Report ${report.id}`,
-			error: report.error,
-			itemIndex,
-			description: ERROR_TYPES.get('generation_failed')?.fix ?? '',
-		});
 	}
 }

@@ -1,18 +1,14 @@
 import type { Redactor } from './redaction';
 
 /*
- * File names and MIME types the service hands us with a download become the name of a stored
- * file, a mail attachment or a file on a drive: data to clean, never names to trust.
+ * File names and MIME types the service hands us with a download: data to clean, never names to
+ * trust. The rules and their limits: docs/security.md, "File names from the service".
  */
 
 /** Most file systems allow 255 bytes in one name. */
 export const MAX_FILE_NAME_BYTES = 255;
 
-/**
- * Control and format characters (among them the bidirectional overrides and marks, which make
- * `evil<U+202E>fdp.exe` read as `evilexe.pdf`, and zero-width characters), surrogates, private
- * and unassigned code points, line and paragraph separators.
- */
+/** Invisible characters: a bidirectional override makes `evil<U+202E>fdp.exe` read `evilexe.pdf`. */
 const INVISIBLE = /[\p{C}\p{Zl}\p{Zp}]/gu;
 /** Characters Windows does not allow in a name (and that mean something to a shell). */
 const RESERVED = /[<>:"|?*]/g;
@@ -20,16 +16,9 @@ const RESERVED = /[<>:"|?*]/g;
 const EXTENSION = /\.[A-Za-z0-9]{1,16}$/;
 /** Dots and spaces that end the stem, before the last dot: `Nul .pdf` is the device NUL. */
 const STEM_END = /[\s.]+(\.[^.]+)$/;
-/**
- * Windows device names (COM¹ to COM³ and LPT¹ to LPT³ included): a file named one, with any
- * extension and in any case, is the device, on the system that opens it or a share it lands on.
- */
+/** Windows device names: a file named one, with any extension and in any case, is the device. */
 const DEVICE_NAME = /^(?:CON|PRN|AUX|NUL|COM[0-9¹²³]|LPT[0-9¹²³]|CONIN\$|CONOUT\$)$/i;
-/**
- * Extensions that run a program (Windows, macOS, Linux desktops) or open as a web page (whose
- * scripts a browser runs): a report named `weekly.pdf.exe` is run, not read, when opened from a
- * mail or a drive.
- */
+/** Extensions that run a program or open as a web page: `weekly.pdf.exe` is run, not read. */
 const PROGRAM_EXTENSIONS = [
 	// Windows: programs, installers, shortcuts, scripts and what runs them.
 	'exe com scr pif bat cmd cpl msi msp mst msc msix appx lnk url scf inf reg hta chm dll sys ocx',
@@ -59,10 +48,8 @@ export function sanitiseFileName(name: string, redactor: Redactor): string | und
 }
 
 /**
- * A name Windows, macOS and Linux all keep as it is: no dot or space ending its stem (Windows
- * drops them, and `Nul .pdf` is the device), within MAX_FILE_NAME_BYTES, and no device name
- * before its first dot (such a name gets a leading `_`). Shortening can make one (its stem cut
- * back to `CON`), so it is looked for last.
+ * A name Windows, macOS and Linux all keep as it is. Shortening can make a device name (its stem
+ * cut back to `CON`), so one is looked for last.
  */
 function onEverySystem(name: string): string {
 	// Shortened first: the patterns then search at most MAX_FILE_NAME_BYTES.
@@ -70,11 +57,7 @@ function onEverySystem(name: string): string {
 	return DEVICE_NAME.test(short.split('.')[0].trim()) ? shortened(`_${short}`) : short;
 }
 
-/**
- * The name of a report's file: the service's (Content-Disposition), made safe, as a document of
- * the format served, whose extension it ends with (when the format is known) and never with a
- * program's; else `report-<id>.<ext>`.
- */
+/** The name of a report's file: the service's, made safe, as a document; else `report-<id>.<ext>`. */
 export function reportFileName(
 	contentDisposition: string | undefined,
 	reportId: string,

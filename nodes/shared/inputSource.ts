@@ -5,7 +5,7 @@ import { InputValidator } from './validation';
 
 /**
  * One input of an operation, as the regular node's parameter and, in the tool variant, the
- * `$fromAI` argument that stands in for it: `readInput` reads it once, from either source.
+ * `$fromAI` argument that stands in for it: `read` reads it once, from either source.
  */
 export interface InputField {
 	/** The regular node's parameter: a name, or `collection.option` (n8n reads the path). */
@@ -24,8 +24,7 @@ export interface InputField {
 
 /**
  * Where an operation's input comes from: the node's parameters or a tool call's arguments. A
- * source only reads and names; the checks are the operation's, through `check`, so one invalid
- * value gets one error whichever source gave it.
+ * source only reads and names; the checks are the operation's, through `check`.
  */
 export interface InputSource {
 	readonly itemIndex: number;
@@ -69,10 +68,8 @@ function isUserExpression(saved: unknown): boolean {
 }
 
 /**
- * A field's value as read: nothing and blanks are "not given". But an expression the user wrote
- * that gives null or undefined (a renamed column, a missing key) is an error naming the field:
- * as "not given" it would widen what the request covers (every campaign, every account) or switch
- * a setting back to its default without a word.
+ * A field's value as read: nothing and blanks are "not given", but a user's expression that gives
+ * null or undefined is an error naming the field (why: docs/input-values.md, Empty and missing).
  */
 export function givenOrRefused(
 	check: InputValidator,

@@ -13,9 +13,8 @@ function withItemIndex<E>(error: E, itemIndex: number): E {
 
 /**
  * The item a failed input produces under Continue On Fail: its error, the fix and the status in
- * its json. Under "Continue (using error output)" it carries the error itself instead, which is
- * what n8n routes to the error output by (n8n then makes its json `{ error }`; json that says
- * more than `error` and `message` alone would leave it on the success output).
+ * its json. Under "Continue (using error output)" it carries the error itself, which is what n8n
+ * routes to the error output by (json saying more than `error` would stay on the success output).
  */
 function errorItem(ctx: IExecuteFunctions, error: unknown, itemIndex: number): INodeExecutionData {
 	const json: IDataObject = { error: error instanceof Error ? error.message : String(error) };

@@ -1,7 +1,6 @@
 /**
- * How much of the service's answers the nodes read, and for how long: the limits the README's
- * Security section documents. n8n's request helper buffers a body without any limit and
- * unpacks gzip on the way, so every answer is read by transport/boundedReader.ts under these.
+ * How much of the service's answers the nodes read, and for how long (transport/boundedReader.ts):
+ * the limits docs/security.md documents under "Answers are read within limits".
  */
 
 const KIB = 1024;
@@ -11,10 +10,7 @@ const MIB = 1024 * KIB;
 export const BYTES_PER_MB = MIB;
 
 export const ANSWER_LIMITS = {
-	/**
-	 * One JSON answer of the API. A page holds at most 100 records, a few KB each, so a real
-	 * page is far below this; what is larger is not an answer but a hostile or broken service.
-	 */
+	/** One JSON answer of the API: a page of 100 records, a few KB each, is far below it. */
 	jsonBytes: 16 * MIB,
 	/** The body of an error answer: `{error: {type, message}}` needs a few hundred bytes. */
 	errorBytes: 64 * KIB,

@@ -4,21 +4,11 @@ import { publicHeadOf, type Secret } from './credentialRules';
 import { ANSWER_LIMITS } from './limits';
 
 /**
- * The one scrubber. Everything a node hands to n8n passes through it at the boundary
- * (boundary.ts): output items with their binary metadata, and errors. A service that echoes the
- * API key, or an address with a password in it, must put neither into run data, at any depth,
- * in a value, a property name or a file name. It is built once per execution from the
- * credential's secrets (credentialRules.ts, secretsOf); the transport and the boundary share it.
- *
- * A start of a secret's secret part counts as the secret: at least MIN_SECRET_CHARS of what
- * follows its public head (a key's `service_live_`), with the head before it or without, so a key
- * cut short or stripped of its head by anyone (the service, a log) is still recognised. So does
- * any spelling of it (spellingsOf), mixed freely; any letter case, since a log may echo a key
- * upper-cased (keys are long random strings: no word matches 8 of their characters in any case);
- * and whitespace anywhere inside it (FOLD), since a log or a mail wraps a long line. No text of
- * the service is cut before it is scrubbed (`clip`). Copies are built without recursion, so no
- * nesting makes it give up, and are plain objects and arrays it created, so no untrusted name
- * sets a prototype.
+ * The one scrubber: everything a node hands to n8n passes it at the boundary (boundary.ts). It is
+ * built once per execution from the credential's secrets (credentialRules.ts, secretsOf); the
+ * transport and the boundary share it. What counts as a secret (a start of MIN_SECRET_CHARS of
+ * its secret part, in any spelling, case and fold) and why: docs/security.md, "One scrubber at
+ * the boundary".
  */
 const REDACTED = '[redacted]';
 
@@ -88,10 +78,8 @@ function anyOf(patterns: string[]): string {
 }
 
 /**
- * Every spelling of one character a text may carry: as it is; percent-encoded UTF-8, once or
- * twice (`%5F`, `%255F`); a JSON or JavaScript escape (`\u005f`, `\u{5f}`, `\x5f`); an HTML
- * character reference (`&#95;`, `&#x5F;`, `&lowbar;`). A letter in either case: the patterns
- * ignore case, but an escape of `a` (`%61`) is not one of `A` (`%41`).
+ * Every spelling of one character a text may carry (docs/security.md lists them). A letter in
+ * either case: the patterns ignore case, but an escape of `a` (`%61`) is not one of `A` (`%41`).
  */
 function spellingsOf(character: string): string {
 	const variants = [
@@ -118,13 +106,10 @@ function spellingsOf(character: string): string {
 }
 
 /**
- * What may fold a secret between two of its characters (a log wrapping a long line, a mail, a
- * dump indenting the rest): whitespace as it is; a space, tab, line feed, carriage return or
- * no-break space in each escape spellingsOf knows (`%0A`, `%250A`, `\u000a`, `\u{a}`, `\x0a`,
- * `&#10;`, `&#xA;`, `&NewLine;`), and JSON's short escapes (`\n`, `\r`, `\t`). Written out, not
- * built with spellingsOf: it stands between every two characters of a secret, and the pattern's
- * size is what compiling it costs. No literal alternative beside `\s`: a run of spaces could then
- * match in 2^n ways, and a failed match would try them all.
+ * What may fold a secret between two of its characters: whitespace, as it is or escaped. Written
+ * out, not built with spellingsOf: it stands between every two characters of a secret, and the
+ * pattern's size is what compiling it costs. No literal alternative beside `\s`: a run of spaces
+ * could then match in 2^n ways, and a failed match would try them all.
  */
 const FOLD = String.raw`(?:\s|\\{1,2}(?:[nrt]|u00(?:20|0[9ad]|a0)|x(?:20|0[9ad]|a0)|u\{0*(?:20|[9ad]|a0)\})|%(?:25)?(?:20|0[9ad]|c2%(?:25)?a0)|&#(?:0*(?:32|9|1[03]|160)|x0*(?:20|[9ad]|a0));?|&(?:tab|newline|nbsp);)`;
 
@@ -251,13 +236,9 @@ export class Redactor {
 
 	/**
 	 * Vouches for the records JSON.parse made of an answer's `text` when the text holds nothing to
-	 * scrub: without a backslash in it, every string and property name parsed from it is a piece
-	 * of it, so none holds a secret's start, an escape (a `%` or `&` that begins one) or an @, and
-	 * a long listing's texts need not be searched one by one (most of its cost of ours). A start
-	 * folded by whitespace or in another letter case is searched for as `suspect` searches a text
-	 * (`starts`): a match inside a piece is a match inside the whole text. Only the
-	 * records of `data` are vouched for: nothing writes to them after parsing (nodes build their
-	 * own objects around them).
+	 * scrub: without a backslash in it, every string and name parsed from it is a piece of it, so
+	 * its texts need not be searched one by one (docs/performance.md). Only the records of `data`
+	 * are vouched for: nothing writes to them after parsing.
 	 */
 	vouch(text: string, value: unknown): void {
 		if (value === null || typeof value !== 'object' || !this.holdsNothing(text)) return;

@@ -35,11 +35,7 @@ const PAGE_PROLOG = /^(?:\s+|<!--[\s\S]*?-->|<\?[\s\S]*?\?>)*/;
 /** A web page's doctype or root, in any case: `<!DOCTYPE html`, `<html>`, `<html xmlns=…>`. */
 const PAGE_ROOT = /^<(?:!doctype\s+html\b|html(?:[\s/>]|$))/i;
 
-/**
- * Whether a file begins as a web page, whatever its Content-Type said. A PDF begins `%PDF`, a JSON
- * report `{`, a Markdown one with its text (a comment at most before it): none begins with an
- * HTML doctype or root, which a proxy's or a gateway's page does.
- */
+/** Whether a file begins as a web page (a proxy's): no report format begins with a doctype or root. */
 function beginsAsWebPage(head: Buffer): boolean {
 	const text = textOf(head);
 	const prolog = PAGE_PROLOG.exec(text)?.[0].length ?? 0;
@@ -104,11 +100,9 @@ interface FileWait {
 }
 
 /**
- * Fetches a finished report's file and hands its body to `keep`, in the transport's retry loop,
- * the one loop of the download (its answers and what its body turns out to be share one round):
- * what follows a failure is the transport's table (decide), a download is a read, and a file cut
- * off, packed or answered with a web page is fetched again up to Max Attempts. Past `maxBytes`
- * (boundedReader.ts) it is `tooLarge`'s; past the download's total time it fails for good.
+ * Fetches a finished report's file and hands its body to `keep`, in the transport's retry loop
+ * (decide): a file cut off, packed or answered with a web page is fetched again up to Max
+ * Attempts. Past `maxBytes` it is `tooLarge`'s; past the download's total time it fails for good.
  */
 async function fetchFile<T>(
 	client: AdPerformanceClient,
@@ -153,8 +147,7 @@ async function fetchFile<T>(
 			if (answer.kind !== 'done') return answer;
 			const response = answer.value;
 			if (response.tooLarge) return tooLarge(round);
-			// A body that is not the file is never stored: dropped, and fetched again like a
-			// garbled answer.
+			// A body that is not the file is never stored: dropped, and fetched again.
 			const garbled = (message: string, description: string) => {
 				(response.body as { destroy?: () => void } | undefined)?.destroy?.();
 				return after(
@@ -163,8 +156,7 @@ async function fetchFile<T>(
 					client.errors.api(message, description, itemIndex),
 				);
 			};
-			// Packed although asked for unpacked (exchange.ts): n8n's helper unpacks leniently, so a
-			// file cut short inside its coding would unpack without an error, a part stored as the whole.
+			// Packed although asked for unpacked: n8n's helper would unpack a cut file without an error.
 			if (response.packed) {
 				return garbled(
 					`The download of report ${report.id} came packed (Content-Encoding), though it was asked for as it is`,
@@ -172,8 +164,6 @@ async function fetchFile<T>(
 				);
 			}
 			const { headers } = response;
-			// A report file is a PDF, Markdown or JSON: a web page in its place is a proxy's or a
-			// gateway's error page answered with 200, a garbled answer, asked again like one.
 			const webPage = () =>
 				garbled(
 					`The download of report ${report.id} answered with a web page instead of the file`,
@@ -181,10 +171,7 @@ async function fetchFile<T>(
 				);
 			if (WEB_PAGE_TYPE.test(headerOf(headers, 'content-type') ?? '')) return webPage();
 			try {
-				// Whatever the Content-Type says, a report's file is looked at first: a page sent as
-				// `application/pdf` or `text/plain` is no more the report. The service's formats are
-				// ours (Report → Download knows no format); only a format it states that is not
-				// ours (a page may be its file) is not.
+				// Whatever its Content-Type, a file of ours (or of no stated format) is looked at first.
 				const peeked =
 					report.format === undefined || knownFormat(report)
 						? await peekBody(response.body, WEB_PAGE_HEAD_BYTES)

@@ -25,10 +25,8 @@ const REUSABLE_STATUSES = new Set(['pending', 'generating', 'completed']);
 
 /*
  * The report ledger: every search of the report list goes through walkReports and every
- * generation through createReport, so for all of them the listed times are readings of the
- * service's clock (transport/serviceClock.ts), and a report an execution created or recovered is
- * claimed (`client.claimedReports`) by one item only. (Report → Get Many pages the list as any
- * Get Many does, listRecords.ts: it decides nothing by the times it outputs.)
+ * generation through createReport, so the listed times are readings of the service's clock, and a
+ * report an execution created or recovered is claimed (`client.claimedReports`) by one item only.
  */
 
 /** Walks GET /v1/reports (newest first), reading the service's clock from every record. */
@@ -108,12 +106,10 @@ export async function findReport(
 
 /**
  * The reports of GET /v1/reports with `qs` that `keep` keeps, listed since `bound()` less
- * `marginMs` (n8n time on the service's clock), from complete listings only: "there is none" is
- * concluded from nothing less, so one that never agreed with itself fails (it cannot tell
- * `question`) and nothing is done on its strength. A walk's answers are new clock readings: the
- * list is walked again (at most 3 walks) while they move `bound()` before the last walk's start
- * by more than `toleranceMs`. With the reports comes the last walk's start (`from`). The
- * trigger's polls and Generate's two searches read this way.
+ * `marginMs` (n8n time on the service's clock), from complete listings only: one that never
+ * agreed with itself fails (it cannot tell `question`). A walk's answers are new clock readings:
+ * the list is walked again (at most 3 walks) while they move `bound()` before the last walk's
+ * start by more than `toleranceMs`. With the reports comes the last walk's start (`from`).
  */
 export async function reportsSince(
 	client: AdPerformanceClient,
@@ -167,11 +163,8 @@ function listingIncomplete(
 
 /**
  * Report → Generate: POST /v1/reports, never creating a duplicate nor handing this item a report
- * somebody else created. Identical requests in flight in this process share one POST
- * (single-flight). After a 5xx, a lost connection or a garbled answer the report may exist, so
- * the retry loop asks findCreatedBy before anything is resent. What remains is in
- * docs/security.md: another n8n process sending an identical request within the same second,
- * and a list that shows a new report only after more than the backoff.
+ * somebody else created. After a 5xx, a lost connection or a garbled answer the report may exist,
+ * so the retry loop asks findCreatedBy before anything is resent (limits: docs/security.md).
  */
 async function createReport(
 	client: AdPerformanceClient,
@@ -220,13 +213,10 @@ export async function reportForRequest(
 }
 
 /**
- * The report an attempt sent at `sentAt` (n8n time) created, if any: one matching the request
- * (matchesRequest), claimed by no other item, created after `sentAt` by every standing reading of
- * the service's clock. One that some reading places before and another after (the Date header
- * and the records disagree) could be another execution's: then nothing is taken or resent, and
- * the item fails saying so. When the search itself fails, the item fails as ambiguous_outcome
- * ("check before calling again") with what the search met, never as the search's error alone,
- * which would invite a resend that makes a second report.
+ * The report an attempt sent at `sentAt` (n8n time) created, if any: one matching the request,
+ * claimed by no other item, created after `sentAt` by every standing reading of the service's
+ * clock (docs/security.md, "Times are the service's"). A failed search fails the item as
+ * ambiguous_outcome, never as the search's error alone, which would invite a second report.
  */
 async function findCreatedBy(
 	client: AdPerformanceClient,
@@ -236,7 +226,6 @@ async function findCreatedBy(
 	deadline: number,
 ): Promise<ServiceReport | undefined> {
 	const clock = client.clock;
-	let failure: unknown;
 	try {
 		const { reports: matching } = await reportsSince(
 			client,
@@ -261,31 +250,25 @@ async function findCreatedBy(
 		const ours = candidates.sort((a, b) => createdEarliest(a) - createdEarliest(b))[0];
 		if (ours) client.claimedReports.add(ours.id);
 		return ours;
-	} catch (error) {
-		failure = error;
+	} catch (failure) {
+		client.throwIfCancelled();
+		// Already named for what the search saw (a report that may be ours or another's).
+		if (errorTypeOf(failure) === 'ambiguous_outcome') throw failure as Error;
+		const seen = failure instanceof Error ? failure.message : String(failure);
+		throw client.errors.api(
+			`The answer to this report request was lost, and the search for the report it may have created failed: ${seen}`,
+			'The report may or may not have been created: the service gave no usable answer to the search for it, so the request was not sent again (that could create a second report). Check the report list (Report → Get Many) before running the item again.',
+			itemIndex,
+			'ambiguous_outcome',
+		);
 	}
-	client.throwIfCancelled();
-	// Already named for what the search saw (a report that may be ours or another's).
-	if (errorTypeOf(failure) === 'ambiguous_outcome') throw failure as Error;
-	const seen = failure instanceof Error ? failure.message : String(failure);
-	throw client.errors.api(
-		`The answer to this report request was lost, and the search for the report it may have created failed: ${seen}`,
-		'The report may or may not have been created: the service gave no usable answer to the search for it, so the request was not sent again (that could create a second report). Check the report list (Report → Get Many) before running the item again.',
-		itemIndex,
-		'ambiguous_outcome',
-	);
 }
 
 /**
- * Reuse a Recent Identical Report: the newest report matching the request (matchesRequest) that
- * has not failed and was asked for within REUSE_WINDOW_MS, or undefined. The window is listed to
- * its end (a busy account can have more than 100 reports in 10 minutes), from the earliest time
- * the service's clock can show, widened by CLOCK_SKEW_MARGIN_MS.
- *
- * Under clock disagreement a report is recent when ANY standing reading places its creation in
- * the window: the option exists so that a re-run never creates a second report, so the window is
- * never shorter than 10 minutes by any reading. The price is reusing an identical report a little
- * older, still the report asked for. A report whose creation time cannot be read is not reused.
+ * Reuse a Recent Identical Report: the newest report matching the request that has not failed
+ * and was asked for within REUSE_WINDOW_MS, or undefined. A report is recent when ANY standing
+ * reading of the service's clock places it in the window: the option exists so that a re-run
+ * never creates a second report. One whose creation time cannot be read is not reused.
  */
 async function findRecent(
 	client: AdPerformanceClient,

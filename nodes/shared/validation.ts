@@ -5,11 +5,9 @@ import { ArgumentName, fieldError, type FieldName } from './errors';
 import { cut } from './redaction';
 
 /**
- * The one reader of each kind of value (docs/input-values.md), on the node, the tool and the
- * trigger alike, so the same value gives the same request whichever way it came. A reader takes
- * every idiomatic form of a valid value (from expressions, Data Tables, Sheets, models) and returns
- * one canonical value, or refuses it before any request with an error naming the field and fix.
- * A reader of the field and value alone is a bound property: a read passes it as it is.
+ * The one reader of each kind of value, on the node, the tool and the trigger alike: the forms
+ * each takes and what it sends are in docs/input-values.md. A reader of the field and value alone
+ * is a bound property: a read passes it as it is.
  */
 export class InputValidator {
 	/** The workflow's time zone, in which days are counted (calendar.ts). */
@@ -36,13 +34,8 @@ export class InputValidator {
 		throw fieldError(this.node, field, problem, fix, this.itemIndex, byModel);
 	}
 
-	/** A non-empty string (numbers are accepted as their text); nothing else. */
-	text(
-		field: FieldName,
-		value: unknown,
-		options: { maxLength?: number; required?: boolean } = {},
-	): string {
-		const { maxLength = 1000, required = true } = options;
+	/** A string (numbers are accepted as their text); nothing else. Blanks never reach it (read). */
+	text(field: FieldName, value: unknown, { maxLength }: { maxLength: number }): string {
 		if (value !== undefined && value !== null && !['string', 'number'].includes(typeof value)) {
 			this.fail(
 				field,
@@ -51,10 +44,6 @@ export class InputValidator {
 			);
 		}
 		const text = String(value ?? '').trim();
-		if (text === '') {
-			if (!required) return '';
-			this.fail(field, 'is empty', `Enter a value for ${field}.`);
-		}
 		if (text.length > maxLength) {
 			this.fail(
 				field,
@@ -65,10 +54,7 @@ export class InputValidator {
 		return text;
 	}
 
-	/**
-	 * An id of a `kind` (IDS), e.g. `camp_…`: its prefix, then only letters, digits, `_` and `-`.
-	 * A service account id and an ad platform account id both start with `act_`.
-	 */
+	/** An id of a `kind` (IDS): its prefix, then only letters, digits, `_` and `-`. */
 	id(field: FieldName, value: unknown, kind: keyof typeof IDS): string {
 		const [prefix, example] = IDS[kind];
 		const text = this.text(field, value, { maxLength: 200 });
@@ -102,19 +88,15 @@ export class InputValidator {
 		return text;
 	}
 
-	/**
-	 * A calendar day, `YYYY-MM-DD`, from a Luxon DateTime, a JS Date or ISO text. A moment counts
-	 * as its day in the workflow's time zone, as `$today` does; text without a zone is as written.
-	 */
+	/** A calendar day, `YYYY-MM-DD`: a moment counts as its day in the workflow's time zone. */
 	readonly date = (field: FieldName, value: unknown): string => {
 		const time = this.timeOf(field, value, 'date');
 		return 'instant' in time ? dayIn(time.instant, this.timeZone) : time.day;
 	};
 
 	/**
-	 * A moment for a list filter, as ISO 8601 UTC text, from what `date` takes. Text without a zone
-	 * (the editor's date picker) is a wall time of the workflow's time zone; a day alone is its
-	 * first moment, or its last with `dayMeans: 'end'`.
+	 * A moment for a list filter, as ISO 8601 UTC text: text without a zone is a wall time of the
+	 * workflow's time zone; a day alone is its first moment, or its last with `dayMeans: 'end'`.
 	 */
 	dateTime(field: FieldName, value: unknown, dayMeans: 'start' | 'end' = 'start'): string {
 		const time = this.timeOf(field, value, 'dateTime');
@@ -146,7 +128,6 @@ export class InputValidator {
 			this.fail(field, `must be a date, but the value is ${describeType(value)}`, example);
 		}
 		const text = value.trim();
-		if (text === '') this.fail(field, 'is empty', example);
 		const match = ISO_TIME.exec(text);
 		if (!match) {
 			this.fail(
@@ -202,11 +183,7 @@ export class InputValidator {
 		}
 	}
 
-	/**
-	 * Campaign IDs: a list, comma-separated text, or a list as JSON text (as a Data Table cell
-	 * holds it); at most 20 (docs/service-notes.md, Report requests). Empty entries are dropped;
-	 * a list of only empty entries is refused.
-	 */
+	/** Campaign IDs, at most 20 (docs/service-notes.md, Report requests). */
 	readonly campaignIds = (field: FieldName, value: unknown): string[] => {
 		let list: unknown[] | undefined;
 		const fix =
@@ -230,8 +207,7 @@ export class InputValidator {
 		const ids = list
 			.map((entry) => (typeof entry === 'string' ? entry.trim() : entry))
 			.filter((entry) => entry !== '' && entry !== null && entry !== undefined);
-		// `{{ [$json.campaignId] }}` without the column gives [null]: dropping its entries would
-		// leave the empty list, which means every campaign, so it is refused as a null expression is.
+		// The empty list means every campaign: a list of only empty entries is refused instead.
 		if (ids.length === 0 && list.length > 0) {
 			this.fail(
 				field,
@@ -291,10 +267,7 @@ export class InputValidator {
 		return number;
 	}
 
-	/**
-	 * A switch: true or false, also as the texts "true"/"false" (any case) and 1/0, as n8n's own
-	 * type validation reads them. Anything else is an error, never a silent default.
-	 */
+	/** A switch, in the forms n8n's own type validation reads; never a silent default. */
 	readonly boolean = (field: FieldName, value: unknown): boolean => {
 		if (typeof value === 'boolean') return value;
 		const text = typeof value === 'string' ? value.trim().toLowerCase() : value;

@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
+import { ERROR_TYPES } from './errorTypes';
 import { inputField, read, readOr, type InputSource } from './inputSource';
 import type { ItemResults } from './items';
 import { ANSWER_LIMITS, BYTES_PER_MB } from './limits';
@@ -42,10 +43,9 @@ const ON_TIMEOUT = inputField('onTimeout', 'On Timeout', undefined, { default: '
 const DOWNLOAD = inputField('download', 'Download File', undefined, { default: true });
 
 /**
- * The one reader of the wait settings (descriptions.ts, reportWaitProperties): Wait for Ad
- * Report's, its tool's and Report → Generate's under Wait for Completion. Read per item, as every
- * input is: a bad Poll Interval fails its own item, not the others. The tool's Timeout is its
- * own setting (a tool call answers within a conversation: at most 10 minutes); it outputs no file.
+ * The one reader of the wait settings (descriptions.ts, reportWaitProperties), per item
+ * (docs/waiting.md). The tool's Timeout is its own setting (a tool call answers within a
+ * conversation: at most 10 minutes); it outputs no file.
  */
 export function readWaitInput(source: InputSource): WaitInput {
 	const { check } = source;
@@ -76,10 +76,8 @@ export function readReportId(source: InputSource): string {
 }
 
 /**
- * A report's verdict after the wait: done, or pending at the Timeout, else the error named for
- * what the wait saw: "deleted" when complete listings stopped holding it, "not found" only when
- * the last look was answered with a complete list that did not hold it, else what the look met.
- * `notFound` says why a report never listed may be missing, for the caller's own input.
+ * A report's verdict after the wait (verdictOf), its errors named for what the wait saw (the
+ * rules: docs/waiting.md). `notFound` says why a report never listed may be missing.
  */
 export function reportVerdict(
 	client: AdPerformanceClient,
@@ -92,7 +90,13 @@ export function reportVerdict(
 		// Also with On Timeout → output: a report last seen before the service fell silent is
 		// not one seen still unfinished at the timeout.
 		unseen: (outcome) => unseenReportError(client, outcome, report, notFound),
-		failed: (state) => client.errors.reportFailed({ ...state, id }, itemIndex),
+		failed: (state) =>
+			client.errors.workFailed({
+				what: `Report ${id}`,
+				error: state.error,
+				itemIndex,
+				description: ERROR_TYPES.get('generation_failed')!.fix!,
+			}),
 	});
 }
 
@@ -158,11 +162,9 @@ export function reportHintOf(json: IDataObject): ReportHint {
 }
 
 /**
- * The report wait (Wait for Ad Report, its tool, Generate's Wait for Completion): one sweep per
- * interval for all its reports, in few requests (there is no GET of one report). Each sweep pages
- * GET /v1/reports newest first, narrowed by account and creation time when all pending reports
- * share them, until every one was seen (25 reports: one request). A report missing from a sweep
- * is looked for again until the Timeout: the list can lag behind a new one.
+ * The report wait: one sweep per interval for all its reports (there is no GET of one report),
+ * paging GET /v1/reports newest first, narrowed by account and creation time when all pending
+ * reports share them, until every one was seen.
  */
 export async function waitForReports(
 	client: AdPerformanceClient,
@@ -231,11 +233,8 @@ export interface ReportWait extends WaitInput {
 
 /**
  * The settle step of Wait for Ad Report and of Report → Generate with Wait for Completion: one
- * wait for the reports of every item, then each item settled with its report (and its file) or
- * its error. Items whose Poll Interval or Timeout differ (expressions) share a wait with those of
- * the same timing, one such wait after the other. A sweep that failed for good (the key was
- * revoked, the service is down) fails every item still waiting; with Continue On Fail each gets
- * the error. `notFound` says why a report never listed may be missing, for the node's own input.
+ * wait per Poll Interval and Timeout for the reports of every item, then each item settled with
+ * its report (and its file) or its error; a sweep that failed for good fails every item waiting.
  */
 export async function settleReportWaits(
 	ctx: IExecuteFunctions,

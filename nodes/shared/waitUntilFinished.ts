@@ -7,8 +7,8 @@ import { DeadlineReached, type AdPerformanceClient } from './transport';
 const LOOK_GRACE_MS = 100;
 
 /**
- * Complete looks in a row that no longer hold a job an earlier look showed, before it is taken
- * for deleted and no longer waited for: one such look may be a replica behind the others.
+ * How many complete looks in a row, the last at the Timeout, must miss a job an earlier look
+ * showed for it to be taken for deleted (docs/waiting.md): one may be a replica behind the others.
  */
 const GONE_AFTER_LOOKS = 2;
 
@@ -35,13 +35,11 @@ export interface WaitUntilFinishedResult<V> {
 	states: Map<string, V | undefined>;
 	/** Ids that were not final when the wait ended (at the deadline, or taken for deleted). */
 	timedOut: string[];
-	/** Whether some sweep got a whole answer (without one, nothing was looked for at all). */
-	answered: boolean;
 	/**
-	 * When the wait's last look began, if it had time to be answered and got no answer: what was
-	 * seen before it is not how things stand now.
+	 * Whether no look was ever answered, or the last one had time to be and got none: what was
+	 * seen before is stale.
 	 */
-	silentSince?: number;
+	silent: boolean;
 	/** What that last look met before the deadline cut it (DeadlineReached.lastFailure). */
 	silentFailure?: Error;
 	/** When the wait began (n8n time). */
@@ -53,15 +51,12 @@ export interface WaitUntilFinishedResult<V> {
 }
 
 /**
- * What a wait saw of one id, the one rule every waiter names its outcome by: `finished` (an
- * answer showed it final); `unanswered` (the last look got no answer, whatever an earlier one
- * showed); `deleted` (an earlier answer showed it, the last complete one no longer held it: never
- * "still running"); `running` (the last answer showed it unfinished); `unlisted` (no answer
- * held it).
+ * What a wait saw of one id, the one rule every waiter names its outcome by. `unanswered`: the
+ * last look got no answer, whatever an earlier one showed; `deleted`: never "still running".
  */
 type WaitOutcome<V> =
 	| { kind: 'finished'; state: V }
-	| { kind: 'unanswered'; since: number; lastSeen?: V; failure?: Error }
+	| { kind: 'unanswered'; lastSeen?: V; failure?: Error }
 	| { kind: 'deleted'; lastSeen: V }
 	| { kind: 'running'; state: V }
 	| { kind: 'unlisted'; listedCompletely: boolean };
@@ -72,13 +67,7 @@ export type Unseen<V> = Extract<WaitOutcome<V>, { kind: 'unlisted' | 'unanswered
 export function outcomeOf<V>(result: WaitUntilFinishedResult<V>, id: string): WaitOutcome<V> {
 	const state = result.states.get(id);
 	if (state !== undefined && !result.timedOut.includes(id)) return { kind: 'finished', state };
-	if (!result.answered || result.silentSince !== undefined)
-		return {
-			kind: 'unanswered',
-			since: result.silentSince ?? result.startedAt,
-			lastSeen: state,
-			failure: result.silentFailure,
-		};
+	if (result.silent) return { kind: 'unanswered', lastSeen: state, failure: result.silentFailure };
 	if (state !== undefined && result.gone.has(id)) return { kind: 'deleted', lastSeen: state };
 	return state === undefined
 		? { kind: 'unlisted', listedCompletely: result.listedCompletely }
@@ -89,10 +78,8 @@ export function outcomeOf<V>(result: WaitUntilFinishedResult<V>, id: string): Wa
 export type Verdict<V> = { kind: 'done'; state: V } | { kind: 'pending'; state: V };
 
 /**
- * The verdict of every wait (Wait for Ad Report, its tool, Report → Generate, Diagnostic → Run):
- * done, pending, or the error named for what was seen. A job that finished failed is `failed`'s
- * error; one the last look did not show is `unseen`'s, which may instead give what to present as
- * pending (a diagnostic its read still lags behind).
+ * The verdict of every wait: done, pending, or the error named for what was seen. `unseen` may
+ * instead give what to present as pending (a diagnostic its read still lags behind).
  */
 export function verdictOf<V extends { status?: unknown }>(
 	result: WaitUntilFinishedResult<V>,
@@ -128,15 +115,10 @@ export async function waitUntilFinished<V>(
 	let pending = [...options.ids];
 	let answered = false;
 	let listedCompletely = true;
-	let silentSince: number | undefined;
+	let silent = false;
 	let silentFailure: Error | undefined;
 	/** Complete looks in a row that no longer held an id an earlier look showed. */
 	const missing = new Map<string, number>();
-	// Two complete looks without it, as the deadline ends the wait: one look the deadline left no
-	// time to repeat may be a replica behind the others, and the job is still pending. Before the
-	// deadline a job missing is waited for still: reads lag, and lagging listings in a row can
-	// each miss one that another showed (the fault matrix's lags).
-	const isGone = (id: string) => (missing.get(id) ?? 0) >= GONE_AFTER_LOOKS;
 	const expected = new Map(options.expectedAt);
 	for (let beat = 1; pending.length > 0; ) {
 		let seen: Map<string, V> | undefined;
@@ -149,7 +131,7 @@ export async function waitUntilFinished<V>(
 		}
 		// Cut at the deadline: what is pending timed out, and if the look had time, it went unanswered.
 		if (failure instanceof DeadlineReached) {
-			if (lookedAt < deadline - LOOK_GRACE_MS) silentSince = lookedAt;
+			silent = lookedAt < deadline - LOOK_GRACE_MS;
 			silentFailure = failure.lastFailure;
 			break;
 		}
@@ -177,17 +159,15 @@ export async function waitUntilFinished<V>(
 		if (soonest === nextBeat) beat++;
 		await client.wait(Math.max(0, soonest - now));
 	}
-	const gone = new Set(pending.filter(isGone));
-	// A job taken for deleted is not finished: it is among those not final at the end.
-	const timedOut = pending;
 	return {
 		states,
-		timedOut,
-		answered,
-		silentSince,
+		// A job taken for deleted is not finished: it is among those not final at the end.
+		timedOut: pending,
+		silent: silent || !answered,
 		silentFailure,
 		startedAt: started,
 		listedCompletely,
-		gone,
+		// Judged only at the end: before the Timeout a missing job is waited for (reads lag).
+		gone: new Set(pending.filter((id) => (missing.get(id) ?? 0) >= GONE_AFTER_LOOKS)),
 	};
 }

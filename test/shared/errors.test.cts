@@ -84,7 +84,12 @@ describe('every builder records the type as data', () => {
 		[
 			'a failed report',
 			() =>
-				errors().reportFailed({ id: 'rpt_1', error: { message: 'gave up after 3 seconds' } }, 0),
+				errors().workFailed({
+					what: 'Report rpt_1',
+					error: { message: 'gave up after 3 seconds' },
+					itemIndex: 0,
+					description: 'Generate it again.',
+				}),
 			'generation_failed',
 		],
 	])('%s', (_what, build, type) => {

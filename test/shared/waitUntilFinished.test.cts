@@ -9,12 +9,13 @@ type State = { status: string };
 function result(
 	states: Array<[string, State | undefined]>,
 	timedOut: string[],
-	look: { answered: boolean; silentSince?: number; listedCompletely?: boolean; gone?: Set<string> },
+	look: { silent?: boolean; listedCompletely?: boolean; gone?: Set<string> },
 ): WaitUntilFinishedResult<State> {
 	return {
 		states: new Map(states),
 		timedOut,
 		startedAt: 1_000,
+		silent: false,
 		listedCompletely: true,
 		gone: new Set(),
 		...look,
@@ -26,46 +27,42 @@ describe('outcomeOf', () => {
 
 	test('seen final: finished, even if the service fell silent afterwards', () => {
 		const done = { status: 'completed' };
-		const found = result([['a', done]], [], { answered: true, silentSince: 5_000 });
+		const found = result([['a', done]], [], { silent: true });
 		expect(outcomeOf(found, 'a')).toEqual({ kind: 'finished', state: done });
 	});
 
 	test('the last look answered it unfinished: running', () => {
-		const found = result([['a', running]], ['a'], { answered: true });
+		const found = result([['a', running]], ['a'], {});
 		expect(outcomeOf(found, 'a')).toEqual({ kind: 'running', state: running });
 	});
 
 	test('the last look answered without it: unlisted (not found)', () => {
-		const found = result([['a', undefined]], ['a'], { answered: true });
+		const found = result([['a', undefined]], ['a'], {});
 		expect(outcomeOf(found, 'a')).toEqual({ kind: 'unlisted', listedCompletely: true });
 	});
 
 	test('the last look answered without it from a listing that was not whole: unlisted, and says so', () => {
-		const found = result([['a', undefined]], ['a'], { answered: true, listedCompletely: false });
+		const found = result([['a', undefined]], ['a'], { listedCompletely: false });
 		expect(outcomeOf(found, 'a')).toEqual({ kind: 'unlisted', listedCompletely: false });
 	});
 
-	test('the last look got no answer: unanswered since then, telling what was last seen', () => {
-		const seen = result([['a', running]], ['a'], { answered: true, silentSince: 5_000 });
-		expect(outcomeOf(seen, 'a')).toEqual({ kind: 'unanswered', since: 5_000, lastSeen: running });
-		const unseen = result([['a', undefined]], ['a'], { answered: true, silentSince: 5_000 });
-		expect(outcomeOf(unseen, 'a')).toEqual({ kind: 'unanswered', since: 5_000 });
+	test('the last look got no answer: unanswered, telling what was last seen', () => {
+		const seen = result([['a', running]], ['a'], { silent: true });
+		expect(outcomeOf(seen, 'a')).toEqual({ kind: 'unanswered', lastSeen: running });
+		const unseen = result([['a', undefined]], ['a'], { silent: true });
+		expect(outcomeOf(unseen, 'a')).toEqual({ kind: 'unanswered' });
 	});
 
-	test('no look answered at all: unanswered since the start, never unlisted', () => {
-		const found = result([['a', undefined]], ['a'], { answered: false });
-		expect(outcomeOf(found, 'a')).toEqual({ kind: 'unanswered', since: 1_000 });
+	test('no look answered at all: unanswered, never unlisted', () => {
+		const found = result([['a', undefined]], ['a'], { silent: true });
+		expect(outcomeOf(found, 'a')).toEqual({ kind: 'unanswered' });
 	});
 
 	test('seen, then no longer held by the last complete look: deleted, never running', () => {
-		const found = result([['a', running]], ['a'], { answered: true, gone: new Set(['a']) });
+		const found = result([['a', running]], ['a'], { gone: new Set(['a']) });
 		expect(outcomeOf(found, 'a')).toEqual({ kind: 'deleted', lastSeen: running });
 		// The last look got no answer: what it would have shown is unknown.
-		const silent = result([['a', running]], ['a'], {
-			answered: true,
-			gone: new Set(['a']),
-			silentSince: 5_000,
-		});
+		const silent = result([['a', running]], ['a'], { gone: new Set(['a']), silent: true });
 		expect(outcomeOf(silent, 'a').kind).toBe('unanswered');
 	});
 });

@@ -208,13 +208,19 @@ describe('every error type of the service becomes a NodeApiError with its own me
 	});
 
 	test('an unknown error type falls back to the service’s own message', async () => {
-		const { serviceError } = await import('../../../nodes/shared/errors');
+		const { TransportErrors } = await import('../../../nodes/shared/errors');
 		const { Redactor } = await import('../../../nodes/shared/redaction');
-		const error = serviceError(
-			{ name: 'Ad Performance' } as never,
-			{ status: 418, type: 'teapot_error', serviceMessage: 'I am a teapot' },
+		const errors = new TransportErrors(
+			() => ({ name: 'Ad Performance' }) as never,
 			new Redactor([]),
+			'https://api.example.com',
+			3,
 		);
+		const error = errors.service({
+			status: 418,
+			type: 'teapot_error',
+			serviceMessage: 'I am a teapot',
+		});
 		expect(error.message).toBe('I am a teapot');
 	});
 });
