@@ -188,9 +188,11 @@ for (const line of lines) {
 		const clients = [];
 		before(async () => {
 			installedLine(line);
-			const { tarball } = await packPackage({
-				outDir: fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-pack-')),
-			});
+			// E2E_TARBALL: a tarball packed once for the run (`.ci/run`), as package-loads takes it.
+			const tarball =
+				process.env.E2E_TARBALL ??
+				(await packPackage({ outDir: fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-pack-')) }))
+					.tarball;
 			fake = await startFakeProcess({ timeScale: 0.02 });
 			mail = await startMailCatcher();
 			// only the three clients are connected: the sandbox's own accounts would have Mondays of their own

@@ -49,9 +49,10 @@ export function useDemo(line, { credentials = [], prepare, ready } = {}) {
 		installedLine(line);
 		fs.mkdirSync(outDir, { recursive: true });
 		fs.mkdirSync(docsImages, { recursive: true });
-		const { tarball } = await packPackage({
-			outDir: fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-pack-')),
-		});
+		// E2E_TARBALL: a tarball packed once for the run (`.ci/run`), as package-loads takes it.
+		const tarball =
+			process.env.E2E_TARBALL ??
+			(await packPackage({ outDir: fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-pack-')) })).tarball;
 		demo.fake = await startFakeProcess({ timeScale: TIME_SCALE });
 		demo.mail = await startMailCatcher();
 		demo.n8n = await createInstance({ line, packageTarball: tarball });

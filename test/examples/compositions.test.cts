@@ -7,6 +7,8 @@
 import fc from 'fast-check';
 import type { IDataObject } from 'n8n-workflow';
 
+import { anyCodePoint } from '../harness/arbitraries.cjs';
+
 import {
 	exampleNode,
 	headerProblems,
@@ -416,7 +418,7 @@ test("exactly-once: the day's digest writes every kept run's digest out again fr
 			'null',
 			'[]',
 		),
-		fc.string({ unit: 'binary', maxLength: 30 }),
+		fc.string({ unit: anyCodePoint, maxLength: 30 }),
 		fc
 			.record({
 				headline: hostile,

@@ -3,6 +3,7 @@
 // the service might hold them (test/examples/*.test.cts).
 import fc from 'fast-check';
 
+import { anyCodePoint } from '../harness/arbitraries.cjs';
 import { isWellFormed } from './compose.cjs';
 
 /** Control characters and line breaks: a name with any of them is not shown exactly as given. */
@@ -55,7 +56,7 @@ export const PIECES = [
 ];
 export const hostile = fc.oneof(
 	fc.constantFrom(...TRICKY),
-	fc.string({ unit: 'binary', maxLength: 40 }),
+	fc.string({ unit: anyCodePoint, maxLength: 40 }),
 	fc
 		.array(fc.constantFrom(...PIECES, '\r', '\n', '\u2028', '\uD800'), { maxLength: 30 })
 		.map((p) => p.join('')),

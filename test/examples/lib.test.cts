@@ -2,6 +2,7 @@
 // only when it is exactly one plain address, and money is never one currency passing for another.
 import fc from 'fast-check';
 
+import { anyCodePoint } from '../harness/arbitraries.cjs';
 import { examplesLib, isWellFormed } from './compose.cjs';
 
 const lib = examplesLib() as unknown as {
@@ -24,7 +25,7 @@ test('an address is taken as it is when it is one plain address, and refused wit
 						fc.emailAddress(),
 					)
 					.map((p) => p.join('')),
-				fc.string({ unit: 'binary', maxLength: 60 }),
+				fc.string({ unit: anyCodePoint, maxLength: 60 }),
 			),
 			(given) => {
 				const got = lib.emailAddress(given);
@@ -76,7 +77,7 @@ test('money for the team names its currency: two currencies never read the same'
 test('text from outside: valid Unicode, no control characters, cut at a whole character', () => {
 	fc.assert(
 		fc.property(
-			fc.string({ unit: 'binary', maxLength: 80 }),
+			fc.string({ unit: anyCodePoint, maxLength: 80 }),
 			fc.integer({ min: 2, max: 40 }),
 			(s, max) => {
 				for (const out of [lib.plainText(s, max), lib.oneLine(s, max)]) {

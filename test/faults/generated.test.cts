@@ -12,7 +12,8 @@
  *     capitals, its secret part alone, folded over two lines) appears in
  *     the output, the error, the run data or a log line, though faults echo it.
  * A failure prints fast-check's seed and path; `FC_SEED=… FC_PATH=…` replays it.
- * `npm test` runs FAULT_RUNS cases (10, for its time budget); `npm run test:faults` 5,000; `.ci/run` 1,000.
+ * `npm test` runs 10 cases (for its time budget); `npm run test:faults` 5,000 in FC_FAULT_PARTS
+ * parts side by side; `.ci/run` 1,000.
  */
 import fc from 'fast-check';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
@@ -30,7 +31,20 @@ import {
 } from './matrix.cjs';
 import { PATH_ROWS } from './paths.cjs';
 
-const RUNS = Number(process.env.FC_FAULT_RUNS ?? 10);
+/** The matrix's budget: `npm test` 10 cases; `npm run test:faults` FC_FAULT_RUNS (5,000; `.ci/run` 1,000). */
+const BUDGET = Number(process.env.FC_FAULT_RUNS ?? 10);
+/**
+ * `npm run test:faults` splits the budget into FC_FAULT_PARTS parts that jest runs side by side:
+ * this file is part 1, and each `generated-part-N.cts` (listed by the script) imports it as part N.
+ * A case mostly waits (on the fake's scaled clock, on its own fresh fake), so parts take the
+ * matrix's time apart: 1,000 cases in one file were 470-520 s, the whole of test:faults' time.
+ * Each part draws its own seed; a failure's FC_SEED and FC_PATH replay it in this file.
+ */
+const PARTS = Math.max(1, Number(process.env.FC_FAULT_PARTS ?? 1));
+const PART = Number(/generated-part-(\d+)\.cts$/.exec(expect.getState().testPath ?? '')?.[1] ?? 1);
+if (!(PART >= 1 && PART <= PARTS)) throw new Error(`fault matrix part ${PART} of ${PARTS}`);
+/** This part's share of the budget (the parts' shares add up to it). */
+const RUNS = Math.floor((BUDGET * PART) / PARTS) - Math.floor((BUDGET * (PART - 1)) / PARTS);
 const replay = process.env.FC_SEED
 	? { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH }
 	: {};
@@ -38,7 +52,7 @@ const replay = process.env.FC_SEED
  * An endless answer streams 16 MiB before the reader cuts it: drawn by the large budgets
  * (`.ci/run`, `npm run test:faults`); `npm test`'s few cases leave it to bounded-answers.test.
  */
-const DRAWS_ENDLESS = RUNS >= 100;
+const DRAWS_ENDLESS = BUDGET >= 100;
 /** What one case may take: the faults' waits are on the fake's sped-up clock. */
 const CASE_BOUND_MS = 20_000;
 
@@ -379,7 +393,7 @@ const rows = [...OPERATIONS, ...PATH_ROWS]
 	.map((row, index) => ({ row, index }));
 
 test(
-	`generated fault matrix: ${RUNS} cases of operation × fault sequence × clock offset`,
+	`generated fault matrix${PARTS > 1 ? ` (part ${PART} of ${PARTS})` : ''}: ${RUNS} cases of operation × fault sequence × clock offset`,
 	async () => {
 		await fc.assert(
 			fc.asyncProperty(
