@@ -25,7 +25,7 @@ import type { FieldName } from '../errors';
 import { InputValidator } from '../validation';
 
 /** What an operation's execute gets for one item: the client, the item and its checked input. */
-export type ExecuteArgs<Input> = [client: AdPerformanceClient, itemIndex: number, input: Input];
+type ExecuteArgs<Input> = [client: AdPerformanceClient, itemIndex: number, input: Input];
 
 /** One item an operation's execute ran: its checked input and its output items. */
 export interface ExecutedItem<Input> {
