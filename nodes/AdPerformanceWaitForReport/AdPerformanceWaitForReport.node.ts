@@ -8,19 +8,42 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { throughTheBoundary } from '../shared/boundary';
 import { reportWaitProperties, requestOptionsProperty } from '../shared/descriptions';
-import { everyItemFailed, ItemResults } from '../shared/items';
-import { createClient } from '../shared/createClient';
-import type { AdPerformanceClient } from '../shared/transport';
-import { isToolVariant } from '../shared/tool/toolArguments';
-import { NodeParameters } from '../shared/inputSource';
+import { runOperation, type Operation } from '../shared/tool/operationTool';
+import { reportHintOf, settleReportWaits } from '../shared/waitForReports';
 import {
-	readReportId,
-	readWaitInput,
-	reportHintOf,
-	settleReportWaits,
-	type ReportWait,
-} from '../shared/waitForReports';
-import { waitAsTool, withWaitTool } from '../shared/tool/waitTool';
+	readReportToWaitFor,
+	waitTool,
+	withWaitTool,
+	type ReportToWaitFor,
+} from '../shared/tool/waitTool';
+
+/**
+ * One wait serves every item: each item's input is checked before any request, then one sweep
+ * per interval looks for all reports (per timing: waitForReports.ts), and each item is settled
+ * with its report or its error. Until then an item's output is its input.
+ */
+const waitForReport: Operation<ReportToWaitFor> = {
+	readInput: readReportToWaitFor,
+	async execute(_client, itemIndex) {
+		return [{ json: this.getInputData()[itemIndex].json }];
+	},
+	async afterEveryItem(client, executed, results) {
+		const waits = executed.map(({ itemIndex, input, output: [{ json }] }) => ({
+			itemIndex,
+			...input,
+			// Where to look for a report, from the output of Report → Generate.
+			hint: json.id === input.reportId ? reportHintOf(json) : undefined,
+		}));
+		await settleReportWaits(
+			this,
+			client,
+			waits,
+			results,
+			'Check the Report ID (by default it is taken from the id field of the input).',
+		);
+	},
+	tool: waitTool,
+};
 
 export class AdPerformanceWaitForReport implements INodeType {
 	description: INodeTypeDescription = {
@@ -56,48 +79,9 @@ export class AdPerformanceWaitForReport implements INodeType {
 		]),
 	};
 
-	/**
-	 * One wait serves every item: each item's input is checked before any request, then one sweep
-	 * per interval looks for all reports (per timing: waitForReports.ts), and each item is settled
-	 * with its report or its error.
-	 */
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await throughTheBoundary(
-			this,
-			isToolVariant(this) ? waitAsTool : AdPerformanceWaitForReport.waitForEveryItem,
-		);
-	}
-
-	static async waitForEveryItem(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const items = this.getInputData();
-		let client: AdPerformanceClient;
-		try {
-			client = await createClient(this, this.getNodeParameter('requestOptions', 0, {}));
-		} catch (error) {
-			return [everyItemFailed(this, items.length, error)];
-		}
-		const results = new ItemResults(this);
-
-		const waits: ReportWait[] = [];
-		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-			try {
-				const source = new NodeParameters(this, itemIndex);
-				const reportId = readReportId(source);
-				const { json } = items[itemIndex];
-				// Where to look for a report, from the output of Report → Generate.
-				const hint = json.id === reportId ? reportHintOf(json) : undefined;
-				waits.push({ itemIndex, reportId, hint, ...readWaitInput(source) });
-			} catch (error) {
-				results.fail(itemIndex, error);
-			}
-		}
-		await settleReportWaits(
-			this,
-			client,
-			waits,
-			results,
-			'Check the Report ID (by default it is taken from the id field of the input).',
-		);
-		return [results.list()];
+		return await throughTheBoundary(this, function () {
+			return runOperation.call(this, waitForReport);
+		});
 	}
 }

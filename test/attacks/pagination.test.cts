@@ -122,3 +122,69 @@ describe('a service that pages forever is stopped', () => {
 		expect(apiRequests(service).length).toBeLessThanOrEqual(2);
 	});
 });
+
+describe('Return All and Limit collect records from a listing that agrees with itself', () => {
+	/** Answers page N of /v1/accounts with `pageOf(N)`. */
+	function accountPages(
+		pageOf: (page: number) => { data: IDataObject[]; pagination: IDataObject },
+	) {
+		service.fake.intercept({
+			method: 'GET',
+			pathPrefix: '/v1/accounts',
+			respond: (request) => ({
+				status: 200,
+				json: { ...pageOf(Number(request.query.page ?? 1)), meta: { remaining_requests: 100 } },
+			}),
+		});
+	}
+	const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
+
+	test('a page of 200,000 records, more than asked, is read without spreading it into arguments, and refused', async () => {
+		const huge = range(0, 200_000).map((i) => ({ id: `r${i}` }));
+		accountPages((page) => ({ data: huge, pagination: { page, page_size: 100, hasMore: false } }));
+		const result = await runAttack(service, [
+			adNode({ resource: 'account', operation: 'getAll', returnAll: true }),
+		]);
+		expect(errorText(result)).toMatch(/its page held 200000 records, more than the 100 asked for/);
+		// Read again (a list may shift while it is paged), then refused.
+		expect(apiRequests(service, { pathPrefix: '/v1/accounts' })).toHaveLength(3);
+	});
+
+	test('a limit takes only what it needs, from a page larger than asked', async () => {
+		accountPages((page) => ({
+			data: range(0, 500).map((id) => ({ id: `act_${id}` })),
+			pagination: { page, page_size: 7, hasMore: true },
+		}));
+		const result = await runAttack(service, [
+			adNode({ resource: 'account', operation: 'getAll', returnAll: false, limit: 7 }),
+		]);
+		expect(result.items).toHaveLength(7);
+		expect(apiRequests(service, { pathPrefix: '/v1/accounts' })).toHaveLength(1);
+	});
+
+	test('a record the list repeats on the next page is collected once, and a shifted listing is read again', async () => {
+		let reads = 0;
+		accountPages((page) => {
+			if (page === 1) reads++;
+			const shifted = reads === 1;
+			// The first read: an insert between pages repeats record 99 on page 2, and the totals differ.
+			const ids = page === 1 ? range(0, 100) : shifted ? range(99, 150) : range(100, 150);
+			return {
+				data: ids.map((id) => ({ id: `act_${id}` })),
+				pagination: {
+					page,
+					page_size: 100,
+					total: shifted && page === 2 ? 151 : 150,
+					hasMore: page === 1,
+				},
+			};
+		});
+		const result = await runAttack(service, [
+			adNode({ resource: 'account', operation: 'getAll', returnAll: true }),
+		]);
+		expect(result.items.map((item) => item.json.id)).toEqual(
+			range(0, 150).map((id) => `act_${id}`),
+		);
+		expect(reads).toBe(2);
+	});
+});

@@ -3,7 +3,6 @@ import type { IDataObject } from 'n8n-workflow';
 import { fc, test as fcTest } from '@fast-check/jest';
 
 import {
-	collectPages,
 	LISTING_READS,
 	readAgreeing,
 	RereadBudget,
@@ -43,51 +42,7 @@ describe('page walker: pagination that always ends', () => {
 		await walkPages(readPage, (records) => void seen.push(...records), stuck, { pageSize: 2 });
 		expect(seen.map((record) => record.n)).toEqual([1, 2, 3, 4, 5]);
 	});
-
-	const contradiction = (problem: string) => new Error(`contradiction: ${problem}`);
-
-	test('a page of 200,000 records, more than asked, is read without spreading it into arguments, and refused', async () => {
-		const huge = Array.from({ length: 200_000 }, (_, i) => ({ id: `r${i}` }));
-		const { readPage, asked } = pagesOf([huge]);
-		await expect(collectPages(readPage, Infinity, stuck, contradiction)).rejects.toThrow(
-			'contradiction: its page held 200000 records, more than the 100 asked for',
-		);
-		// Read again (a list may shift while it is paged), then refused.
-		expect(asked).toEqual([1, 1, 1]);
-	});
-
-	test('a limit takes only what it needs, from a page larger than asked', async () => {
-		const { readPage, asked } = pagesOf([Array.from({ length: 500 }, (_, i) => ({ id: i }))]);
-		expect(await collectPages(readPage, 7, stuck, contradiction)).toHaveLength(7);
-		expect(asked).toEqual([1]);
-	});
-
-	test('a record the list repeats on the next page is collected once, and a shifted listing is read again', async () => {
-		let reads = 0;
-		const readPage = async (page: number) => {
-			if (page === 1) reads++;
-			const shifted = reads === 1;
-			// The first read: an insert between pages repeats record 99 on page 2, and the totals differ.
-			const ids = page === 1 ? range(0, 100) : shifted ? range(99, 150) : range(100, 150);
-			return {
-				data: ids.map((id) => ({ id })),
-				pagination: {
-					page,
-					page_size: 100,
-					total: shifted && page === 2 ? 151 : 150,
-					hasMore: page === 1,
-				},
-			};
-		};
-		const records = await collectPages(readPage, Infinity, stuck, contradiction);
-		expect(records.map((record) => record.id)).toEqual(range(0, 150));
-		expect(reads).toBe(2);
-	});
 });
-
-function range(from: number, to: number): number[] {
-	return Array.from({ length: to - from }, (_, i) => from + i);
-}
 
 describe('one re-read budget per operation (#39)', () => {
 	fcTest.prop([fc.array(fc.array(fc.boolean(), { minLength: 1, maxLength: 5 }), { maxLength: 6 })])(

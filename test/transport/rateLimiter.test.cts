@@ -1,11 +1,6 @@
 import { fc, test as fcTest } from '@fast-check/jest';
 
-import {
-	pacerFor,
-	RateLimiter,
-	TurnQueue,
-	type Bucket,
-} from '../../nodes/shared/transport/rateLimiter';
+import { pacerFor, RateLimiter, type Bucket } from '../../nodes/shared/transport/rateLimiter';
 import { Limiter } from '../../sandbox/limits.cjs';
 import { simulateQueueMode } from './pacerSim.cjs';
 
@@ -279,7 +274,7 @@ describe('processes that meet only at the service (queue mode)', () => {
 
 describe('turns and pacers', () => {
 	test('turns come in the order they were joined, and a holder that gives up keeps the order', async () => {
-		const queue = new TurnQueue();
+		const queue = pacerFor('https://turns.example.com', 'key', 60_000, fakeClock()).writes;
 		const order: string[] = [];
 		const a = queue.join();
 		const b = queue.join();

@@ -37,8 +37,8 @@ const PAGE_ARGUMENT = optionalArgument(
 	{ type: 'number', default: 1 },
 );
 
-const RETURN_ALL = inputField('returnAll', 'Return All', undefined, { default: false });
-const LIMIT = inputField('limit', 'Limit', 'limit', { default: 50 });
+const RETURN_ALL = inputField('returnAll', 'Return All');
+const LIMIT = inputField('limit', 'Limit', 'limit');
 const PAGE = inputField('toolPage', 'Page', 'page');
 
 /** A Get Many's input: its checked filters and Return All / Limit, or in a tool Limit and Page. */

@@ -6,15 +6,26 @@ import type {
 } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { hiddenInTool, optionalArgument, toolProperties, type ToolArgument } from './toolArguments';
+import { asToolError, presented } from './presenter';
+import {
+	hiddenInTool,
+	isToolVariant,
+	optionalArgument,
+	toolProperties,
+	ToolArguments,
+	type ToolArgument,
+} from './toolArguments';
 import type { Simplifier } from './toolResults';
-import { readAgreeing, type AdPerformanceClient } from '../transport';
+import { createClient } from '../createClient';
+import { NodeParameters, type InputSource } from '../inputSource';
+import { everyItemFailed, ItemResults } from '../items';
+import { readAgreeing, type AdPerformanceClient, type Bucket } from '../transport';
 import type { ServiceAccount } from '../types';
 import type { FieldName } from '../errors';
 import { InputValidator } from '../validation';
 
 /** What an operation's execute gets for one item: the client, the item and its checked input. */
-export type ExecuteArgs<Input> = [client: AdPerformanceClient, itemIndex: number, input: Input];
+type ExecuteArgs<Input> = [client: AdPerformanceClient, itemIndex: number, input: Input];
 
 /** One item an operation's execute ran: its checked input and its output items. */
 export interface ExecutedItem<Input> {
@@ -40,6 +51,90 @@ export interface OperationTool<Input = unknown> {
 	/** Tool-only parameters the user sets and the model never sees (no `$fromAI`). */
 	settings?: readonly INodeProperties[];
 	execute(this: IExecuteFunctions, ...args: ExecuteArgs<Input>): Promise<IDataObject>;
+}
+
+/**
+ * One `*.operation.ts`, or Wait for Ad Report: readInput reads an item's input from either
+ * source; execute runs it.
+ */
+export interface Operation<Input = unknown> {
+	readInput(source: InputSource): Input;
+	execute(this: IExecuteFunctions, ...args: ExecuteArgs<Input>): Promise<INodeExecutionData[]>;
+	/** The strict rate limit each item's one request counts in: the pacer is told how many. */
+	sends?: Bucket;
+	/** Runs it when the node runs as its tool variant, shaping what a model receives. */
+	tool?: OperationTool<Input>;
+	/**
+	 * A second step over every item execute ran, at once (regular node only), recording each
+	 * item's final output or error in `results`: Report → Generate's Wait for Completion, Wait
+	 * for Ad Report's wait.
+	 */
+	afterEveryItem?(
+		this: IExecuteFunctions,
+		client: AdPerformanceClient,
+		executed: Array<ExecutedItem<Input>>,
+		results: ItemResults,
+	): Promise<void>;
+}
+
+/** Runs an operation for every input item, as the regular node or as its tool variant. */
+export async function runOperation(
+	this: IExecuteFunctions,
+	handler: Operation,
+): Promise<INodeExecutionData[][]> {
+	const items = this.getInputData();
+	// The tool variant (docs/agent-tools.md): one result item per call and errors whose message a
+	// model can act on, both through the presenter (presenter.ts). The boundary (boundary.ts)
+	// scrubs what this returns or throws, after the message is shaped.
+	const tool = isToolVariant(this) ? handler.tool : undefined;
+	const shaped = (error: unknown) => (tool ? asToolError(error) : error);
+	let client: AdPerformanceClient;
+	try {
+		client = await createClient(this, this.getNodeParameter('requestOptions', 0, {}));
+	} catch (error) {
+		return [everyItemFailed(this, items.length, shaped(error))];
+	}
+	const results = new ItemResults(this);
+
+	// Input of every item first: no request is spent, nothing is created, before all are valid.
+	const inputs = new Map<number, unknown>();
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		try {
+			const source = tool
+				? new ToolArguments(this, itemIndex, tool.args, tool.settings)
+				: new NodeParameters(this, itemIndex);
+			inputs.set(itemIndex, handler.readInput(source));
+		} catch (error) {
+			results.fail(itemIndex, shaped(error));
+		}
+	}
+
+	const executed: Array<ExecutedItem<unknown>> = [];
+	const expected = handler.sends ? client.expectRequests(handler.sends, inputs.size) : undefined;
+	try {
+		for (const [itemIndex, input] of inputs) {
+			await results.run(itemIndex, async () => {
+				try {
+					if (!tool) {
+						const output = await handler.execute.call(this, client, itemIndex, input);
+						executed.push({ itemIndex, input, output });
+						return output;
+					}
+					const answer = await tool.execute.call(this, client, itemIndex, input);
+					return [{ json: presented(answer, client.redactor) }];
+				} catch (error) {
+					throw shaped(error);
+				} finally {
+					expected?.settled();
+				}
+			});
+		}
+	} finally {
+		expected?.release();
+	}
+	if (!tool && handler.afterEveryItem && executed.length > 0)
+		await handler.afterEveryItem.call(this, client, executed, results);
+	return [results.list()];
 }
 
 /** An operation's regular properties, shown for its resource and operation, and its tool's. */

@@ -1,19 +1,19 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import { createClient } from '../createClient';
-import { ItemResults } from '../items';
 import { reportTextContent } from '../reportFiles';
-import { asToolError, MAX_TOOL_RESULT_CHARS, presented } from './presenter';
-import { hiddenInTool, toolProperties, ToolArguments, type ToolArgument } from './toolArguments';
+import { MAX_TOOL_RESULT_CHARS } from './presenter';
+import { hiddenInTool, toolProperties, type ToolArgument } from './toolArguments';
 import { simplifyReport } from './toolResults';
-import { REPORT_ID_ARGUMENT } from './operationTool';
+import { REPORT_ID_ARGUMENT, type OperationTool } from './operationTool';
 import { DeadlineReached, type AdPerformanceClient } from '../transport';
-import { readReportId, readWaitInput, reportVerdict, waitForReports } from '../waitForReports';
+import {
+	readReportId,
+	readWaitInput,
+	reportVerdict,
+	waitForReports,
+	type WaitInput,
+} from '../waitForReports';
+import type { InputSource } from '../inputSource';
 
 /**
  * Wait for Ad Report as a tool (docs/agent-tools.md). A model receives no binary data, so it
@@ -42,6 +42,16 @@ const INLINE_CONTENT_BUDGET_MS = 30_000;
 /** Inline content is offered only while the whole result stays within the cap. */
 const MAX_INLINE_CONTENT_BYTES = 8_000;
 
+/** What Wait for Ad Report waits for, for one item: its report and how. */
+export interface ReportToWaitFor extends WaitInput {
+	reportId: string;
+}
+
+/** Wait for Ad Report's input, of the regular node and of its tool. */
+export function readReportToWaitFor(source: InputSource): ReportToWaitFor {
+	return { reportId: readReportId(source), ...readWaitInput(source) };
+}
+
 const WAIT_TOOL_DESCRIPTION =
 	'Waits until a report is finished and returns it as text: pass reportId (rpt_..., from the generate tool). Returns id, title, status, format, riskLevel, totalSpend, avgRoas, totalConversions, avgCpa, downloadUrl (a signed link valid 7 days, to share with people) and expiresAt; a Markdown or JSON report also includes its content when short. Reports take 10 to 20 seconds; if it is still generating after about 45 seconds, this returns status generating with retryAfterSeconds: call again then.';
 
@@ -56,31 +66,8 @@ export function withWaitTool(regular: INodeProperties[]): INodeProperties[] {
 			'binaryPropertyName',
 			'options',
 		]),
-		...toolProperties({}, WAIT_TOOL_DESCRIPTION, [REPORT_ID], [TOOL_TIMEOUT_SETTING]),
+		...toolProperties({}, waitTool.description, waitTool.args, waitTool.settings),
 	];
-}
-
-/** One tool call per item: wait for its report, answer with text. */
-export async function waitAsTool(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	const items = this.getInputData();
-	let client: AdPerformanceClient;
-	try {
-		client = await createClient(this, this.getNodeParameter('requestOptions', 0, {}));
-	} catch (error) {
-		throw asToolError(error);
-	}
-	const results = new ItemResults(this);
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		await results.run(itemIndex, async () => {
-			try {
-				const answer = await waitForOneReport(this, client, itemIndex);
-				return [{ json: presented(answer, client.redactor) }];
-			} catch (error) {
-				throw asToolError(error);
-			}
-		});
-	}
-	return [results.list()];
 }
 
 /**
@@ -102,14 +89,12 @@ async function inlineContent(
 	);
 }
 
+/** One tool call: wait for its report, answer with text. */
 async function waitForOneReport(
-	ctx: IExecuteFunctions,
 	client: AdPerformanceClient,
 	itemIndex: number,
+	{ reportId, settings }: ReportToWaitFor,
 ): Promise<IDataObject> {
-	const source = new ToolArguments(ctx, itemIndex, [REPORT_ID], [TOOL_TIMEOUT_SETTING]);
-	const reportId = readReportId(source);
-	const { settings } = readWaitInput(source);
 	const { timeoutSeconds } = settings;
 	const verdict = reportVerdict(
 		client,
@@ -139,3 +124,10 @@ async function waitForOneReport(
 	}
 	return result;
 }
+
+export const waitTool: OperationTool<ReportToWaitFor> = {
+	description: WAIT_TOOL_DESCRIPTION,
+	args: [REPORT_ID],
+	settings: [TOOL_TIMEOUT_SETTING],
+	execute: waitForOneReport,
+};

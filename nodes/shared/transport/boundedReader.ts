@@ -30,7 +30,7 @@ export class AnswerTimedOut extends Error {
 	readonly code = 'ETIMEDOUT';
 
 	constructor(readonly totalMs: number) {
-		super(`the answer did not arrive in full within ${formatDuration(totalMs)} (timed out)`);
+		super(`the answer did not arrive in full within ${describeDuration(totalMs)} (timed out)`);
 		this.name = 'AnswerTimedOut';
 	}
 }
@@ -59,9 +59,11 @@ export function isAnswerTimedOut(error: unknown): error is AnswerTimedOut {
 	return error instanceof AnswerTimedOut || (error as Error | undefined)?.name === 'AnswerTimedOut';
 }
 
-function formatDuration(ms: number): string {
-	if (ms >= 120_000 && ms % 60_000 === 0) return `${ms / 60_000} minutes`;
-	return `${Math.round(ms / 100) / 10} s`;
+/** "1.5 s", "2 min", "3 h": a duration as the user reads it in an error. */
+export function describeDuration(ms: number): string {
+	const [amount, unit] =
+		ms < 120_000 ? [ms / 1000, 's'] : ms < 7_200_000 ? [ms / 60_000, 'min'] : [ms / 3_600_000, 'h'];
+	return `${Math.round(amount * 10) / 10} ${unit}`;
 }
 
 /** Slices of the deadline's watch: ending a sleepWithAbort early costs n8n a stack trace. */

@@ -47,8 +47,8 @@ export class CancellableWait {
 	}
 
 	/** Waits, but never past the deadline: reaching it throws DeadlineReached. */
-	async waitWithin(ms: number, deadline: number | undefined): Promise<void> {
-		if (deadline !== undefined && Date.now() + ms >= deadline) {
+	async waitWithin(ms: number, deadline: number): Promise<void> {
+		if (Date.now() + ms >= deadline) {
 			await this.wait(deadline - Date.now());
 			throw new DeadlineReached();
 		}

@@ -18,7 +18,7 @@ import { Redactor } from '../redaction';
 import type { ListEnvelope } from '../types';
 import { CancellableWait } from './cancellableWait';
 import { CREDENTIAL_TYPE, type RawResponse, type RequestContext } from './exchange';
-import { collectPages, walkPages, type WalkResult } from './pageWalker';
+import { MAX_PAGE_SIZE, readAgreeing, walkPages, type WalkResult } from './pageWalker';
 import { runAttempts, type Attempt, type AttemptRules } from './attempts';
 import { RequestPipeline, type RequestSpec } from './pipeline';
 import { pacerFor, type Bucket } from './rateLimiter';
@@ -236,21 +236,38 @@ export class AdPerformanceClient {
 		});
 	}
 
-	/** Reads a list: every page with `returnAll`, else only up to `limit` (pageWalker.ts). */
+	/**
+	 * Reads a list: every record with `returnAll`, else the first `limit`, each once, from a
+	 * listing that agrees with itself (pageWalker.ts). Records are pushed one by one: 200,000
+	 * spread into arguments would overflow the call stack.
+	 */
 	async list<T extends IDataObject>(
 		path: string,
 		qs: IDataObject,
 		options: { returnAll: boolean; limit?: number; itemIndex?: number; deadline: number },
 	): Promise<T[]> {
-		const wanted = options.returnAll ? Infinity : Math.max(1, Math.floor(options.limit ?? 50));
-		const { itemIndex, deadline } = options;
-		return await collectPages<T>(
-			async (page, pageSize) =>
-				await this.listPage<T>(path, qs, page, pageSize, { itemIndex, deadline }),
-			wanted,
-			(problem) => this.errors.pagination(path, problem, itemIndex),
-			(problem) => this.listContradiction(path, problem, itemIndex),
-		);
+		const { returnAll, limit = Infinity, itemIndex, deadline } = options;
+		const wanted = returnAll ? Infinity : limit;
+		let records: T[] = [];
+		const collect = (page: T[]) => {
+			for (const record of page) {
+				if (records.length >= wanted) break;
+				records.push(record);
+			}
+			return records.length < wanted;
+		};
+		const pageSize = Math.min(MAX_PAGE_SIZE, wanted);
+		const walked = await readAgreeing(async () => {
+			records = [];
+			return await this.walk<T>(path, qs, collect, {
+				itemIndex,
+				deadline,
+				pageSize,
+				incomplete: 'returned',
+			});
+		});
+		if (walked.kind === 'incomplete') throw this.listContradiction(path, walked.reason, itemIndex);
+		return records;
 	}
 
 	/**

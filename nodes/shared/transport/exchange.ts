@@ -69,11 +69,12 @@ export interface OutgoingRequest {
 	what: string;
 }
 
+/** A header's first value; `name` in lowercase, as Node.js gives header names. */
 export function headerOf(
 	headers: RawResponse['headers'] | undefined,
 	name: string,
 ): string | undefined {
-	const value = headers?.[name] ?? headers?.[name.toLowerCase()];
+	const value = headers?.[name];
 	const first = Array.isArray(value) ? value[0] : value;
 	return typeof first === 'string' ? first : undefined;
 }

@@ -90,7 +90,7 @@ export function onePage<T extends IDataObject>(
 	envelope: ListEnvelope<T>,
 	asked: { page: number; pageSize: number },
 ): OnePage<T> {
-	const data = envelope.data ?? [];
+	const { data } = envelope;
 	const reason = pageContradiction(data.length, envelope.pagination, asked);
 	const seen = new SeenRecords();
 	const records = data.filter((record) => seen.add(record)).slice(0, asked.pageSize);
@@ -129,36 +129,6 @@ export async function readAgreeing(
 	let walked = await read();
 	while (walked.kind === 'incomplete' && budget.take()) walked = await read();
 	return walked;
-}
-
-/**
- * Up to `wanted` records of a list, each once, from a listing that agrees with itself; pushed
- * one by one, as 200,000 records spread into arguments would overflow the call stack.
- */
-export async function collectPages<T extends IDataObject>(
-	readPage: (page: number, pageSize: number) => Promise<ListEnvelope<T>>,
-	wanted: number,
-	noProgress: (problem: string) => Error,
-	contradiction: (problem: string) => Error,
-): Promise<T[]> {
-	let records: T[] = [];
-	const walked = await readAgreeing(async () => {
-		records = [];
-		return await walkPages<T>(
-			readPage,
-			(page) => {
-				for (const record of page) {
-					if (records.length >= wanted) break;
-					records.push(record);
-				}
-				return records.length < wanted;
-			},
-			noProgress,
-			{ pageSize: Math.min(MAX_PAGE_SIZE, wanted) },
-		);
-	});
-	if (walked.kind === 'incomplete') throw contradiction(walked.reason);
-	return records;
 }
 
 /** Records seen, by id (kept as is: no key building per record), else by content. */

@@ -296,7 +296,7 @@ export class RateLimiter {
  * A first-come, first-served turn for a key's writes, so that they wait for a spent window in
  * the order they came instead of racing. A turn covers pacing and sending, never the answer.
  */
-export class TurnQueue {
+class TurnQueue {
 	private tail: Promise<void> = Promise.resolve();
 
 	/** `turn` comes when every earlier holder released; call `release` once, turn or not. */

@@ -1,3 +1,5 @@
+import { describeDuration } from './boundedReader';
+
 /**
  * The service's clock, as one execution sees it: how fast its durations run and what time it
  * shows. Everything that compares n8n's time with the service's timestamps asks this class.
@@ -223,13 +225,6 @@ export function serviceTime(value: unknown): ServiceTimeRange | undefined {
 	else if (/\d\d:\d\d:\d\d/.test(value)) precision = 1_000;
 	else if (/\d\d:\d\d/.test(value)) precision = 60_000;
 	return { earliest, latest: earliest + precision - 1 };
-}
-
-function describeDuration(ms: number): string {
-	const seconds = Math.round(ms / 1000);
-	if (seconds < 120) return `${seconds} s`;
-	const minutes = Math.round(seconds / 60);
-	return minutes < 120 ? `${minutes} min` : `${Math.round(minutes / 60)} h`;
 }
 
 function isLoopbackUrl(url: string): boolean {

@@ -17,30 +17,31 @@ import {
 	type OperationTool,
 } from '../../../shared/tool/operationTool';
 
-const waitForCompletion: INodeProperties = {
+// `satisfies`: each default keeps its type, and readInput's fallback is that one default.
+const waitForCompletion = {
 	displayName: 'Wait for Completion',
 	name: 'waitForCompletion',
 	type: 'boolean',
 	default: true,
 	description:
 		'Whether to wait until the diagnostic is finished (usually 5–10 seconds) and output its result, instead of its ID only',
-};
-const pollInterval: INodeProperties = {
+} satisfies INodeProperties;
+const pollInterval = {
 	displayName: 'Poll Interval (Seconds)',
 	name: 'pollIntervalSeconds',
 	type: 'number',
 	typeOptions: { minValue: 0.1, numberPrecision: 1 },
 	default: 2.5,
 	description: 'How often to check while waiting',
-};
-const timeout: INodeProperties = {
+} satisfies INodeProperties;
+const timeout = {
 	displayName: 'Timeout (Seconds)',
 	name: 'timeoutSeconds',
 	type: 'number',
 	typeOptions: { minValue: 1 },
 	default: 120,
 	description: 'How long to wait at most, from when the diagnostic was started',
-};
+} satisfies INodeProperties;
 
 const properties: INodeProperties[] = [
 	campaignLocator,
@@ -90,18 +91,20 @@ export function readInput(source: InputSource): DiagnosticRun {
 		check.number(name, value, min, max, 'seconds');
 	const version1 = source.nodeVersion < 1.1;
 	// Version 1 keeps them in Options.
-	const field = (parameter: string, label: string) =>
+	const field = ({ name, displayName }: INodeProperties) =>
 		version1
-			? inputField(`options.${parameter}`, `Options → ${label}`)
-			: inputField(parameter, label);
-	const wait = field('waitForCompletion', 'Wait for Completion');
-	const interval = field('pollIntervalSeconds', 'Poll Interval (Seconds)');
-	const timeout = field('timeoutSeconds', 'Timeout (Seconds)');
+			? inputField(`options.${name}`, `Options → ${displayName}`)
+			: inputField(name, displayName);
 	return {
 		campaignId: read(source, CAMPAIGN_FIELD, (name, value) => check.id(name, value, 'campaign')),
-		waitForCompletion: readOr(source, wait, check.boolean, true),
-		intervalSeconds: readOr(source, interval, seconds(0.1, 3600), 2.5),
-		timeoutSeconds: readOr(source, timeout, seconds(1, 86_400), 120),
+		waitForCompletion: readOr(
+			source,
+			field(waitForCompletion),
+			check.boolean,
+			waitForCompletion.default,
+		),
+		intervalSeconds: readOr(source, field(pollInterval), seconds(0.1, 3600), pollInterval.default),
+		timeoutSeconds: readOr(source, field(timeout), seconds(1, 86_400), timeout.default),
 		timeoutCountsStart: version1,
 	};
 }
