@@ -1,4 +1,4 @@
-import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
+import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
 import { createClient } from '../../shared/createClient';
 import { errorTypeOf } from '../../shared/errorTypes';
@@ -54,17 +54,16 @@ export async function pollEvents(this: IPollFunctions): Promise<INodeExecutionDa
 	if (this.getMode() === 'manual') {
 		// "Fetch Test Event": a real recent record to map fields from. The static data is not
 		// even read, so the cursor and snapshot stay exactly as they were.
-		let sample: INodeExecutionData[];
-		try {
-			sample = await kind.sample.call(this, { client, settings, deadline: Date.now() + budgetMs });
-		} catch (error) {
-			if (!(error instanceof DeadlineReached)) throw client.redactor.error(error);
-			throw client.errors.timedOut(
-				`The service did not answer within ${Math.round(budgetMs / 1000)} seconds`,
-				'No test event was fetched. Check that the service is up (the credential’s Test button), then fetch again.',
-				0,
-			);
-		}
+		const sample = await kind.sample
+			.call(this, { client, settings, deadline: Date.now() + budgetMs })
+			.catch((error: unknown) => {
+				if (!(error instanceof DeadlineReached)) throw error;
+				throw client.errors.timedOut(
+					`The service did not answer within ${Math.round(budgetMs / 1000)} seconds`,
+					'No test event was fetched. Check that the service is up (the credential’s Test button), then fetch again.',
+					0,
+				);
+			});
 		return sample.length > 0
 			? [this.helpers.returnJsonArray(sample.map((item) => item.json))]
 			: null;
@@ -88,25 +87,19 @@ export async function pollEvents(this: IPollFunctions): Promise<INodeExecutionDa
 	if (reading.note) announce(reading.note);
 	const previous = reading.state;
 
-	let events: IDataObject[];
-	try {
-		const outcome = await kind.poll.call(this, {
-			client,
-			settings,
-			previous,
-			startedAt,
-			deadline: startedAt + budgetMs,
+	const outcome = await kind.poll
+		.call(this, { client, settings, previous, startedAt, deadline: startedAt + budgetMs })
+		.catch((error: unknown) => {
+			lease.release();
+			// Cut at the budget, or the service asks to wait longer than a poll may: the stored state
+			// is kept, and the next poll continues from it.
+			if (error instanceof DeadlineReached || errorTypeOf(error) === 'rate_limit_error')
+				return null;
+			throw error;
 		});
-		if (!lease.commit(kind.writeState(outcome.state))) return null;
-		// State the service's clock ruled out once it answered is a baseline like any other.
-		if (outcome.baseline !== undefined) announce({ level: 'warn', reason: outcome.baseline });
-		events = previous === undefined || outcome.baseline !== undefined ? [] : outcome.events;
-	} catch (error) {
-		lease.release();
-		// Cut at the budget, or the service asks to wait longer than a poll may: the stored state
-		// is kept, and the next poll continues from it.
-		if (error instanceof DeadlineReached || errorTypeOf(error) === 'rate_limit_error') return null;
-		throw client.redactor.error(error);
-	}
+	if (outcome === null || !lease.commit(kind.writeState(outcome.state))) return null;
+	// State the service's clock ruled out once it answered is a baseline like any other.
+	if (outcome.baseline !== undefined) announce({ level: 'warn', reason: outcome.baseline });
+	const events = previous === undefined || outcome.baseline !== undefined ? [] : outcome.events;
 	return events.length > 0 ? [this.helpers.returnJsonArray(events)] : null;
 }
