@@ -1,6 +1,6 @@
 import type { IBinaryData, IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { publicHeadOf, type Secret } from './credentialRules';
+import type { Secret } from './credentialRules';
 import { ANSWER_LIMITS } from './limits';
 
 /**
@@ -201,13 +201,9 @@ export class Redactor {
 	/** Records parsed from an answer with nothing to scrub in it (vouch): `clean` passes them. */
 	private readonly vouched = new WeakSet<object>();
 
-	/** A plain string's public head is a key's (`service_live_`), or none. */
-	constructor(secrets: Array<Secret | string | undefined>) {
+	constructor(secrets: Secret[]) {
 		const forms = new Map<string, SecretForm>();
-		for (const entry of secrets) {
-			const secret =
-				typeof entry === 'string' ? { value: entry, publicHead: publicHeadOf(entry) } : entry;
-			if (!secret) continue;
+		for (const secret of secrets) {
 			const head = charactersOf(secret.value.slice(0, secret.publicHead));
 			const rest = charactersOf(secret.value.slice(secret.publicHead));
 			// Shorter strings would scrub ordinary words; a key is at least 37 characters.

@@ -16,6 +16,7 @@ import {
 } from '../../nodes/shared/errors';
 import { errorTypeOf, retryAdviceOf } from '../../nodes/shared/errorTypes';
 import { Redactor } from '../../nodes/shared/redaction';
+import { secretsOf } from '../../nodes/shared/credentialRules';
 import { toolErrorMessage } from '../../nodes/shared/tool/presenter';
 import { InputValidator } from '../../nodes/shared/validation';
 
@@ -23,7 +24,12 @@ const NODE = { name: 'Ad Performance' } as never;
 const KEY = 'service_live_abcdefghijklmnopqrstuvwxyz012345';
 
 const errors = () =>
-	new TransportErrors(() => NODE, new Redactor([KEY]), 'https://api.example.com', 3);
+	new TransportErrors(
+		() => NODE,
+		new Redactor(secretsOf({ apiKey: KEY })),
+		'https://api.example.com',
+		3,
+	);
 
 describe('every builder records the type as data', () => {
 	test.each([

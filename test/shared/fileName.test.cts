@@ -9,9 +9,10 @@ import {
 	sanitiseFileName,
 } from '../../nodes/shared/fileName';
 import { Redactor } from '../../nodes/shared/redaction';
+import { secretsOf } from '../../nodes/shared/credentialRules';
 
 const KEY = 'service_live_abcdefghijklmnopqrstuvwxyz012345';
-const redactor = new Redactor([KEY]);
+const redactor = new Redactor(secretsOf({ apiKey: KEY }));
 const sanitise = (name: string) => sanitiseFileName(name, redactor);
 
 /** Every bidirectional control and mark Unicode has, and the zero-width characters. */

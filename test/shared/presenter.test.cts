@@ -14,6 +14,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { Redactor } from '../../nodes/shared/redaction';
+import { secretsOf } from '../../nodes/shared/credentialRules';
 import {
 	asToolError,
 	bounded,
@@ -33,7 +34,7 @@ import {
 } from '../../nodes/shared/tool/toolResults';
 
 const KEY = 'service_live_abcdefghijklmnopqrstuvwxyz012345';
-const scrub = new Redactor([KEY]);
+const scrub = new Redactor(secretsOf({ apiKey: KEY }));
 const RUNS = Number(process.env.FC_PRESENTER_RUNS ?? 30);
 const replay = process.env.FC_SEED
 	? { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH }

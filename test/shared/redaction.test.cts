@@ -4,6 +4,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import fc from 'fast-check';
 
 import { MIN_SECRET_CHARS, Redactor } from '../../nodes/shared/redaction';
+import { secretsOf } from '../../nodes/shared/credentialRules';
 import { spell } from './spellings.cjs';
 
 const KEY = 'service_live_abcdefghijklmnopqrstuvwxyz012345';
@@ -44,7 +45,7 @@ function everyObject(value: unknown): object[] {
 }
 
 describe('Redactor: no key and no URL password reaches the user', () => {
-	const redactor = new Redactor([KEY]);
+	const redactor = new Redactor(secretsOf({ apiKey: KEY }));
 
 	test('texts lose the key, its URL-encoded form and URL user info', () => {
 		expect(redactor.text(`bad key ${KEY}!`)).toBe('bad key [redacted]!');
@@ -233,7 +234,7 @@ describe('Redactor: no key and no URL password reaches the user', () => {
 	});
 
 	test('short strings are never treated as secrets', () => {
-		expect(new Redactor(['', undefined, 'abc']).text('abc')).toBe('abc');
+		expect(new Redactor(secretsOf({ apiKey: 'abc' })).text('abc')).toBe('abc');
 	});
 });
 
@@ -302,7 +303,7 @@ describe('Redactor: the key in any spelling', () => {
 						)
 						.join('');
 					const text = `${before}${spelled}${after}`;
-					const redactor = new Redactor([key]);
+					const redactor = new Redactor(secretsOf({ apiKey: key }));
 					const input =
 						place === 'value'
 							? { message: text }
@@ -371,11 +372,11 @@ describe('Redactor: the key in any spelling', () => {
 					if (how.jsonEscaped) json = json.replace(/_/g, '\\u005f');
 					const items = (value: unknown) =>
 						(value as { data: IDataObject[] }).data.map((record) => ({ json: record }));
-					const vouching = new Redactor([key]);
+					const vouching = new Redactor(secretsOf({ apiKey: key }));
 					const parsed = JSON.parse(json) as unknown;
 					vouching.vouch(json, parsed);
 					const output = vouching.items(items(parsed)).map((item) => item.json);
-					const scrubbed = new Redactor([key])
+					const scrubbed = new Redactor(secretsOf({ apiKey: key }))
 						.items(items(JSON.parse(json)))
 						.map((item) => item.json);
 					expect(output).toEqual(scrubbed);
@@ -390,7 +391,7 @@ describe('Redactor: the key in any spelling', () => {
 	test("vouching spares an answer's texts only when it holds nothing to scrub", () => {
 		const key = `${HEAD}${'k'.repeat(32)}`;
 		const searched = (json: string) => {
-			const redactor = new Redactor([key]);
+			const redactor = new Redactor(secretsOf({ apiKey: key }));
 			const parsed = JSON.parse(json) as { data: IDataObject[] };
 			redactor.vouch(json, parsed);
 			const text = jest.spyOn(redactor, 'text');
