@@ -6,6 +6,7 @@ import { mimeTypeFromContentType, reportFileName } from './fileName';
 import { ANSWER_LIMITS, BYTES_PER_MB } from './limits';
 import {
 	decide,
+	discardBody,
 	failedAttempt,
 	headerOf,
 	isAnswerTimedOut,
@@ -149,7 +150,7 @@ async function fetchFile<T>(
 			if (response.tooLarge) return tooLarge(round);
 			// A body that is not the file is never stored: dropped, and fetched again.
 			const garbled = (message: string, description: string) => {
-				(response.body as { destroy?: () => void } | undefined)?.destroy?.();
+				discardBody(response.body);
 				return after(
 					round,
 					{ kind: 'garbled' },

@@ -21,6 +21,6 @@ export {
 export { failedAttempt, type Attempt } from './attempts';
 export { decide, type Round } from './retry';
 export { headerOf, type RequestContext } from './exchange';
-export { isAnswerTimedOut, isAnswerTooLarge, peekBody } from './boundedReader';
+export { discardBody, isAnswerTimedOut, isAnswerTooLarge, peekBody } from './boundedReader';
 export { CLOCK_SKEW_MARGIN_MS, serviceTime } from './serviceClock';
 export type { Bucket } from './rateLimiter';
