@@ -40,7 +40,7 @@ const TIMEOUT = inputField('timeoutSeconds', 'Timeout (Seconds)', undefined, {
 	setting: 'toolTimeoutSeconds',
 });
 const ON_TIMEOUT = inputField('onTimeout', 'On Timeout', undefined, { default: 'error' });
-const DOWNLOAD = inputField('download', 'Download File', undefined, { default: true });
+const DOWNLOAD = inputField('download', 'Download File');
 
 /**
  * The one reader of the wait settings (descriptions.ts, reportWaitProperties), per item
