@@ -9,10 +9,13 @@ import type {
 } from 'n8n-workflow';
 import { createRunExecutionData, NodeOperationError, Workflow } from 'n8n-workflow';
 
+// The nodes by their compiled name (`.node.js`): outside jest (the bench, under tsx's CommonJS
+// hook) `AdPerformance.node` alone resolves to the codex file AdPerformance.node.json, which Node
+// tries before a .ts file.
 import { AdPerformanceApi } from '../../credentials/AdPerformanceApi.credentials';
-import { AdPerformance } from '../../nodes/AdPerformance/AdPerformance.node';
-import { AdPerformanceTrigger } from '../../nodes/AdPerformanceTrigger/AdPerformanceTrigger.node';
-import { AdPerformanceWaitForReport } from '../../nodes/AdPerformanceWaitForReport/AdPerformanceWaitForReport.node';
+import { AdPerformance } from '../../nodes/AdPerformance/AdPerformance.node.js';
+import { AdPerformanceTrigger } from '../../nodes/AdPerformanceTrigger/AdPerformanceTrigger.node.js';
+import { AdPerformanceWaitForReport } from '../../nodes/AdPerformanceWaitForReport/AdPerformanceWaitForReport.node.js';
 import { AdPerformanceClient } from '../../nodes/shared/transport';
 import type { FakeService, FakeServiceOptions } from '../../sandbox/index.cjs';
 import { startFakeService } from '../../sandbox/index.cjs';
