@@ -15,6 +15,8 @@ module.exports = {
 	moduleNameMapper: { '^@langchain/core/tools$': '<rootDir>/test/harness/langchain-tools.cjs' },
 	// The end-to-end suite runs a real n8n and is started by `npm run test:e2e`.
 	testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/'],
+	// The longest files first, also on a machine without jest's timing cache: see the file.
+	testSequencer: '<rootDir>/test/sequencer.cjs',
 	transform: {
 		'^.+\\.c?ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }],
 	},
