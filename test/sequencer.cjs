@@ -10,7 +10,10 @@ class LongestFirst extends Sequencer {
 	time(test) {
 		const cached = super.time(test);
 		if (cached !== undefined) return cached;
-		const relative = path.relative(test.context.config.rootDir, test.path).split(path.sep).join('/');
+		const relative = path
+			.relative(test.context.config.rootDir, test.path)
+			.split(path.sep)
+			.join('/');
 		const seconds = durations[relative];
 		return seconds === undefined ? undefined : seconds * 1000;
 	}

@@ -20,5 +20,8 @@ const seconds = Object.fromEntries(
 		])
 		.sort(([a], [b]) => (a < b ? -1 : 1)),
 );
-fs.writeFileSync(path.join(root, 'test/durations.json'), `${JSON.stringify(seconds, null, '\t')}\n`);
+fs.writeFileSync(
+	path.join(root, 'test/durations.json'),
+	`${JSON.stringify(seconds, null, '\t')}\n`,
+);
 console.log(`test/durations.json: ${Object.keys(seconds).length} files`);
