@@ -92,8 +92,14 @@ const signedInSessions = new Map();
  * many logins waits for n8n's Retry-After and submits again, within `timeoutMs` plus one
  * rate-limit window. Resolves with how it signed in: `{ via: 'session' | 'form', refusals }`
  * (refusals: answers of 429 waited out).
+ *
+ * `path` (e.g. '/workflow/<id>'): the page wanted after signing in, asked for as n8n's editor
+ * links do (/signin?redirect=<path>): the editor then opens it itself, and the page is loaded
+ * once rather than once to sign in and again for it (each load of the editor is seconds of
+ * Chromium's time). Go there with gotoUnlessThere(): it loads the page only when the editor did
+ * not open it.
  */
-export async function login(page, { baseUrl, email, password, timeoutMs = 30_000 }) {
+export async function login(page, { baseUrl, email, password, timeoutMs = 30_000, path: wanted }) {
 	const key = `${baseUrl} ${email}`;
 	const remembered = signedInSessions.get(key);
 	if (remembered) {
@@ -108,7 +114,7 @@ export async function login(page, { baseUrl, email, password, timeoutMs = 30_000
 			{ origin, storage },
 		);
 	}
-	await page.goto(`${baseUrl}/signin`, { timeout: timeoutMs });
+	await page.goto(`${baseUrl}/signin${wanted ? `?redirect=${encodeURIComponent(wanted)}` : ''}`, { timeout: timeoutMs });
 	// n8n sends a signed-in visitor of /signin on to the editor; anyone else gets the form
 	const emailField = page.locator(SELECTORS.loginEmail).first();
 	const left = page.waitForURL((u) => !u.pathname.includes('/signin'), { timeout: timeoutMs }).then(() => 'signed in');
@@ -139,9 +145,17 @@ export async function login(page, { baseUrl, email, password, timeoutMs = 30_000
 	return { via: seen === 'form' ? 'form' : 'session', refusals };
 }
 
+/** Loads `url` unless the page shows it already (login's `path` brought it there). */
+export async function gotoUnlessThere(page, url, options) {
+	const here = new URL(page.url());
+	const there = new URL(url);
+	if (here.origin === there.origin && here.pathname === there.pathname && here.search === there.search) return;
+	await page.goto(url, options);
+}
+
 /** Opens an empty new workflow in the editor. */
 export async function openNewWorkflow(page, { baseUrl, timeoutMs = 30_000 }) {
-	await page.goto(`${baseUrl}/workflow/new`, { timeout: timeoutMs });
+	await gotoUnlessThere(page, `${baseUrl}/workflow/new`, { timeout: timeoutMs });
 	await page.locator(SELECTORS.openCreator).first().waitFor({ state: 'visible', timeout: timeoutMs });
 }
 
@@ -208,7 +222,7 @@ export async function inspectNodeInEditor(options) {
 	const t0 = Date.now();
 	const mark = (s) => steps.push(`${((Date.now() - t0) / 1000).toFixed(1)}s ${s}`);
 	try {
-		await login(page, { baseUrl, email, password, timeoutMs });
+		await login(page, { baseUrl, email, password, timeoutMs, path: '/workflow/new' });
 		mark('logged in');
 		await openNewWorkflow(page, { baseUrl, timeoutMs });
 		mark('new workflow open');
@@ -366,8 +380,8 @@ export async function screenshotPage({ baseUrl, email, password, urlPath = '/hom
 	const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
 	const page = await context.newPage();
 	try {
-		await login(page, { baseUrl, email, password });
-		await page.goto(`${baseUrl}${urlPath}`);
+		await login(page, { baseUrl, email, password, path: urlPath });
+		await gotoUnlessThere(page, `${baseUrl}${urlPath}`);
 		await page.waitForLoadState('networkidle', { timeout: 10_000 }).catch(() => {});
 		await page.screenshot({ path: screenshotPath });
 		return screenshotPath;
@@ -388,9 +402,9 @@ export async function searchNodeCreator({ baseUrl, email, password, query, scree
 	const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
 	const page = await context.newPage();
 	try {
-		await login(page, { baseUrl, email, password, timeoutMs });
+		await login(page, { baseUrl, email, password, timeoutMs, path: workflowId ? `/workflow/${workflowId}` : '/workflow/new' });
 		if (workflowId) {
-			await page.goto(`${baseUrl}/workflow/${workflowId}`, { timeout: timeoutMs });
+			await gotoUnlessThere(page, `${baseUrl}/workflow/${workflowId}`, { timeout: timeoutMs });
 			await page.locator(SELECTORS.openCreator).first().waitFor({ state: 'visible', timeout: timeoutMs });
 		} else await openNewWorkflow(page, { baseUrl, timeoutMs });
 		await page.locator(SELECTORS.openCreator).first().click();
@@ -410,15 +424,16 @@ export async function searchNodeCreator({ baseUrl, email, password, query, scree
 }
 
 /**
- * Runs `work(page)` on a fresh page logged in to n8n and resolves with its result; on a failure
- * it saves a screenshot next to `screenshotPath` (`….failure.png`).
+ * Runs `work(page)` on a fresh page logged in to n8n (on its way to `path`, see login) and
+ * resolves with its result; on a failure it saves a screenshot next to `screenshotPath`
+ * (`….failure.png`).
  */
-async function withEditorPage({ baseUrl, email, password, screenshotPath, browser: given }, work) {
+async function withEditorPage({ baseUrl, email, password, screenshotPath, browser: given, path: wanted }, work) {
 	const browser = given ?? (await launchBrowser());
 	const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
 	const page = await context.newPage();
 	try {
-		await login(page, { baseUrl, email, password });
+		await login(page, { baseUrl, email, password, path: wanted });
 		return await work(page);
 	} catch (e) {
 		if (screenshotPath) await page.screenshot({ path: screenshotPath.replace(/(\.png)?$/, '.failure.png') }).catch(() => {});
@@ -435,8 +450,8 @@ async function withEditorPage({ baseUrl, email, password, screenshotPath, browse
  * screenshot of the canvas after the run is taken.
  */
 export async function executeWorkflowInEditor({ workflowId, screenshotPath, timeoutMs = 180_000, ...session }) {
-	return withEditorPage({ ...session, screenshotPath }, async (page) => {
-		await page.goto(`${session.baseUrl}/workflow/${workflowId}`);
+	return withEditorPage({ ...session, screenshotPath, path: `/workflow/${workflowId}` }, async (page) => {
+		await gotoUnlessThere(page, `${session.baseUrl}/workflow/${workflowId}`);
 		const button = page.locator('[data-test-id="execute-workflow-button"]').first();
 		await button.waitFor({ state: 'visible', timeout: 30_000 });
 		await button.click();
@@ -455,8 +470,8 @@ export async function executeWorkflowInEditor({ workflowId, screenshotPath, time
  * the panel's text.
  */
 export async function openNodeInWorkflow({ workflowId, nodeName, screenshotPath, timeoutMs = 30_000, ...session }) {
-	return withEditorPage({ ...session, screenshotPath }, async (page) => {
-		await page.goto(`${session.baseUrl}/workflow/${workflowId}`, { timeout: timeoutMs });
+	return withEditorPage({ ...session, screenshotPath, path: `/workflow/${workflowId}` }, async (page) => {
+		await gotoUnlessThere(page, `${session.baseUrl}/workflow/${workflowId}`, { timeout: timeoutMs });
 		const node = page.locator(`[data-test-id="canvas-node"][data-node-name="${nodeName}"]`).first();
 		await node.waitFor({ state: 'visible', timeout: timeoutMs });
 		await node.dblclick();

@@ -176,7 +176,7 @@ export async function createInstance(options = {}) {
 	let packageInfo;
 	if (options.packageTarball) packageInfo = installPackageTarball(options.packageTarball, nodesDir, info);
 
-	const baseEnv = () => {
+	const baseEnv = (extra = options.env) => {
 		const env = { ...process.env };
 		for (const k of Object.keys(env)) if (k.startsWith('N8N_') || k.startsWith('DB_') || k.toLowerCase().startsWith('npm_')) delete env[k];
 		return {
@@ -199,9 +199,15 @@ export async function createInstance(options = {}) {
 			// n8n ≥ 1.123.7x evaluates expressions in isolated-vm by default; that native addon needs
 			// Node ≥ 22, so under Node 20 the only engine that starts is the (deprecated) legacy one
 			...(vmEngineAvailable(info) ? {} : { N8N_EXPRESSION_ENGINE: 'legacy' }),
-			...options.env,
+			...extra,
 		};
 	};
+
+	// A fresh SQLite database is migrated by the first n8n process that opens it (about 5 s on
+	// 2.x, every instance): start from a copy of one migrated once per installed version instead.
+	const ownDatabase = Object.keys(options.env ?? {}).some((k) => k.startsWith('DB_'));
+	if (!ownDatabase && options.migratedDatabase !== false && !fs.existsSync(path.join(n8nDir, 'database.sqlite')))
+		await seedMigratedDatabase(info, n8nDir, baseEnv, log);
 
 	/** Runs one n8n CLI command to completion. */
 	async function cli(args, { timeoutMs = 180_000, env: extraEnv = {} } = {}) {
@@ -592,6 +598,86 @@ export async function createInstance(options = {}) {
 		},
 	};
 	return instance;
+}
+
+/** Migrated empty databases made by this process, by install folder (one build at a time). */
+const migratedDatabases = new Map();
+
+/**
+ * Copies an empty SQLite database that n8n of `info` has migrated into `n8nDir`
+ * (<N8N_USER_FOLDER>/.n8n). The database is made once per install, by
+ * `n8n import:credentials` of nothing in a scratch user folder with the instances' own
+ * environment (no community package, no options.env), and kept in <install>/.e2e-migrated-db/
+ * (deleted with the install). It holds what migrations write: the tables, the roles, the
+ * settings rows and the not yet set up owner with its personal project; nothing in it depends on
+ * the encryption key. Its files (with SQLite's write-ahead log when n8n left one) are copied, not
+ * linked: every instance has its own database.
+ */
+async function seedMigratedDatabase(info, n8nDir, baseEnv, log) {
+	const templateDir = path.join(info.dir, '.e2e-migrated-db');
+	const done = path.join(templateDir, 'database.sqlite');
+	if (!fs.existsSync(done)) {
+		if (!migratedDatabases.has(info.dir)) migratedDatabases.set(info.dir, buildMigratedDatabase(info, templateDir, baseEnv, log).finally(() => migratedDatabases.delete(info.dir)));
+		await migratedDatabases.get(info.dir);
+	}
+	for (const file of ['database.sqlite', 'database.sqlite-wal']) {
+		const from = path.join(templateDir, file);
+		if (fs.existsSync(from)) fs.copyFileSync(from, path.join(n8nDir, file));
+	}
+}
+
+async function buildMigratedDatabase(info, templateDir, baseEnv, log) {
+	const started = Date.now();
+	const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'n8n-e2e-migrate-'));
+	try {
+		const input = path.join(scratch, 'none.json');
+		fs.writeFileSync(input, '[]');
+		const env = baseEnv({}); // the instances' environment without their options.env
+		const brokerPort = await freePort();
+		const result = await new Promise((resolve, reject) => {
+			const child = spawn(info.nodeBin, [info.n8nBin, 'import:credentials', `--input=${input}`], {
+				cwd: scratch,
+				env: { ...env, N8N_USER_FOLDER: scratch, N8N_RUNNERS_BROKER_PORT: String(brokerPort) },
+				stdio: ['ignore', 'pipe', 'pipe'],
+				detached: true,
+			});
+			track(child.pid);
+			let out = '';
+			child.stdout.on('data', (d) => (out += d));
+			child.stderr.on('data', (d) => (out += d));
+			const timer = setTimeout(() => {
+				try {
+					process.kill(-child.pid, 'SIGKILL');
+				} catch {}
+			}, 180_000);
+			child.on('error', reject);
+			child.on('close', (code) => {
+				clearTimeout(timer);
+				try {
+					process.kill(-child.pid, 'SIGKILL');
+				} catch {}
+				untrack(child.pid);
+				resolve({ code, out });
+			});
+		});
+		if (result.code !== 0) throw new Error(`migrating an empty database for n8n ${info.version} failed (exit ${result.code}):\n${result.out.slice(-4000)}`);
+		// built beside, renamed into place: a reader sees a whole database or none
+		const partial = fs.mkdtempSync(`${templateDir}.partial-`);
+		for (const file of ['database.sqlite', 'database.sqlite-wal']) {
+			const from = path.join(scratch, '.n8n', file);
+			if (fs.existsSync(from)) fs.copyFileSync(from, path.join(partial, file));
+		}
+		if (!fs.existsSync(path.join(partial, 'database.sqlite'))) throw new Error(`n8n ${info.version} left no database in ${scratch}/.n8n`);
+		try {
+			fs.renameSync(partial, templateDir);
+		} catch (e) {
+			fs.rmSync(partial, { recursive: true, force: true }); // another process was first
+			if (!fs.existsSync(path.join(templateDir, 'database.sqlite'))) throw e;
+		}
+		log(`migrated an empty database for n8n ${info.version} in ${Date.now() - started} ms (${templateDir})`);
+	} finally {
+		fs.rmSync(scratch, { recursive: true, force: true });
+	}
 }
 
 /**

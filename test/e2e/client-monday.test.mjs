@@ -214,8 +214,7 @@ for (const line of lines) {
 				env: { GENERIC_TIMEZONE: AGENCY_ZONE },
 			});
 			await n8n.importCredentials(demoCredentials(fake, mail));
-			await n8n.importWorkflow(EXAMPLE_NO_CLOCK);
-			await n8n.importWorkflow(driverWorkflow(EXAMPLE.id));
+			await n8n.importWorkflows([EXAMPLE_NO_CLOCK, driverWorkflow(EXAMPLE.id)]); // one CLI boot
 			server = await n8n.start();
 			tables = await ensureDataTables(server, EXAMPLE_DATA_TABLES);
 			await insertDataTableRows(

@@ -27,12 +27,14 @@ const EXAMPLES_DIR = path.join(REPO_ROOT, 'examples');
  */
 const WEEKLY_FORMS = [
 	{
+		key: 'weekly',
 		label: 'example "Weekly client report e-mail" (Generate with Wait for Completion)',
 		file: path.join(EXAMPLES_DIR, 'weekly-client-report-email.json'),
 		waiter: "Generate last week's report",
 		composer: 'Compose the e-mail',
 	},
 	{
+		key: 'weeklyTwoNodes',
 		label: 'its older form (Generate → Wait for Ad Report)',
 		file: path.join(REPO_ROOT, 'test/e2e/fixtures/weekly-client-report-email-two-nodes.json'),
 		waiter: 'Wait for Ad Report',
@@ -103,10 +105,134 @@ function outputOf(result, nodeName) {
 	return runs[0].data.main[0];
 }
 
+/** What the examples' e-mails rely on: Intl with full ICU (an expression for the Intl test). */
+const INTL_PROBE = `({
+	de: new Intl.NumberFormat('de-DE', { style: 'currency', currency: 'EUR' }).format(1665.74),
+	fr: new Intl.NumberFormat('fr-FR', { style: 'currency', currency: 'EUR' }).format(1665.74),
+	us: new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(3934.59),
+	ja: new Intl.NumberFormat('ja-JP', { style: 'currency', currency: 'JPY' }).format(1665.74),
+	supported: Intl.NumberFormat.supportedLocalesOf(['de-DE', 'fr-FR', 'ja-JP', 'en-AU']),
+})`;
+
+/** A weekly form as saved, its Schedule Trigger swapped for a Manual Trigger. */
+function manualWeekly(form) {
+	const workflow = JSON.parse(fs.readFileSync(form.file, 'utf8'));
+	const schedule = workflow.nodes.find((n) => n.type === 'n8n-nodes-base.scheduleTrigger');
+	Object.assign(schedule, {
+		type: 'n8n-nodes-base.manualTrigger',
+		typeVersion: 1,
+		parameters: {},
+	});
+	return workflow;
+}
+
+/** The workflows the tests of a line run, by key (imported together in its `before`). */
+function workflowsOf(line, acme, filesDir, emailSubject) {
+	const workflows = {
+		disk: {
+			name: `e2e disk ${line}`,
+			...chain(
+				manualTrigger,
+				generate(acme.platformAccountId, `Disk report ${line}`),
+				waitForReport,
+				{
+					name: 'Write File',
+					type: 'n8n-nodes-base.readWriteFile',
+					typeVersion: 1,
+					parameters: {
+						operation: 'write',
+						fileName: `=${filesDir}/{{ $binary.data.fileName }}`,
+						dataPropertyName: 'data',
+					},
+				},
+			),
+		},
+		email: {
+			name: `e2e email ${line}`,
+			...chain(
+				manualTrigger,
+				generate(acme.platformAccountId, `Email report ${line}`),
+				waitForReport,
+				{
+					name: 'Send Email',
+					type: 'n8n-nodes-base.emailSend',
+					typeVersion: 2.1,
+					credentials: { smtp: { id: 'smtp-local', name: 'Local SMTP' } },
+					parameters: {
+						fromEmail: 'reports@agency.example',
+						toEmail: 'client@example.com',
+						subject: emailSubject,
+						emailFormat: 'text',
+						text: '=Hello, attached is "{{ $json.title }}" (risk {{ $json.summary.overallRiskLevel }}).',
+						options: { attachments: 'data' },
+					},
+				},
+			),
+		},
+		accounts: {
+			name: `e2e accounts ${line}`,
+			...chain(manualTrigger, {
+				name: 'Accounts',
+				type: `${PKG}.adPerformance`,
+				typeVersion: 1,
+				credentials: AD_CREDENTIAL,
+				parameters: { resource: 'account', operation: 'getAll', returnAll: true },
+			}),
+		},
+		intl: {
+			name: `e2e Intl ${line}`,
+			...chain(
+				manualTrigger,
+				{
+					name: 'In an expression',
+					type: 'n8n-nodes-base.set',
+					typeVersion: 3.4,
+					parameters: {
+						assignments: {
+							assignments: [
+								{ id: 'i1', name: 'expression', value: `={{ ${INTL_PROBE} }}`, type: 'object' },
+							],
+						},
+						options: {},
+					},
+				},
+				{
+					name: 'In the Code node',
+					type: 'n8n-nodes-base.code',
+					typeVersion: 2,
+					parameters: {
+						jsCode: `return [{ json: { ...$input.first().json, code: ${INTL_PROBE} } }];`,
+					},
+				},
+			),
+		},
+		revoked: {
+			name: `e2e revoked ${line}`,
+			...chain(manualTrigger, {
+				name: 'Accounts',
+				type: `${PKG}.adPerformance`,
+				typeVersion: 1,
+				credentials: {
+					adPerformanceApi: { id: 'adperf-revoked', name: 'Ad Performance revoked' },
+				},
+				parameters: { resource: 'account', operation: 'getAll', returnAll: true },
+			}),
+		},
+	};
+	for (const form of WEEKLY_FORMS) {
+		const workflow = manualWeekly(form);
+		workflows[form.key] = { ...workflow, name: `${workflow.name} (${line})` };
+	}
+	return workflows;
+}
+
 for (const line of lines) {
 	describe(`workflows in n8n ${line}`, () => {
 		let n8n;
 		let acme;
+		/** The ids of workflowsOf(…) by key, imported in `before`. */
+		const imported = {};
+		const emailSubject = `Your weekly report (${line} ${Date.now()})`;
 		const filesDir = fs.mkdtempSync(path.join(os.tmpdir(), `e2e-files-${line}-`));
 		before(async () => {
 			installedLine(line);
@@ -133,6 +259,11 @@ for (const line of lines) {
 				{ id: 'smtp-agency', name: 'Agency SMTP', type: 'smtp', data: smtp.credentialData() },
 			]);
 			acme = (await fake.state()).data.accounts.find((a) => a.name === 'Acme Outdoor');
+			// the workflows the tests run, imported with one `n8n import:workflow` (each n8n CLI call
+			// boots n8n, 4-6 s) rather than one each
+			const workflows = workflowsOf(line, acme, filesDir, emailSubject);
+			const ids = await n8n.importWorkflows(Object.values(workflows));
+			Object.keys(workflows).forEach((key, i) => (imported[key] = ids[i]));
 		});
 		after(async () => {
 			await n8n?.dispose();
@@ -141,19 +272,7 @@ for (const line of lines) {
 
 		test('Generate → Wait for Ad Report → Read/Write Files from Disk: the file on disk is the report', async () => {
 			const title = `Disk report ${line}`;
-			const id = await n8n.importWorkflow({
-				name: `e2e disk ${line}`,
-				...chain(manualTrigger, generate(acme.platformAccountId, title), waitForReport, {
-					name: 'Write File',
-					type: 'n8n-nodes-base.readWriteFile',
-					typeVersion: 1,
-					parameters: {
-						operation: 'write',
-						fileName: `=${filesDir}/{{ $binary.data.fileName }}`,
-						dataPropertyName: 'data',
-					},
-				}),
-			});
+			const id = imported.disk;
 			const run = await n8n.execute(id);
 			assert.equal(run.exitCode, 0, run.stderr.slice(-2000));
 			const [waited] = outputOf(run.result, 'Wait for Ad Report');
@@ -173,24 +292,8 @@ for (const line of lines) {
 
 		test('Generate → Wait for Ad Report → Send Email: the attachment is the report, with its file name', async () => {
 			const title = `Email report ${line}`;
-			const subject = `Your weekly report (${line} ${Date.now()})`;
-			const id = await n8n.importWorkflow({
-				name: `e2e email ${line}`,
-				...chain(manualTrigger, generate(acme.platformAccountId, title), waitForReport, {
-					name: 'Send Email',
-					type: 'n8n-nodes-base.emailSend',
-					typeVersion: 2.1,
-					credentials: { smtp: { id: 'smtp-local', name: 'Local SMTP' } },
-					parameters: {
-						fromEmail: 'reports@agency.example',
-						toEmail: 'client@example.com',
-						subject,
-						emailFormat: 'text',
-						text: '=Hello, attached is "{{ $json.title }}" (risk {{ $json.summary.overallRiskLevel }}).',
-						options: { attachments: 'data' },
-					},
-				}),
-			});
+			const subject = emailSubject;
+			const id = imported.email;
 			const run = await n8n.execute(id);
 			assert.equal(run.exitCode, 0, run.stderr.slice(-2000));
 			const [waited] = outputOf(run.result, 'Wait for Ad Report');
@@ -209,16 +312,7 @@ for (const line of lines) {
 		});
 
 		test('Account → Get Many with Return All outputs every account', async () => {
-			const id = await n8n.importWorkflow({
-				name: `e2e accounts ${line}`,
-				...chain(manualTrigger, {
-					name: 'Accounts',
-					type: `${PKG}.adPerformance`,
-					typeVersion: 1,
-					credentials: AD_CREDENTIAL,
-					parameters: { resource: 'account', operation: 'getAll', returnAll: true },
-				}),
-			});
+			const id = imported.accounts;
 			const run = await n8n.execute(id);
 			assert.equal(run.exitCode, 0, run.stderr.slice(-2000));
 			const accounts = outputOf(run.result, 'Accounts');
@@ -229,13 +323,6 @@ for (const line of lines) {
 		test('Intl with full ICU in an expression and in the Code node (the examples format money with it)', async () => {
 			// What the examples' e-mails rely on: a locale other than en-US formats as that locale
 			// does (small-icu builds know only en and fall back to it).
-			const probe = `({
-				de: new Intl.NumberFormat('de-DE', { style: 'currency', currency: 'EUR' }).format(1665.74),
-				fr: new Intl.NumberFormat('fr-FR', { style: 'currency', currency: 'EUR' }).format(1665.74),
-				us: new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(3934.59),
-				ja: new Intl.NumberFormat('ja-JP', { style: 'currency', currency: 'JPY' }).format(1665.74),
-				supported: Intl.NumberFormat.supportedLocalesOf(['de-DE', 'fr-FR', 'ja-JP', 'en-AU']),
-			})`;
 			const expected = {
 				de: '1.665,74\u00a0€',
 				fr: '1\u202f665,74\u00a0€',
@@ -243,33 +330,7 @@ for (const line of lines) {
 				ja: '￥1,666',
 				supported: ['de-DE', 'fr-FR', 'ja-JP', 'en-AU'],
 			};
-			const id = await n8n.importWorkflow({
-				name: `e2e Intl ${line}`,
-				...chain(
-					manualTrigger,
-					{
-						name: 'In an expression',
-						type: 'n8n-nodes-base.set',
-						typeVersion: 3.4,
-						parameters: {
-							assignments: {
-								assignments: [
-									{ id: 'i1', name: 'expression', value: `={{ ${probe} }}`, type: 'object' },
-								],
-							},
-							options: {},
-						},
-					},
-					{
-						name: 'In the Code node',
-						type: 'n8n-nodes-base.code',
-						typeVersion: 2,
-						parameters: {
-							jsCode: `return [{ json: { ...$input.first().json, code: ${probe} } }];`,
-						},
-					},
-				),
-			});
+			const id = imported.intl;
 			// n8n 1.x runs the Code node in its own process unless task runners are on (2.x: always
 			// on). 1.85.3's `n8n execute` with runners on did not finish within 180 s here, so the
 			// runners are checked from 1.100 on (measured on 1.123.81).
@@ -290,14 +351,27 @@ for (const line of lines) {
 				.filter((f) => f.endsWith('.json'))
 				.map((f) => path.join(EXAMPLES_DIR, f))
 				.concat(WEEKLY_FORMS[1].file);
-			for (const filePath of files) {
+			const forImport = (filePath) => {
 				const file = path.basename(filePath);
 				const workflow = JSON.parse(fs.readFileSync(filePath, 'utf8'));
+				return { file, workflow: { ...workflow, id: `ex${file.length}${Date.now() % 100000}` } };
+			};
+			// All in one `n8n import:workflow` of a file listing them (each n8n CLI call boots n8n, 4-6 s):
+			// n8n imports them one by one, as from a file each, and a warning of any shows in its output.
+			const all = path.join(filesDir, 'import-all-examples.json');
+			fs.writeFileSync(all, JSON.stringify(files.map((f) => forImport(f).workflow)));
+			const together = await n8n.cli(['import:workflow', `--input=${all}`]);
+			const togetherOutput = `${together.stdout}\n${together.stderr}`;
+			const clean =
+				together.exitCode === 0 &&
+				!/\b(warn|warning|error)\b/i.test(togetherOutput) &&
+				new RegExp(`Successfully imported ${files.length} workflows`).test(togetherOutput);
+			if (clean) return;
+			// not clean: one by one, to name the file (and fail on the whole import if each is clean)
+			for (const filePath of files) {
+				const { file, workflow } = forImport(filePath);
 				const input = path.join(filesDir, `import-${file}`);
-				fs.writeFileSync(
-					input,
-					JSON.stringify({ ...workflow, id: `ex${file.length}${Date.now() % 100000}` }),
-				);
+				fs.writeFileSync(input, JSON.stringify(workflow));
 				const result = await n8n.cli(['import:workflow', `--input=${input}`]);
 				assert.equal(result.exitCode, 0, `${file}: ${result.stderr.slice(-1000)}`);
 				const output = `${result.stdout}\n${result.stderr}`;
@@ -307,19 +381,16 @@ for (const line of lines) {
 					`${file} imported with: ${output.slice(-1000)}`,
 				);
 			}
+			assert.fail(
+				`the examples imported together (exit ${together.exitCode}): ${togetherOutput.slice(-2000)}`,
+			);
 		});
 
 		// The example as it is (Generate with Wait for Completion → Send Email) and in its older
 		// form (Generate → Wait for Ad Report → Send Email), which saved workflows still have.
 		for (const form of WEEKLY_FORMS)
 			test(`${form.label} runs: one e-mail with the PDF per active account`, async () => {
-				const workflow = JSON.parse(fs.readFileSync(form.file, 'utf8'));
-				const schedule = workflow.nodes.find((n) => n.type === 'n8n-nodes-base.scheduleTrigger');
-				Object.assign(schedule, {
-					type: 'n8n-nodes-base.manualTrigger',
-					typeVersion: 1,
-					parameters: {},
-				});
+				const workflow = manualWeekly(form);
 				const mailNode = workflow.nodes.find((n) => n.type === 'n8n-nodes-base.emailSend');
 				// The node that feeds `name`; the reports are the output of the one that waited for them.
 				const feeding = (name) =>
@@ -333,7 +404,7 @@ for (const line of lines) {
 				}
 				assert.equal(waiter, form.waiter);
 				const before = smtp.messages.length;
-				const id = await n8n.importWorkflow({ ...workflow, name: `${workflow.name} (${line})` });
+				const id = imported[form.key];
 				const run = await n8n.execute(id);
 				assert.equal(run.exitCode, 0, run.stderr.slice(-2000));
 				const active = (await fake.state()).data.accounts.filter(
@@ -356,18 +427,7 @@ for (const line of lines) {
 			});
 
 		test('a revoked key fails the run with our message', async () => {
-			const id = await n8n.importWorkflow({
-				name: `e2e revoked ${line}`,
-				...chain(manualTrigger, {
-					name: 'Accounts',
-					type: `${PKG}.adPerformance`,
-					typeVersion: 1,
-					credentials: {
-						adPerformanceApi: { id: 'adperf-revoked', name: 'Ad Performance revoked' },
-					},
-					parameters: { resource: 'account', operation: 'getAll', returnAll: true },
-				}),
-			});
+			const id = imported.revoked;
 			const run = await n8n.execute(id);
 			assert.equal(run.exitCode, 1);
 			assert.match(run.stdout + run.stderr, /The API key has been revoked/);
