@@ -21,16 +21,16 @@ module.exports = {
 		'^.+\\.c?ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }],
 	},
 	testTimeout: 30000,
-	// Two workers a core (4 on 2 cores; jest's own default there is 1, in band): a test file waits
+	// Three workers a core (6 on 2 cores; jest's own default there is 1, in band): a test file waits
 	// much of its time (on the fake's time-scaled clock, on the timeouts and Stops the tests
-	// prove, on n8n's engine), so other files run meanwhile. Measured on 2 shared cores: 47 s of
-	// CPU in 147 s in band, 77 s with 2 workers, 55 s with 3 (before the input-values property
-	// test); with it, 88 s with 3 workers and 75 s with 4 (about 108 s of CPU either way). Every
-	// file starts its own fake service on an ephemeral port of 127.0.0.1 and gets its own n8n
-	// user folder (test/harness/env.cts), so files share nothing but the CPU; tests that depend
-	// on timing wait for what they mean (a request reaching the fake) and leave a busy machine a
-	// margin.
-	maxWorkers: availableParallelism() * 2,
+	// prove, on n8n's engine), so other files run meanwhile; the CPU of the whole run is about
+	// 155 s, so 2 cores are not saturated before 6 workers. Measured on 2 quiet cores with warm
+	// caches, 2026-11-29: 101 s with 4 workers, 88 and 91 s with 6, 88 s with 8 (no failure).
+	// Every file starts its own fake service on an ephemeral port of 127.0.0.1 and gets its own
+	// n8n user folder (test/harness/env.cts), so files share nothing but the CPU; tests that
+	// depend on timing wait for what they mean (a request reaching the fake) and leave a busy
+	// machine a margin.
+	maxWorkers: availableParallelism() * 3,
 	// n8n-core keeps process-wide handles (its DI services) open after a workflow has run.
 	forceExit: true,
 };
