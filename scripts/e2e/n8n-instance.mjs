@@ -211,37 +211,7 @@ export async function createInstance(options = {}) {
 
 	/** Runs one n8n CLI command to completion. */
 	async function cli(args, { timeoutMs = 180_000, env: extraEnv = {} } = {}) {
-		const brokerPort = await freePort();
-		const started = Date.now();
-		return new Promise((resolve, reject) => {
-			const child = spawn(info.nodeBin, [info.n8nBin, ...args], {
-				cwd: workDir,
-				env: { ...baseEnv(), N8N_RUNNERS_BROKER_PORT: String(brokerPort), ...extraEnv },
-				stdio: ['ignore', 'pipe', 'pipe'],
-				detached: true,
-			});
-			track(child.pid);
-			let stdout = '';
-			let stderr = '';
-			child.stdout.on('data', (d) => (stdout += d));
-			child.stderr.on('data', (d) => (stderr += d));
-			const timer = setTimeout(() => {
-				try {
-					process.kill(-child.pid, 'SIGKILL');
-				} catch {}
-				reject(new Error(`n8n ${args.join(' ')} timed out after ${timeoutMs} ms\n${stdout}\n${stderr}`));
-			}, timeoutMs);
-			child.on('error', reject);
-			child.on('close', (code) => {
-				clearTimeout(timer);
-				// the CLI may leave a task-runner child behind
-				try {
-					process.kill(-child.pid, 'SIGKILL');
-				} catch {}
-				untrack(child.pid);
-				resolve({ exitCode: code ?? 1, stdout, stderr, durationMs: Date.now() - started });
-			});
-		});
+		return await runN8nCommand(info, args, { cwd: workDir, env: { ...baseEnv(), ...extraEnv }, timeoutMs });
 	}
 
 	function writeInput(name, value) {
@@ -604,6 +574,45 @@ export async function createInstance(options = {}) {
 const migratedDatabases = new Map();
 
 /**
+ * Runs one n8n CLI command (`n8n <args>`) to completion in its own process group, on a free task
+ * runner broker port; the group is killed when the command ends (the CLI may leave a task-runner
+ * child behind) or when it runs past `timeoutMs`, which rejects.
+ */
+async function runN8nCommand(info, args, { cwd, env, timeoutMs = 180_000 }) {
+	const brokerPort = await freePort();
+	const started = Date.now();
+	return new Promise((resolve, reject) => {
+		const child = spawn(info.nodeBin, [info.n8nBin, ...args], {
+			cwd,
+			env: { ...env, N8N_RUNNERS_BROKER_PORT: String(brokerPort) },
+			stdio: ['ignore', 'pipe', 'pipe'],
+			detached: true,
+		});
+		track(child.pid);
+		let stdout = '';
+		let stderr = '';
+		child.stdout.on('data', (d) => (stdout += d));
+		child.stderr.on('data', (d) => (stderr += d));
+		const killGroup = () => {
+			try {
+				process.kill(-child.pid, 'SIGKILL');
+			} catch {}
+		};
+		const timer = setTimeout(() => {
+			killGroup();
+			reject(new Error(`n8n ${args.join(' ')} timed out after ${timeoutMs} ms\n${stdout}\n${stderr}`));
+		}, timeoutMs);
+		child.on('error', reject);
+		child.on('close', (code) => {
+			clearTimeout(timer);
+			killGroup();
+			untrack(child.pid);
+			resolve({ exitCode: code ?? 1, stdout, stderr, durationMs: Date.now() - started });
+		});
+	});
+}
+
+/**
  * Copies an empty SQLite database that n8n of `info` has migrated into `n8nDir`
  * (<N8N_USER_FOLDER>/.n8n). The database is made once per install, by
  * `n8n import:credentials` of nothing in a scratch user folder with the instances' own
@@ -633,34 +642,8 @@ async function buildMigratedDatabase(info, templateDir, baseEnv, log) {
 		const input = path.join(scratch, 'none.json');
 		fs.writeFileSync(input, '[]');
 		const env = baseEnv({}); // the instances' environment without their options.env
-		const brokerPort = await freePort();
-		const result = await new Promise((resolve, reject) => {
-			const child = spawn(info.nodeBin, [info.n8nBin, 'import:credentials', `--input=${input}`], {
-				cwd: scratch,
-				env: { ...env, N8N_USER_FOLDER: scratch, N8N_RUNNERS_BROKER_PORT: String(brokerPort) },
-				stdio: ['ignore', 'pipe', 'pipe'],
-				detached: true,
-			});
-			track(child.pid);
-			let out = '';
-			child.stdout.on('data', (d) => (out += d));
-			child.stderr.on('data', (d) => (out += d));
-			const timer = setTimeout(() => {
-				try {
-					process.kill(-child.pid, 'SIGKILL');
-				} catch {}
-			}, 180_000);
-			child.on('error', reject);
-			child.on('close', (code) => {
-				clearTimeout(timer);
-				try {
-					process.kill(-child.pid, 'SIGKILL');
-				} catch {}
-				untrack(child.pid);
-				resolve({ code, out });
-			});
-		});
-		if (result.code !== 0) throw new Error(`migrating an empty database for n8n ${info.version} failed (exit ${result.code}):\n${result.out.slice(-4000)}`);
+		const result = await runN8nCommand(info, ['import:credentials', `--input=${input}`], { cwd: scratch, env: { ...env, N8N_USER_FOLDER: scratch } });
+		if (result.exitCode !== 0) throw new Error(`migrating an empty database for n8n ${info.version} failed (exit ${result.exitCode}):\n${(result.stdout + result.stderr).slice(-4000)}`);
 		// built beside, renamed into place: a reader sees a whole database or none
 		const partial = fs.mkdtempSync(`${templateDir}.partial-`);
 		for (const file of ['database.sqlite', 'database.sqlite-wal']) {
