@@ -5,7 +5,7 @@
 // one Slack message per client), the second sends nothing, and after the budget finding clears
 // (the directory's budget raised) and comes back (lowered again), it is alerted once more.
 //
-// The alert as the inbox shows it, 600 px wide, is saved to docs/images/ (E2E_DOCS_IMAGES) for
+// The alert as the inbox shows it, 600 px wide, is saved for docs/images/ (demo.mjs: docsImages) for
 // the README; the canvas after the first run to .e2e-out/ (E2E_OUT).
 //
 // Env: E2E_EDITOR_LINES (default latest) · E2E_BROWSER=0 skips it.

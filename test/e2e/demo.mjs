@@ -21,8 +21,10 @@ export const editorLines = (process.env.E2E_EDITOR_LINES ?? 'latest')
 	.map((s) => s.trim())
 	.filter(Boolean);
 export const outDir = path.resolve(process.env.E2E_OUT ?? path.join(REPO_ROOT, '.e2e-out'));
+// The pictures the README and docs show: written under .e2e-out/ so that a run leaves the
+// committed ones alone; E2E_DOCS_IMAGES=docs/images refreshes those on purpose.
 export const docsImages = path.resolve(
-	process.env.E2E_DOCS_IMAGES ?? path.join(REPO_ROOT, 'docs', 'images'),
+	process.env.E2E_DOCS_IMAGES ?? path.join(outDir, 'docs-images'),
 );
 /** A service minute is 1.2 s: reports finish within a run from the editor. */
 export const TIME_SCALE = 0.02;

@@ -11,7 +11,7 @@
 // reconnect; the exactly-once example run twice e-mails each client once and sends one digest
 // per run; the agent examples (chat, MCP server) import and publish. Screenshots go to
 // .e2e-out/ (E2E_OUT); those the README shows (the directory example on the canvas, the Generate
-// node's panel, the demo inbox) go to docs/images/ (E2E_DOCS_IMAGES).
+// node's panel, the demo inbox) go to docsImages (demo.mjs; E2E_DOCS_IMAGES=docs/images refreshes docs/images/).
 //
 // Env: E2E_EDITOR_LINES (default latest; the editor path is checked on the line `npm start`
 //      uses) · E2E_BROWSER=0 skips it.

@@ -16,8 +16,8 @@
 // <script>, <b>, link or on… handler from data; nothing runs or loads when it is rendered);
 // the Slack text holds no `<!`, `<@`, `<http` from data and `&lt;`/`&gt;`/`&amp;` where the name
 // had the characters; no header line holds CR or LF beyond its folding; each HTML body ≤ 100 KB.
-// Screenshots at 600 px (the client e-mail, the approval request, the digest) to docs/images/
-// (E2E_DOCS_IMAGES), for docs/security.md.
+// Screenshots at 600 px (the client e-mail, the approval request, the digest) to docsImages
+// (demo.mjs; E2E_DOCS_IMAGES=docs/images refreshes the pictures docs/security.md shows).
 //
 // Env: E2E_EDITOR_LINES (default latest) · E2E_BROWSER=0 skips it.
 import { before, describe, test } from 'node:test';

@@ -134,7 +134,12 @@ test('spoolFirst: a message is accepted once it is in, read after; one cut off i
 		let cutInData = false;
 		await new Promise((resolve, reject) => {
 			const socket = net.connect(smtp.port, '127.0.0.1');
-			const steps = ['EHLO client.test\r\n', 'MAIL FROM:<n8n@example.com>\r\n', 'RCPT TO:<cut@example.com>\r\n', 'DATA\r\n'];
+			const steps = [
+				'EHLO client.test\r\n',
+				'MAIL FROM:<n8n@example.com>\r\n',
+				'RCPT TO:<cut@example.com>\r\n',
+				'DATA\r\n',
+			];
 			let buf = '';
 			socket.on('data', (d) => {
 				buf += d;
@@ -159,7 +164,10 @@ test('spoolFirst: a message is accepted once it is in, read after; one cut off i
 			`${message}\r\n.\r\n`,
 			'QUIT\r\n',
 		]);
-		assert.ok(replies.some((r) => /^250 .*(accepted|OK)/i.test(r)), `accepted: ${replies.join(' | ')}`);
+		assert.ok(
+			replies.some((r) => /^250 .*(accepted|OK)/i.test(r)),
+			`accepted: ${replies.join(' | ')}`,
+		);
 		await smtp.parsed();
 		assert.deepEqual(
 			smtp.messages.map((m) => m.to),

@@ -5,7 +5,7 @@
 // the held client its e-mail with the PDF (once: a second click and a later run send nothing
 // more); Hold it never sends; the team digest lists them waiting, then approved and held.
 //
-// The approval request as the inbox shows it is saved to docs/images/ (E2E_DOCS_IMAGES) for
+// The approval request as the inbox shows it is saved for docs/images/ (demo.mjs: docsImages) for
 // docs/review-before-it-goes.md; the canvas after the run to .e2e-out/ (E2E_OUT).
 //
 // Env: E2E_EDITOR_LINES (default latest) · E2E_BROWSER=0 skips it.
