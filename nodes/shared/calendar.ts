@@ -63,7 +63,7 @@ export function instantOfWallTime(wallMs: number, timeZone: string): number {
 }
 
 /** The day `days` before today in `timeZone` (as `$today.minus({ days })` gives it). */
-export function daysBeforeToday(days: number, timeZone: string, nowMs = Date.now()): string {
-	const today = Date.parse(`${dayIn(nowMs, timeZone)}T00:00:00Z`);
+export function daysBeforeToday(days: number, timeZone: string): string {
+	const today = Date.parse(`${dayIn(Date.now(), timeZone)}T00:00:00Z`);
 	return new Date(today - days * 86_400_000).toISOString().slice(0, 10);
 }

@@ -9,14 +9,14 @@ import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 /** The `service-version` header sent when the credential names none. */
 export const DEFAULT_API_VERSION = '2026-03-01';
 
-const API_KEY_PATTERN = /^service_(live|test)_[A-Za-z0-9]{24,}$/;
-
 /**
  * The part of a key that is the same for every key: it says what follows, and is no secret. In
  * any case: a key typed in capitals has no more secret in its head, and the scrubber, which
  * ignores case, must not take `service_` in a message for the start of it.
  */
 const API_KEY_HEAD = /^service_(live|test)_/i;
+/** A whole key: its head as the dashboard writes it (lower case), then its secret part. */
+const API_KEY_PATTERN = new RegExp(`${API_KEY_HEAD.source}[A-Za-z0-9]{24,}$`);
 
 /** The credential's API key as every part uses it: the one place it is trimmed. */
 export function apiKeyOf(credentials: ICredentialDataDecryptedObject | undefined): string {
@@ -24,7 +24,7 @@ export function apiKeyOf(credentials: ICredentialDataDecryptedObject | undefined
 }
 
 /** How much of a secret's start every key shares (`service_live_`): 0 for anything else. */
-export function publicHeadOf(secret: string): number {
+function publicHeadOf(secret: string): number {
 	return API_KEY_HEAD.exec(secret)?.[0].length ?? 0;
 }
 

@@ -263,8 +263,7 @@ export class Redactor {
 
 	/**
 	 * A JSON-like value with every string and property name scrubbed: itself when there is nothing
-	 * to scrub, else a copy (dates and byte arrays kept; a value met twice is copied once, so a
-	 * cycle ends).
+	 * to scrub, else a copy (dates and byte arrays kept; cycles end: see walk).
 	 */
 	value<T>(value: T): T {
 		return this.copies([value])[0] as T;

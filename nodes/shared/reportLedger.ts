@@ -23,6 +23,9 @@ const REUSE_WINDOW_MS = 10 * 60_000;
 /** Reports worth reusing: alive or done. A failed one (or a status we do not know) is not. */
 const REUSABLE_STATUSES = new Set(['pending', 'generating', 'completed']);
 
+/** An item's search or generation: its item, and the deadline all its requests share. */
+type ItemCall = { itemIndex: number; deadline: number };
+
 /*
  * The report ledger: every search of the report list goes through walkReports and every
  * generation through createReport, so the listed times are readings of the service's clock, and a
@@ -52,17 +55,27 @@ export async function walkReports(
 	);
 }
 
-/** walkReports read until it agrees with itself (readAgreeing); `visitor` makes each read's visit. */
+/**
+ * walkReports read until it agrees with itself (readAgreeing); `visitor` makes each read's visit.
+ * A listing that never agreed fails: it cannot tell `question`.
+ */
 async function readReports(
 	client: AdPerformanceClient,
 	qs: IDataObject,
 	visitor: () => (records: ServiceReport[]) => boolean | void,
+	question: string,
 	options: { itemIndex?: number; deadline: number; budget?: RereadBudget },
-): Promise<WalkResult> {
+): Promise<void> {
 	const { budget, ...call } = options;
-	return await readAgreeing(
+	const walked = await readAgreeing(
 		async () => await walkReports(client, qs, visitor(), { ...call, incomplete: 'returned' }),
 		budget,
+	);
+	if (walked.kind !== 'incomplete') return;
+	throw client.errors.api(
+		`The report list did not agree with itself (${walked.reason}), so it cannot tell ${question}`,
+		`Its listings were read up to ${LISTING_READS} times, and nothing was created, sent or emitted on its strength. Run again in a minute; if it persists, contact the service.`,
+		call.itemIndex,
 	);
 }
 
@@ -76,24 +89,23 @@ export async function findReport(
 	reportId: string,
 	itemIndex: number,
 	narrow: { accountId?: string; createdAfter?: string },
-	deadline: number,
 ): Promise<ServiceReport> {
 	const qs: IDataObject = {};
 	if (narrow.accountId) qs.accountId = narrow.accountId;
 	if (narrow.createdAfter) qs.from = narrow.createdAfter;
 	let found: ServiceReport | undefined;
-	const walked = await readReports(
+	// A visit that finds it stops the walk: a listing that found it never ends incomplete.
+	await readReports(
 		client,
 		qs,
 		() => (records) => {
 			found = records.find((report) => report.id === reportId);
 			return found === undefined;
 		},
-		{ itemIndex, deadline },
+		`whether report ${reportId} exists`,
+		{ itemIndex, deadline: client.deadline() },
 	);
 	if (found) return found;
-	if (walked.kind === 'incomplete')
-		throw listingIncomplete(client, walked.reason, `whether report ${reportId} exists`, itemIndex);
 	throw reportNotFound(
 		client,
 		reportId,
@@ -106,10 +118,10 @@ export async function findReport(
 
 /**
  * The reports of GET /v1/reports with `qs` that `keep` keeps, listed since `bound()` less
- * `marginMs` (n8n time on the service's clock), from complete listings only: one that never
- * agreed with itself fails (it cannot tell `question`). A walk's answers are new clock readings:
- * the list is walked again (at most 3 walks) while they move `bound()` before the last walk's
- * start by more than `toleranceMs`. With the reports comes the last walk's start (`from`).
+ * `marginMs` (n8n time on the service's clock), from complete listings only (readReports). A
+ * walk's answers are new clock readings: the list is walked again (at most 3 walks) while they
+ * move `bound()` before the last walk's start by more than `toleranceMs`. With the reports comes
+ * the last walk's start (`from`).
  */
 export async function reportsSince(
 	client: AdPerformanceClient,
@@ -129,7 +141,7 @@ export async function reportsSince(
 		if (needed >= from - window.toleranceMs) break;
 		from = needed;
 		let kept: ServiceReport[] = [];
-		const walked = await readReports(
+		await readReports(
 			client,
 			{ ...qs, from: new Date(from).toISOString() },
 			() => {
@@ -138,27 +150,12 @@ export async function reportsSince(
 					for (const report of records) if (keep(report)) kept.push(report);
 				};
 			},
+			question,
 			{ ...options, budget },
 		);
-		if (walked.kind === 'incomplete')
-			throw listingIncomplete(client, walked.reason, question, options.itemIndex);
 		for (const report of kept) matching.set(report.id, report);
 	}
 	return { reports: [...matching.values()], from };
-}
-
-/** The error of a question a listing that never agreed with itself could not answer. */
-function listingIncomplete(
-	client: AdPerformanceClient,
-	reason: string,
-	question: string,
-	itemIndex?: number,
-) {
-	return client.errors.api(
-		`The report list did not agree with itself (${reason}), so it cannot tell ${question}`,
-		`Its listings were read up to ${LISTING_READS} times, and nothing was created, sent or emitted on its strength. Run again in a minute; if it persists, contact the service.`,
-		itemIndex,
-	);
 }
 
 /**
@@ -169,8 +166,7 @@ function listingIncomplete(
 async function createReport(
 	client: AdPerformanceClient,
 	body: IDataObject,
-	itemIndex: number,
-	deadline: number,
+	call: ItemCall,
 ): Promise<ServiceReport> {
 	return await client.attempts<ServiceReport>(
 		async (round) => {
@@ -179,10 +175,9 @@ async function createReport(
 					path: '/reports',
 					writeLimit: 'generation',
 					body,
-					itemIndex,
 					expect: 'record',
 					singleFlight: true,
-					deadline,
+					...call,
 				},
 				round,
 			);
@@ -193,8 +188,8 @@ async function createReport(
 			return { kind: 'done', value: report };
 		},
 		{
-			deadline,
-			onAmbiguous: async (sentAt) => await findCreatedBy(client, body, sentAt, itemIndex, deadline),
+			deadline: call.deadline,
+			onAmbiguous: async (sentAt) => await findCreatedBy(client, body, sentAt, call),
 		},
 	);
 }
@@ -204,12 +199,12 @@ export async function reportForRequest(
 	client: AdPerformanceClient,
 	body: IDataObject,
 	itemIndex: number,
-	deadline: number,
 	reuse: boolean,
 ): Promise<{ report: ServiceReport; reused: boolean }> {
-	const recent = reuse ? await findRecent(client, body, itemIndex, deadline) : undefined;
+	const call = { itemIndex, deadline: client.deadline() };
+	const recent = reuse ? await findRecent(client, body, call) : undefined;
 	if (recent) return { report: recent, reused: true };
-	return { report: await createReport(client, body, itemIndex, deadline), reused: false };
+	return { report: await createReport(client, body, call), reused: false };
 }
 
 /**
@@ -222,8 +217,7 @@ async function findCreatedBy(
 	client: AdPerformanceClient,
 	body: IDataObject,
 	sentAt: number,
-	itemIndex: number,
-	deadline: number,
+	call: ItemCall,
 ): Promise<ServiceReport | undefined> {
 	const clock = client.clock;
 	try {
@@ -234,7 +228,7 @@ async function findCreatedBy(
 			{ marginMs: FROM_MARGIN_MS, toleranceMs: 0 },
 			(report) => !client.claimedReports.has(report.id) && matchesRequest(report, body),
 			'whether the lost request created a report',
-			{ itemIndex, deadline },
+			call,
 		);
 		// Placed before the campaigns are read: that read's answer is a new clock reading.
 		const places = new Map<ServiceReport, 'before' | 'after' | 'unsure'>();
@@ -243,9 +237,9 @@ async function findCreatedBy(
 			places.set(report, created ? clock.placeCreation(created, sentAt, true) : 'unsure');
 		}
 		const notBefore = matching.filter((report) => places.get(report) !== 'before');
-		const candidates = await sameCampaigns(client, body, notBefore, itemIndex, deadline);
+		const candidates = await sameCampaigns(client, body, notBefore, call);
 		const unsure = candidates.filter((report) => places.get(report) === 'unsure');
-		if (unsure.length > 0) throw unsureError(client, unsure, itemIndex);
+		if (unsure.length > 0) throw unsureError(client, unsure, call.itemIndex);
 		// The earliest one after our first attempt is the one that attempt created.
 		const ours = candidates.sort((a, b) => createdEarliest(a) - createdEarliest(b))[0];
 		if (ours) client.claimedReports.add(ours.id);
@@ -258,7 +252,7 @@ async function findCreatedBy(
 		throw client.errors.api(
 			`The answer to this report request was lost, and the search for the report it may have created failed: ${seen}`,
 			'The report may or may not have been created: the service gave no usable answer to the search for it, so the request was not sent again (that could create a second report). Check the report list (Report → Get Many) before running the item again.',
-			itemIndex,
+			call.itemIndex,
 			'ambiguous_outcome',
 		);
 	}
@@ -273,8 +267,7 @@ async function findCreatedBy(
 async function findRecent(
 	client: AdPerformanceClient,
 	body: IDataObject,
-	itemIndex: number,
-	deadline: number,
+	call: ItemCall,
 ): Promise<ServiceReport | undefined> {
 	const clock = client.clock;
 	const since = Date.now() - REUSE_WINDOW_MS;
@@ -285,13 +278,13 @@ async function findRecent(
 		{ marginMs: CLOCK_SKEW_MARGIN_MS, toleranceMs: CLOCK_SKEW_MARGIN_MS },
 		(report) => REUSABLE_STATUSES.has(report.status as string) && matchesRequest(report, body),
 		'whether an identical report exists',
-		{ itemIndex, deadline },
+		call,
 	);
 	const recent = matching.filter((report) => {
 		const created = serviceTime(report.createdAt);
 		return created !== undefined && clock.placeCreation(created, since) !== 'before';
 	});
-	const identical = await sameCampaigns(client, body, recent, itemIndex, deadline);
+	const identical = await sameCampaigns(client, body, recent, call);
 	return identical.sort((a, b) => createdEarliest(b) - createdEarliest(a))[0];
 }
 
@@ -299,9 +292,6 @@ async function findRecent(
 function createdEarliest(report: ServiceReport): number {
 	return serviceTime(report.createdAt)?.earliest ?? 0;
 }
-
-/** The format the service generates when the request names none. */
-const DEFAULT_FORMAT = 'pdf';
 
 /**
  * Whether a listed report is the one a Generate request asked for (both searches): same account,
@@ -313,7 +303,7 @@ function matchesRequest(report: ServiceReport, body: IDataObject): boolean {
 		report.title === body.title &&
 		report.dateRange?.from === body.date_start &&
 		report.dateRange?.to === body.date_end &&
-		(report.format === undefined || report.format === (body.format ?? DEFAULT_FORMAT)) &&
+		(report.format === undefined || report.format === (body.format ?? 'pdf')) &&
 		(!Array.isArray(body.campaign_ids) ||
 			sameSet(report.campaignIds, body.campaign_ids as string[])) &&
 		(!('whiteLabel' in report) || sameJson(report.whiteLabel, body.whiteLabel))
@@ -346,14 +336,13 @@ async function sameCampaigns(
 	client: AdPerformanceClient,
 	body: IDataObject,
 	reports: ServiceReport[],
-	itemIndex: number,
-	deadline: number,
+	call: ItemCall,
 ): Promise<ServiceReport[]> {
 	if (Array.isArray(body.campaign_ids) || reports.length === 0) return reports;
 	const campaigns = await client.list<ServiceCampaign>(
 		'/campaigns',
 		{ accountId: body.account_id as string },
-		{ returnAll: true, itemIndex, deadline },
+		{ returnAll: true, ...call },
 	);
 	const all = campaigns.map((campaign) => campaign.id);
 	return reports.filter((report) => sameSet(report.campaignIds, all));

@@ -1,7 +1,12 @@
 import type { IDataObject } from 'n8n-workflow';
 
+/** An error the service reports: the body of an error answer, or a failed report or diagnostic. */
+export interface ServiceErrorBody {
+	error?: { type?: string; message?: string };
+}
+
 /** Records of the service (docs/service-notes.md, Records). Unknown fields pass through. */
-export interface ServiceReport extends IDataObject {
+export interface ServiceReport extends IDataObject, ServiceErrorBody {
 	id: string;
 	title?: string;
 	accountId?: string;
@@ -15,7 +20,6 @@ export interface ServiceReport extends IDataObject {
 	createdAt?: string;
 	completedAt?: string;
 	estimatedCompletionSeconds?: number;
-	error?: { type?: string; message?: string };
 }
 
 export interface ServiceAccount extends IDataObject {
@@ -32,11 +36,10 @@ export interface ServiceCampaign extends IDataObject {
 	status?: string;
 }
 
-export interface ServiceDiagnostic extends IDataObject {
+export interface ServiceDiagnostic extends IDataObject, ServiceErrorBody {
 	id: string;
 	campaignId?: string;
 	status?: string;
-	error?: { type?: string; message?: string };
 }
 
 export interface Pagination {
@@ -46,19 +49,13 @@ export interface Pagination {
 	hasMore?: boolean;
 }
 
-export interface ListEnvelope<T> {
-	data: T[];
-	pagination?: Pagination;
-	meta?: { remaining_requests?: number };
-}
-
 export interface SingleEnvelope<T> {
 	data: T;
 	meta?: { remaining_requests?: number };
 }
 
-export interface ServiceErrorBody {
-	error?: { type?: string; message?: string };
+export interface ListEnvelope<T> extends SingleEnvelope<T[]> {
+	pagination?: Pagination;
 }
 
 export type HttpMethod = 'GET' | 'POST';

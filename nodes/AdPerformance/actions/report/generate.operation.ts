@@ -244,7 +244,7 @@ async function generateReport(
 		...body,
 	};
 	// Generate has no budget of its own: what its Request Options allow.
-	return await reportForRequest(client, request, itemIndex, client.deadline(), reuse);
+	return await reportForRequest(client, request, itemIndex, reuse);
 }
 
 export async function execute(

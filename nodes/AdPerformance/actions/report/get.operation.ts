@@ -63,7 +63,7 @@ export async function execute(
 	itemIndex: number,
 	{ reportId, narrow }: ReportLookup,
 ): Promise<INodeExecutionData[]> {
-	return [{ json: await findReport(client, reportId, itemIndex, narrow, client.deadline()) }];
+	return [{ json: await findReport(client, reportId, itemIndex, narrow) }];
 }
 
 /** A report as text for a model: the Get and Download tools. */
