@@ -6,14 +6,7 @@ import { hiddenInTool, toolProperties, type ToolArgument } from './toolArguments
 import { simplifyReport } from './toolResults';
 import { REPORT_ID_ARGUMENT, type OperationTool } from './operationTool';
 import { DeadlineReached, type AdPerformanceClient } from '../transport';
-import {
-	readReportId,
-	readWaitInput,
-	reportVerdict,
-	waitForReports,
-	type WaitInput,
-} from '../waitForReports';
-import type { InputSource } from '../inputSource';
+import { reportVerdict, waitForReports, type ReportToWaitFor } from '../waitForReports';
 
 /**
  * Wait for Ad Report as a tool (docs/agent-tools.md). A model receives no binary data, so it
@@ -41,16 +34,6 @@ const TOOL_TIMEOUT_SETTING: INodeProperties = {
 const INLINE_CONTENT_BUDGET_MS = 30_000;
 /** Inline content is offered only while the whole result stays within the cap. */
 const MAX_INLINE_CONTENT_BYTES = 8_000;
-
-/** What Wait for Ad Report waits for, for one item: its report and how. */
-export interface ReportToWaitFor extends WaitInput {
-	reportId: string;
-}
-
-/** Wait for Ad Report's input, of the regular node and of its tool. */
-export function readReportToWaitFor(source: InputSource): ReportToWaitFor {
-	return { reportId: readReportId(source), ...readWaitInput(source) };
-}
 
 const WAIT_TOOL_DESCRIPTION =
 	'Waits until a report is finished and returns it as text: pass reportId (rpt_..., from the generate tool). Returns id, title, status, format, riskLevel, totalSpend, avgRoas, totalConversions, avgCpa, downloadUrl (a signed link valid 7 days, to share with people) and expiresAt; a Markdown or JSON report also includes its content when short. Reports take 10 to 20 seconds; if it is still generating after about 45 seconds, this returns status generating with retryAfterSeconds: call again then.';
@@ -93,13 +76,14 @@ async function inlineContent(
 async function waitForOneReport(
 	client: AdPerformanceClient,
 	itemIndex: number,
-	{ reportId, settings }: ReportToWaitFor,
+	wait: ReportToWaitFor,
 ): Promise<IDataObject> {
+	const { reportId, settings } = wait;
 	const { timeoutSeconds } = settings;
 	const verdict = reportVerdict(
 		client,
 		await waitForReports(client, settings, [reportId]),
-		{ id: reportId, itemIndex, timeoutSeconds },
+		{ ...wait, itemIndex },
 		'Pass the id exactly as the generate tool returned it.',
 	);
 	const report = verdict.state;
