@@ -17,20 +17,11 @@ import {
 	type WaitUntilFinishedResult,
 } from './waitUntilFinished';
 
-/** How an item's report is waited for: its Poll Interval, Timeout, On Timeout and file. */
-interface WaitSettings {
-	intervalSeconds: number;
-	timeoutSeconds: number;
-	onTimeout: 'error' | 'outputPending';
-	/** Options → Max File Size, in bytes. */
-	maxFileBytes: number;
-}
-
-/** One item's wait settings, and the field its file goes in (undefined: no download). */
-export interface WaitInput {
-	settings: WaitSettings;
-	binaryPropertyName?: string;
-}
+/**
+ * One item's wait settings (Poll Interval, Timeout, On Timeout, Max File Size in bytes), and the
+ * field its file goes in (undefined: no download).
+ */
+export type WaitInput = ReturnType<typeof readWaitInput>;
 
 const POLL_INTERVAL = inputField('pollIntervalSeconds', 'Poll Interval (Seconds)', undefined, {
 	default: 5,
@@ -47,7 +38,7 @@ const DOWNLOAD = inputField('download', 'Download File');
  * (docs/waiting.md). The tool's Timeout is its own setting (a tool call answers within a
  * conversation: at most 10 minutes); it outputs no file.
  */
-export function readWaitInput(source: InputSource): WaitInput {
+export function readWaitInput(source: InputSource) {
 	const { check } = source;
 	const intervalSeconds = read(source, POLL_INTERVAL, (name, value) =>
 		check.number(name, value, 0.1, 3600, 'seconds'),
@@ -56,7 +47,7 @@ export function readWaitInput(source: InputSource): WaitInput {
 		check.number(name, value, 1, source.isTool ? 600 : 86_400, 'seconds'),
 	);
 	const download = !source.isTool && readOr(source, DOWNLOAD, check.boolean, true);
-	const settings: WaitSettings = {
+	const settings = {
 		intervalSeconds,
 		timeoutSeconds,
 		maxFileBytes: download ? maxFileBytesOf(source) : ANSWER_LIMITS.defaultFileMb * BYTES_PER_MB,

@@ -34,13 +34,9 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-interface ReportDownload {
-	reportId: string;
-	binaryPropertyName: string;
-	maxFileBytes: number;
-}
+type ReportDownload = ReturnType<typeof readInput>;
 
-export function readInput(source: InputSource): ReportDownload {
+export function readInput(source: InputSource) {
 	return {
 		reportId: readReportId(source),
 		binaryPropertyName: readBinaryPropertyName(source),
