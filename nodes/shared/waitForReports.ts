@@ -62,12 +62,10 @@ export function readWaitInput(source: InputSource) {
 }
 
 /** What Wait for Ad Report waits for, for one item: its report and how. */
-export interface ReportToWaitFor extends WaitInput {
-	reportId: string;
-}
+export type ReportToWaitFor = ReturnType<typeof readReportToWaitFor>;
 
 /** Wait for Ad Report's input, of the regular node and of its tool. */
-export function readReportToWaitFor(source: InputSource): ReportToWaitFor {
+export function readReportToWaitFor(source: InputSource) {
 	return { reportId: readReportId(source), ...readWaitInput(source) };
 }
 
@@ -132,18 +130,14 @@ export function reportVerdict(
 	});
 }
 
-interface ReportHint {
-	accountId?: string;
-	createdAt?: string;
-	/** Report → Generate's `estimatedCompletionSeconds` (service seconds from `createdAt`). */
-	estimatedCompletionSeconds?: number;
-}
+type ReportHint = ReturnType<typeof reportHintOf>;
 
 /**
  * Where to look for a report, from its record (Report → Generate's output, a listing's): texts and
- * numbers only, as a field of another shape would narrow the next sweep to nothing.
+ * numbers only, as a field of another shape would narrow the next sweep to nothing. Generate's
+ * `estimatedCompletionSeconds` counts service seconds from `createdAt`.
  */
-export function reportHintOf(json: IDataObject): ReportHint {
+export function reportHintOf(json: IDataObject) {
 	const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
 	const { accountId, createdAt, estimatedCompletionSeconds } = json;
 	return {
