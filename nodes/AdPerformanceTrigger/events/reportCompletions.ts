@@ -32,15 +32,9 @@ import { ownValue, readCursor, readEntries, readStoredTime, STATE_LIMITS } from 
  * `emitted` keeps what was emitted from coming again.
  */
 
-const SECOND = 1_000;
-const MINUTE = 60 * SECOND;
-/** How long an unfinished report keeps the cursor from moving past it. */
-const MAX_HOLD_MS = 60 * MINUTE;
-/** Most reports kept in `emitted`. */
+const MAX_HOLD_MS = 60 * 60_000;
 const MAX_EMITTED = 1_000;
-/** Margin below an unfinished report's creation time (second precision, exclusive `from`). */
-const HOLD_MARGIN_MS = SECOND;
-/** Longest id kept as it is in `emitted`; a longer one is kept as a digest. */
+const HOLD_MARGIN_MS = 1_000;
 const MAX_KEPT_ID_LENGTH = 128;
 
 interface CompletionState {

@@ -33,7 +33,6 @@ import {
 	reportHintOf,
 	settleReportWaits,
 	type ReportWait,
-	type WaitInput,
 } from '../../../shared/waitForReports';
 
 const WAIT_FOR_COMPLETION_SWITCH: INodeProperties = {
@@ -214,15 +213,12 @@ export function readInput(source: InputSource) {
 		whiteLabel: Object.keys(whiteLabel).length > 0 ? whiteLabel : undefined,
 	});
 	const reuse = readOr(source, REUSE, check.boolean, false);
-	return { account, accountName: source.name(ACCOUNT), body, reuse, wait: readWait(source) };
-}
-
-/** Wait for Completion and, when on, Wait for Ad Report's settings, read by its own reader. */
-function readWait(source: InputSource): WaitInput | undefined {
-	const byDefault = source.nodeVersion >= 1.1;
-	if (source.isTool || !readOr(source, WAIT_FOR_COMPLETION, source.check.boolean, byDefault))
-		return undefined;
-	return readWaitInput(source);
+	// Wait for Completion (on by default from 1.1) and then Wait for Ad Report's settings, by their
+	// own reader.
+	const waits =
+		!source.isTool && readOr(source, WAIT_FOR_COMPLETION, check.boolean, source.nodeVersion >= 1.1);
+	const wait = waits ? readWaitInput(source) : undefined;
+	return { account, accountName: source.name(ACCOUNT), body, reuse, wait };
 }
 
 /** Creates the report, or with reuse on returns a recent identical one (reportLedger.ts). */
