@@ -69,10 +69,6 @@ export const reportCompletions: EventKind<CompletionState> = {
 		return { cursor, emitted };
 	},
 
-	writeState(state) {
-		return { cursor: state.cursor, emitted: [...state.emitted] };
-	},
-
 	async poll({ client, settings, previous, startedAt, deadline }) {
 		const clock = client.clock;
 		const status = wantedStatus(settings.event);
@@ -165,6 +161,6 @@ export const reportCompletions: EventKind<CompletionState> = {
 			},
 			{ pageSize: 1, deadline, incomplete: 'fails' },
 		);
-		return latest ? [{ json: latest }] : [];
+		return latest;
 	},
 };
