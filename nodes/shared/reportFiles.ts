@@ -287,7 +287,7 @@ function explainMissingFile(
 
 /** How long the tool may take to read a short report's text for the model (real ms). */
 const TEXT_CONTENT_BUDGET_MS = 30_000;
-/** The text is offered only while the whole result stays within the cap. */
+/** The largest file whose text is read for a tool result (which must still fit its cap: waitTool.ts). */
 const MAX_TEXT_CONTENT_BYTES = 8_000;
 
 /**
