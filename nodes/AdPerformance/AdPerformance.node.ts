@@ -1,6 +1,7 @@
 import type {
 	IExecuteFunctions,
 	INodeExecutionData,
+	INodeProperties,
 	INodeType,
 	INodeTypeDescription,
 } from 'n8n-workflow';
@@ -10,10 +11,16 @@ import * as account from './actions/account/Account.resource';
 import * as campaign from './actions/campaign/Campaign.resource';
 import { throughTheBoundary } from '../shared/boundary';
 import { requestOptionsProperty } from '../shared/descriptions';
+import { unsupportedOperationError } from '../shared/errors';
+import { runOperation, type Operation } from '../shared/tool/operationTool';
 import * as diagnostic from './actions/diagnostic/Diagnostic.resource';
 import * as report from './actions/report/Report.resource';
-import { executeOperation } from './actions/executeOperation';
 import * as listSearch from './methods/listSearch';
+
+const resources: Record<
+	string,
+	{ description: INodeProperties[]; operations: Record<string, Operation> }
+> = { account, campaign, diagnostic, report };
 
 // Programmatic, not declarative: retries with backoff and jitter, pacing by the service's
 // remaining-request counts, and the duplicate-safe report creation (look for the report a lost
@@ -56,10 +63,7 @@ export class AdPerformance implements INodeType {
 				],
 				default: 'report',
 			},
-			...account.description,
-			...campaign.description,
-			...diagnostic.description,
-			...report.description,
+			...Object.values(resources).flatMap((resource) => resource.description),
 			requestOptionsProperty,
 		],
 	};
@@ -67,6 +71,12 @@ export class AdPerformance implements INodeType {
 	methods = { listSearch };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await throughTheBoundary(this, executeOperation);
+		return await throughTheBoundary(this, function () {
+			const resource = this.getNodeParameter('resource', 0) as string;
+			const operation = this.getNodeParameter('operation', 0) as string;
+			const handler = resources[resource]?.operations?.[operation];
+			if (!handler) throw unsupportedOperationError(this.getNode(), resource, operation);
+			return runOperation.call(this, handler);
+		});
 	}
 }

@@ -7,15 +7,19 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { throughTheBoundary } from '../shared/boundary';
-import { reportWaitProperties, requestOptionsProperty } from '../shared/descriptions';
+import {
+	reportIdProperty,
+	reportWaitProperties,
+	requestOptionsProperty,
+} from '../shared/descriptions';
 import { runOperation, type Operation } from '../shared/tool/operationTool';
-import { reportHintOf, settleReportWaits } from '../shared/waitForReports';
 import {
 	readReportToWaitFor,
-	waitTool,
-	withWaitTool,
+	reportHintOf,
+	settleReportWaits,
 	type ReportToWaitFor,
-} from '../shared/tool/waitTool';
+} from '../shared/waitForReports';
+import { waitTool, withWaitTool } from '../shared/tool/waitTool';
 
 /**
  * One wait serves every item: each item's input is checked before any request, then one sweep
@@ -24,9 +28,6 @@ import {
  */
 const waitForReport: Operation<ReportToWaitFor> = {
 	readInput: readReportToWaitFor,
-	async execute(_client, itemIndex) {
-		return [{ json: this.getInputData()[itemIndex].json }];
-	},
 	async afterEveryItem(client, executed, results) {
 		const waits = executed.map(({ itemIndex, input, output: [{ json }] }) => ({
 			itemIndex,
@@ -64,16 +65,10 @@ export class AdPerformanceWaitForReport implements INodeType {
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'adPerformanceApi', required: true }],
 		properties: withWaitTool([
-			{
-				displayName: 'Report ID',
-				name: 'reportId',
-				type: 'string',
-				required: true,
-				default: '={{ $json.id }}',
-				placeholder: 'rpt_…',
-				description:
-					'ID of the report to wait for. The default takes it from the output of Report → Generate.',
-			},
+			reportIdProperty(
+				'ID of the report to wait for. The default takes it from the output of Report → Generate.',
+				'={{ $json.id }}',
+			),
 			...reportWaitProperties,
 			requestOptionsProperty,
 		]),

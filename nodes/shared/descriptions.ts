@@ -1,5 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { inputField, read, type InputSource } from './inputSource';
 import { ANSWER_LIMITS } from './limits';
 
 /** Request Options, the same on every node (read by createClient.ts). */
@@ -30,6 +31,26 @@ export const requestOptionsProperty: INodeProperties = {
 		},
 	],
 };
+
+/** The Report ID parameter of Report → Get and Download and of Wait for Ad Report. */
+export function reportIdProperty(description: string, byDefault = ''): INodeProperties {
+	return {
+		displayName: 'Report ID',
+		name: 'reportId',
+		type: 'string',
+		required: true,
+		default: byDefault,
+		placeholder: 'rpt_…',
+		description,
+	};
+}
+
+const REPORT_ID = inputField('reportId', 'Report ID', 'reportId');
+
+/** The Report ID (argument reportId in the tools). */
+export function readReportId(source: InputSource): string {
+	return read(source, REPORT_ID, (name, value) => source.check.id(name, value, 'report'));
+}
 
 /** Where a downloaded report file goes: Report → Download and Wait for Ad Report. */
 export const binaryPropertyNameProperty: INodeProperties = {

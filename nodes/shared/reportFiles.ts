@@ -5,6 +5,7 @@ import { collectionOption, inputField, read, type InputSource } from './inputSou
 import { mimeTypeFromContentType, reportFileName } from './fileName';
 import { ANSWER_LIMITS, BYTES_PER_MB } from './limits';
 import {
+	DeadlineReached,
 	decide,
 	discardBody,
 	failedAttempt,
@@ -284,23 +285,39 @@ function explainMissingFile(
 			};
 }
 
+/** How long the tool may take to read a short report's text for the model (real ms). */
+const TEXT_CONTENT_BUDGET_MS = 30_000;
+/** The largest file whose text is read for a tool result (which must still fit its cap: waitTool.ts). */
+const MAX_TEXT_CONTENT_BYTES = 8_000;
+
 /**
- * A Markdown or JSON report's text, for a tool result (a model receives no files), or
- * undefined when the file is larger than `maxBytes`: then the model gets the download link.
+ * A short Markdown or JSON report's text, for a tool result (a model receives no files), or
+ * undefined: the text is a courtesy (the result has the download link), so it gets a short budget
+ * of its own and is left out when that runs out or the file is larger than MAX_TEXT_CONTENT_BYTES.
  */
 export async function reportTextContent(
 	client: AdPerformanceClient,
 	report: ReportFile,
 	itemIndex: number,
-	maxBytes: number,
-	wait: FileWait,
 ): Promise<string | undefined> {
-	return await fetchFile<string | undefined>(client, report, itemIndex, maxBytes, wait, {
-		tooLarge: () => ({ value: undefined }),
-		body: async (body) => {
-			const chunks: Buffer[] = [];
-			for await (const chunk of body as AsyncIterable<Buffer>) chunks.push(chunk);
-			return Buffer.concat(chunks).toString('utf8');
+	const deadline = client.deadline(TEXT_CONTENT_BUDGET_MS);
+	const wait = { deadline, notReadyUntil: deadline, listedFinished: true };
+	return await fetchFile<string | undefined>(
+		client,
+		report,
+		itemIndex,
+		MAX_TEXT_CONTENT_BYTES,
+		wait,
+		{
+			tooLarge: () => ({ value: undefined }),
+			body: async (body) => {
+				const chunks: Buffer[] = [];
+				for await (const chunk of body as AsyncIterable<Buffer>) chunks.push(chunk);
+				return Buffer.concat(chunks).toString('utf8');
+			},
 		},
+	).catch((error: unknown) => {
+		if (error instanceof DeadlineReached) return undefined;
+		throw error;
 	});
 }

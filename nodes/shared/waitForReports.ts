@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
+import { readReportId } from './descriptions';
 import { ERROR_TYPES } from './errorTypes';
 import { inputField, read, readOr, type InputSource } from './inputSource';
 import type { ItemResults } from './items';
@@ -16,22 +17,12 @@ import {
 	type WaitUntilFinishedResult,
 } from './waitUntilFinished';
 
-/** How an item's report is waited for: its Poll Interval, Timeout, On Timeout and file. */
-interface WaitSettings {
-	intervalSeconds: number;
-	timeoutSeconds: number;
-	onTimeout: 'error' | 'outputPending';
-	/** Options → Max File Size, in bytes. */
-	maxFileBytes: number;
-}
+/**
+ * One item's wait settings (Poll Interval, Timeout, On Timeout, Max File Size in bytes), and the
+ * field its file goes in (undefined: no download).
+ */
+export type WaitInput = ReturnType<typeof readWaitInput>;
 
-/** One item's wait settings, and the field its file goes in (undefined: no download). */
-export interface WaitInput {
-	settings: WaitSettings;
-	binaryPropertyName?: string;
-}
-
-const REPORT_ID = inputField('reportId', 'Report ID', 'reportId');
 const POLL_INTERVAL = inputField('pollIntervalSeconds', 'Poll Interval (Seconds)', undefined, {
 	default: 5,
 });
@@ -47,7 +38,7 @@ const DOWNLOAD = inputField('download', 'Download File');
  * (docs/waiting.md). The tool's Timeout is its own setting (a tool call answers within a
  * conversation: at most 10 minutes); it outputs no file.
  */
-export function readWaitInput(source: InputSource): WaitInput {
+export function readWaitInput(source: InputSource) {
 	const { check } = source;
 	const intervalSeconds = read(source, POLL_INTERVAL, (name, value) =>
 		check.number(name, value, 0.1, 3600, 'seconds'),
@@ -56,7 +47,7 @@ export function readWaitInput(source: InputSource): WaitInput {
 		check.number(name, value, 1, source.isTool ? 600 : 86_400, 'seconds'),
 	);
 	const download = !source.isTool && readOr(source, DOWNLOAD, check.boolean, true);
-	const settings: WaitSettings = {
+	const settings = {
 		intervalSeconds,
 		timeoutSeconds,
 		maxFileBytes: download ? maxFileBytesOf(source) : ANSWER_LIMITS.defaultFileMb * BYTES_PER_MB,
@@ -70,9 +61,12 @@ export function readWaitInput(source: InputSource): WaitInput {
 	return { settings, binaryPropertyName: download ? readBinaryPropertyName(source) : undefined };
 }
 
-/** The Report ID of Wait for Ad Report and of its tool. */
-export function readReportId(source: InputSource): string {
-	return read(source, REPORT_ID, (name, value) => source.check.id(name, value, 'report'));
+/** What Wait for Ad Report waits for, for one item: its report and how. */
+export type ReportToWaitFor = ReturnType<typeof readReportToWaitFor>;
+
+/** Wait for Ad Report's input, of the regular node and of its tool. */
+export function readReportToWaitFor(source: InputSource) {
+	return { reportId: readReportId(source), ...readWaitInput(source) };
 }
 
 /**
@@ -82,14 +76,50 @@ export function readReportId(source: InputSource): string {
 export function reportVerdict(
 	client: AdPerformanceClient,
 	found: WaitUntilFinishedResult<ServiceReport>,
-	report: { id: string; itemIndex: number; timeoutSeconds: number },
+	{
+		reportId: id,
+		itemIndex,
+		settings: { timeoutSeconds },
+	}: ReportToWaitFor & { itemIndex: number },
 	notFound: string,
 ): Verdict<ServiceReport> {
-	const { id, itemIndex } = report;
+	const statusOf = (seen?: ServiceReport) =>
+		typeof seen?.status === 'string' ? seen.status : 'unknown';
+	// Also with On Timeout → output: a report last seen before the service fell silent is not one
+	// seen still unfinished at the timeout.
+	const unseen = (outcome: Unseen<ServiceReport>) => {
+		if (outcome.kind === 'deleted') {
+			return client.errors.api(
+				`Report ${id} was deleted while it was waited for: the service listed it as ${statusOf(outcome.lastSeen)}, and then no longer`,
+				'Complete listings of GET /v1/reports stopped holding the report, so there is nothing left to wait for or download. Generate the report again.',
+				itemIndex,
+				'deleted',
+			);
+		}
+		if (outcome.kind === 'unlisted' && !outcome.listedCompletely) {
+			// Not "not found": the list that did not hold it did not agree with itself either.
+			return client.errors.api(
+				`Report ${id} was not in the report list, but the list did not agree with itself`,
+				`The service's pages of GET /v1/reports contradicted one another until the Timeout (${timeoutSeconds} seconds), so their not holding the report does not mean it does not exist. Run the wait again; if it persists, the service is having trouble.`,
+				itemIndex,
+			);
+		}
+		if (outcome.kind === 'unlisted') {
+			const description = `No report with this ID was listed within the timeout (${timeoutSeconds} seconds). ${notFound}`;
+			return reportNotFound(client, id, itemIndex, description);
+		}
+		return client.errors.unanswered(
+			{
+				subject: `report ${id}`,
+				timeoutSeconds,
+				failure: outcome.failure,
+				lastSeen: outcome.lastSeen ? `as ${statusOf(outcome.lastSeen)}` : undefined,
+			},
+			itemIndex,
+		);
+	};
 	return verdictOf(found, id, {
-		// Also with On Timeout → output: a report last seen before the service fell silent is
-		// not one seen still unfinished at the timeout.
-		unseen: (outcome) => unseenReportError(client, outcome, report, notFound),
+		unseen,
 		failed: (state) =>
 			client.errors.workFailed({
 				what: `Report ${id}`,
@@ -100,57 +130,14 @@ export function reportVerdict(
 	});
 }
 
-function unseenReportError(
-	client: AdPerformanceClient,
-	outcome: Unseen<ServiceReport>,
-	report: { id: string; itemIndex: number; timeoutSeconds: number },
-	notFound: string,
-) {
-	const statusOf = (seen?: ServiceReport) =>
-		typeof seen?.status === 'string' ? seen.status : 'unknown';
-	if (outcome.kind === 'deleted') {
-		return client.errors.api(
-			`Report ${report.id} was deleted while it was waited for: the service listed it as ${statusOf(outcome.lastSeen)}, and then no longer`,
-			'Complete listings of GET /v1/reports stopped holding the report, so there is nothing left to wait for or download. Generate the report again.',
-			report.itemIndex,
-			'deleted',
-		);
-	}
-	if (outcome.kind === 'unlisted' && !outcome.listedCompletely) {
-		// Not "not found": the list that did not hold it did not agree with itself either.
-		return client.errors.api(
-			`Report ${report.id} was not in the report list, but the list did not agree with itself`,
-			`The service's pages of GET /v1/reports contradicted one another until the Timeout (${report.timeoutSeconds} seconds), so their not holding the report does not mean it does not exist. Run the wait again; if it persists, the service is having trouble.`,
-			report.itemIndex,
-		);
-	}
-	if (outcome.kind === 'unlisted') {
-		const description = `No report with this ID was listed within the timeout (${report.timeoutSeconds} seconds). ${notFound}`;
-		return reportNotFound(client, report.id, report.itemIndex, description);
-	}
-	return client.errors.unanswered(
-		{
-			subject: `report ${report.id}`,
-			timeoutSeconds: report.timeoutSeconds,
-			failure: outcome.failure,
-			lastSeen: outcome.lastSeen ? `as ${statusOf(outcome.lastSeen)}` : undefined,
-		},
-		report.itemIndex,
-	);
-}
-
-interface ReportHint {
-	accountId?: string;
-	createdAt?: string;
-	/** Report → Generate's `estimatedCompletionSeconds` (service seconds from `createdAt`). */
-	estimatedCompletionSeconds?: number;
-}
+type ReportHint = ReturnType<typeof reportHintOf>;
 
 /**
  * Where to look for a report, from its record (Report → Generate's output, a listing's): texts and
- * numbers only, as a field of another shape would narrow the next sweep to nothing.
+ * numbers only, as a field of another shape would narrow the next sweep to nothing. Generate's
+ * `estimatedCompletionSeconds` counts service seconds from `createdAt`.
  */
-export function reportHintOf(json: IDataObject): ReportHint {
+export function reportHintOf(json: IDataObject) {
 	const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
 	const { accountId, createdAt, estimatedCompletionSeconds } = json;
 	return {
@@ -222,9 +209,8 @@ export async function waitForReports(
 }
 
 /** What one item waits for, how, and where it goes in the output. */
-export interface ReportWait extends WaitInput {
+export interface ReportWait extends ReportToWaitFor {
 	itemIndex: number;
-	reportId: string;
 	/** Where to look for it, from Report → Generate's output. */
 	hint?: ReportHint;
 	/** Fields the output record gets besides the report's (Generate's `reused` mark). */
@@ -275,12 +261,7 @@ async function reportOutput(
 ): Promise<INodeExecutionData> {
 	const { itemIndex, reportId, settings } = wait;
 	const { timeoutSeconds } = settings;
-	const verdict = reportVerdict(
-		client,
-		found,
-		{ id: reportId, itemIndex, timeoutSeconds },
-		notFound,
-	);
+	const verdict = reportVerdict(client, found, wait, notFound);
 	const report = { ...verdict.state, ...wait.mark };
 	if (verdict.kind === 'pending') {
 		if (settings.onTimeout === 'outputPending') return { json: report };

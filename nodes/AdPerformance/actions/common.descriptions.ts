@@ -112,19 +112,3 @@ export const accountLocator = locator(
 
 /** The campaign of Campaign → Get and Diagnostic → Run (campaignLocator). */
 export const CAMPAIGN_FIELD = inputField('campaignId', 'Campaign', 'campaignId', { locator: true });
-
-/** The Report ID parameter of Report → Get and Download. */
-export function reportIdProperty(description: string): INodeProperties {
-	return {
-		displayName: 'Report ID',
-		name: 'reportId',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: 'rpt_…',
-		description,
-	};
-}
-
-/** The report of Report → Get and Download (argument reportId). */
-export const REPORT_ID_FIELD = inputField('reportId', 'Report ID', 'reportId');

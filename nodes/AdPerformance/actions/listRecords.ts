@@ -14,14 +14,7 @@ import {
 import { onePage, type AdPerformanceClient } from '../../shared/transport';
 import type { SingleEnvelope } from '../../shared/types';
 
-/** The input of a Get Many: the checked filters as the query, and how many records. */
-export interface ListInput {
-	qs: IDataObject;
-	returnAll: boolean;
-	limit: number;
-	/** The page a tool call asks for (a tool returns one page). */
-	page: number;
-}
+export type ListInput = ReturnType<typeof readListInput>;
 
 const LIMIT_ARGUMENT = optionalArgument(
 	'limit',
@@ -41,8 +34,11 @@ const RETURN_ALL = inputField('returnAll', 'Return All');
 const LIMIT = inputField('limit', 'Limit', 'limit');
 const PAGE = inputField('toolPage', 'Page', 'page');
 
-/** A Get Many's input: its checked filters and Return All / Limit, or in a tool Limit and Page. */
-export function readListInput(source: InputSource, qs: IDataObject): ListInput {
+/**
+ * A Get Many's input: its checked filters as the query, and Return All / Limit, or in a tool Limit
+ * and Page (a tool returns one page).
+ */
+export function readListInput(source: InputSource, qs: IDataObject) {
 	const { check } = source;
 	const filters = defined(qs);
 	const integer = (min: number, max: number) => (name: FieldName, value: unknown) =>

@@ -29,9 +29,11 @@ interface AccountSnapshot {
 const MAX_ACCOUNTS = 100_000;
 /** Longest account id and status kept; the service's are short words and ids. */
 const MAX_TEXT_CHARS = 1_024;
+const isKeptText = (value: unknown): value is string =>
+	typeof value === 'string' && value.length <= MAX_TEXT_CHARS;
 
 function readStatus(value: unknown): string | null {
-	if (value === null || (typeof value === 'string' && value.length <= MAX_TEXT_CHARS)) return value;
+	if (value === null || isKeptText(value)) return value;
 	throw new StateRejected(
 		`the account snapshot holds a status that is neither null nor a text of at most ${MAX_TEXT_CHARS} characters`,
 	);
@@ -39,8 +41,7 @@ function readStatus(value: unknown): string | null {
 
 /** The status the snapshot keeps: a longer text is no status the service documents (null). */
 function statusOf(account: ServiceAccount): string | null {
-	const status = account.connectionStatus;
-	return typeof status === 'string' && status.length <= MAX_TEXT_CHARS ? status : null;
+	return isKeptText(account.connectionStatus) ? account.connectionStatus : null;
 }
 
 /** The accounts the filter selects: it may name the service id or the ad platform id. */
@@ -58,11 +59,7 @@ async function listAccounts(
 			for (const account of page) {
 				// Without its id an account cannot be compared with the snapshot: it would look removed.
 				// One too long to keep would make the stored snapshot unreadable (MAX_TEXT_CHARS).
-				if (
-					typeof account?.id !== 'string' ||
-					account.id === '' ||
-					account.id.length > MAX_TEXT_CHARS
-				) {
+				if (!isKeptText(account?.id) || account.id === '') {
 					throw client.errors.api(
 						typeof account?.id === 'string' && account.id !== ''
 							? `The service listed an ad account with an ID longer than ${MAX_TEXT_CHARS} characters (GET /v1/accounts)`
@@ -95,10 +92,6 @@ export const accountConnections: EventKind<AccountSnapshot> = {
 		return { statuses };
 	},
 
-	writeState(state) {
-		return { statuses: [...state.statuses] };
-	},
-
 	async poll({ client, settings, previous, deadline }) {
 		const { accounts, complete } = await listAccounts(client, settings.accountId, { deadline });
 		const statuses = new Map<string, string | null>();
@@ -128,9 +121,9 @@ export const accountConnections: EventKind<AccountSnapshot> = {
 			limit: settings.accountId ? undefined : 1,
 		});
 		const account = accounts[0];
-		if (!account) return [];
+		if (!account) return undefined;
 		const currentStatus = statusOf(account);
 		// A sample of the output shape: the status as it is now on both sides.
-		return [{ json: { account, previousStatus: currentStatus, currentStatus } }];
+		return { account, previousStatus: currentStatus, currentStatus };
 	},
 };

@@ -1,4 +1,4 @@
-import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
+import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
 import type { AdPerformanceClient } from '../../shared/transport';
 
@@ -44,13 +44,11 @@ interface PollOutcome<State> {
 export interface EventKind<State> {
 	/** The stored state as this kind wrote it; anything else throws StateRejected (a baseline). */
 	readState(stored: object): State;
-	/** The state as plain JSON for the static data: lists of entries, never objects keyed by ids. */
-	writeState(state: State): IDataObject;
 	/** One regular poll: what is new since `previous`, and the next state. */
 	poll(this: IPollFunctions, input: PollInput<State>): Promise<PollOutcome<State>>;
-	/** "Fetch Test Event": one recent record, within the poll's budget, stored state untouched. */
+	/** "Fetch Test Event": one recent event, within the poll's budget, stored state untouched. */
 	sample(
 		this: IPollFunctions,
 		input: Pick<PollInput<State>, 'client' | 'settings' | 'deadline'>,
-	): Promise<INodeExecutionData[]>;
+	): Promise<IDataObject | undefined>;
 }

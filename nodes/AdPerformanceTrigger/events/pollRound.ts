@@ -1,4 +1,4 @@
-import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
 import { createClient } from '../../shared/createClient';
 import { errorTypeOf } from '../../shared/errorTypes';
@@ -41,6 +41,14 @@ function readSettings(ctx: IPollFunctions): TriggerSettings {
 	return accountId === undefined ? { event } : { event, accountId };
 }
 
+/** A state as plain JSON for the static data: Maps as lists of entries, never objects keyed by id. */
+function asStored(state: unknown): IDataObject {
+	const entries = Object.entries(state as object);
+	return Object.fromEntries(
+		entries.map(([key, value]) => [key, value instanceof Map ? [...value] : value]),
+	);
+}
+
 /**
  * One poll of the trigger, the same for every event kind: one poll at a time (the lease), the
  * state committed with the events or not at all, bounded in time, and only its own state read
@@ -64,9 +72,7 @@ export async function pollEvents(this: IPollFunctions): Promise<INodeExecutionDa
 					0,
 				);
 			});
-		return sample.length > 0
-			? [this.helpers.returnJsonArray(sample.map((item) => item.json))]
-			: null;
+		return sample ? [this.helpers.returnJsonArray(sample)] : null;
 	}
 
 	const store = new TriggerStore(
@@ -97,7 +103,7 @@ export async function pollEvents(this: IPollFunctions): Promise<INodeExecutionDa
 				return null;
 			throw error;
 		});
-	if (outcome === null || !lease.commit(kind.writeState(outcome.state))) return null;
+	if (outcome === null || !lease.commit(asStored(outcome.state))) return null;
 	// State the service's clock ruled out once it answered is a baseline like any other.
 	if (outcome.baseline !== undefined) announce({ level: 'warn', reason: outcome.baseline });
 	const events = previous === undefined || outcome.baseline !== undefined ? [] : outcome.events;

@@ -32,15 +32,9 @@ import { ownValue, readCursor, readEntries, readStoredTime, STATE_LIMITS } from 
  * `emitted` keeps what was emitted from coming again.
  */
 
-const SECOND = 1_000;
-const MINUTE = 60 * SECOND;
-/** How long an unfinished report keeps the cursor from moving past it. */
-const MAX_HOLD_MS = 60 * MINUTE;
-/** Most reports kept in `emitted`. */
+const MAX_HOLD_MS = 60 * 60_000;
 const MAX_EMITTED = 1_000;
-/** Margin below an unfinished report's creation time (second precision, exclusive `from`). */
-const HOLD_MARGIN_MS = SECOND;
-/** Longest id kept as it is in `emitted`; a longer one is kept as a digest. */
+const HOLD_MARGIN_MS = 1_000;
 const MAX_KEPT_ID_LENGTH = 128;
 
 interface CompletionState {
@@ -73,10 +67,6 @@ export const reportCompletions: EventKind<CompletionState> = {
 			(createdAt) => readStoredTime(createdAt, 'a creation time in the list of emitted reports'),
 		);
 		return { cursor, emitted };
-	},
-
-	writeState(state) {
-		return { cursor: state.cursor, emitted: [...state.emitted] };
 	},
 
 	async poll({ client, settings, previous, startedAt, deadline }) {
@@ -171,6 +161,6 @@ export const reportCompletions: EventKind<CompletionState> = {
 			},
 			{ pageSize: 1, deadline, incomplete: 'fails' },
 		);
-		return latest ? [{ json: latest }] : [];
+		return latest;
 	},
 };

@@ -59,7 +59,8 @@ export interface OperationTool<Input = unknown> {
  */
 export interface Operation<Input = unknown> {
 	readInput(source: InputSource): Input;
-	execute(this: IExecuteFunctions, ...args: ExecuteArgs<Input>): Promise<INodeExecutionData[]>;
+	/** An item's output items; without it, an item's output is its input (Wait for Ad Report). */
+	execute?(this: IExecuteFunctions, ...args: ExecuteArgs<Input>): Promise<INodeExecutionData[]>;
 	/** The strict rate limit each item's one request counts in: the pacer is told how many. */
 	sends?: Bucket;
 	/** Runs it when the node runs as its tool variant, shaping what a model receives. */
@@ -116,7 +117,9 @@ export async function runOperation(
 			await results.run(itemIndex, async () => {
 				try {
 					if (!tool) {
-						const output = await handler.execute.call(this, client, itemIndex, input);
+						const output = handler.execute
+							? await handler.execute.call(this, client, itemIndex, input)
+							: [{ json: items[itemIndex].json }];
 						executed.push({ itemIndex, input, output });
 						return output;
 					}

@@ -5,15 +5,8 @@ import { MAX_TOOL_RESULT_CHARS } from './presenter';
 import { hiddenInTool, toolProperties, type ToolArgument } from './toolArguments';
 import { simplifyReport } from './toolResults';
 import { REPORT_ID_ARGUMENT, type OperationTool } from './operationTool';
-import { DeadlineReached, type AdPerformanceClient } from '../transport';
-import {
-	readReportId,
-	readWaitInput,
-	reportVerdict,
-	waitForReports,
-	type WaitInput,
-} from '../waitForReports';
-import type { InputSource } from '../inputSource';
+import type { AdPerformanceClient } from '../transport';
+import { reportVerdict, waitForReports, type ReportToWaitFor } from '../waitForReports';
 
 /**
  * Wait for Ad Report as a tool (docs/agent-tools.md). A model receives no binary data, so it
@@ -37,20 +30,6 @@ const TOOL_TIMEOUT_SETTING: INodeProperties = {
 	description:
 		'How long one tool call waits before it returns status generating, so the agent can call again',
 };
-/** How long the tool may take to read a short report's text for the model (real ms). */
-const INLINE_CONTENT_BUDGET_MS = 30_000;
-/** Inline content is offered only while the whole result stays within the cap. */
-const MAX_INLINE_CONTENT_BYTES = 8_000;
-
-/** What Wait for Ad Report waits for, for one item: its report and how. */
-export interface ReportToWaitFor extends WaitInput {
-	reportId: string;
-}
-
-/** Wait for Ad Report's input, of the regular node and of its tool. */
-export function readReportToWaitFor(source: InputSource): ReportToWaitFor {
-	return { reportId: readReportId(source), ...readWaitInput(source) };
-}
 
 const WAIT_TOOL_DESCRIPTION =
 	'Waits until a report is finished and returns it as text: pass reportId (rpt_..., from the generate tool). Returns id, title, status, format, riskLevel, totalSpend, avgRoas, totalConversions, avgCpa, downloadUrl (a signed link valid 7 days, to share with people) and expiresAt; a Markdown or JSON report also includes its content when short. Reports take 10 to 20 seconds; if it is still generating after about 45 seconds, this returns status generating with retryAfterSeconds: call again then.';
@@ -70,36 +49,18 @@ export function withWaitTool(regular: INodeProperties[]): INodeProperties[] {
 	];
 }
 
-/**
- * A short report's text for the model, or undefined: the text is a courtesy (the result has the
- * download link), so it gets a short budget of its own and is left out when that runs out.
- */
-async function inlineContent(
-	client: AdPerformanceClient,
-	report: Parameters<typeof reportTextContent>[1],
-	itemIndex: number,
-): Promise<string | undefined> {
-	const deadline = client.deadline(INLINE_CONTENT_BUDGET_MS);
-	const wait = { deadline, notReadyUntil: deadline, listedFinished: true };
-	return await reportTextContent(client, report, itemIndex, MAX_INLINE_CONTENT_BYTES, wait).catch(
-		(error: unknown) => {
-			if (error instanceof DeadlineReached) return undefined;
-			throw error;
-		},
-	);
-}
-
 /** One tool call: wait for its report, answer with text. */
 async function waitForOneReport(
 	client: AdPerformanceClient,
 	itemIndex: number,
-	{ reportId, settings }: ReportToWaitFor,
+	wait: ReportToWaitFor,
 ): Promise<IDataObject> {
+	const { reportId, settings } = wait;
 	const { timeoutSeconds } = settings;
 	const verdict = reportVerdict(
 		client,
 		await waitForReports(client, settings, [reportId]),
-		{ id: reportId, itemIndex, timeoutSeconds },
+		{ ...wait, itemIndex },
 		'Pass the id exactly as the generate tool returned it.',
 	);
 	const report = verdict.state;
@@ -114,7 +75,7 @@ async function waitForOneReport(
 	}
 	const result = simplifyReport(report, client.redactor);
 	if (report.format === 'markdown' || report.format === 'json') {
-		const content = await inlineContent(client, report, itemIndex);
+		const content = await reportTextContent(client, report, itemIndex);
 		const withContent = { ...result, content };
 		if (content !== undefined && JSON.stringify(withContent).length <= MAX_TOOL_RESULT_CHARS) {
 			return withContent;

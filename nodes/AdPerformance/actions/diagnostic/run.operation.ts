@@ -74,18 +74,11 @@ export const tool: OperationTool<DiagnosticRun> = {
 
 export const description = withTool('diagnostic', 'run', properties, tool);
 
-interface DiagnosticRun {
-	campaignId: string;
-	waitForCompletion: boolean;
-	intervalSeconds: number;
-	timeoutSeconds: number;
-	/** Version 1: the Timeout is the whole run's budget, starting the diagnostic included. */
-	timeoutCountsStart: boolean;
-}
+type DiagnosticRun = ReturnType<typeof readInput>;
 
 export const sends = 'diagnostic';
 
-export function readInput(source: InputSource): DiagnosticRun {
+export function readInput(source: InputSource) {
 	const { check } = source;
 	const seconds = (min: number, max: number) => (name: FieldName, value: unknown) =>
 		check.number(name, value, min, max, 'seconds');
@@ -105,6 +98,7 @@ export function readInput(source: InputSource): DiagnosticRun {
 		),
 		intervalSeconds: readOr(source, field(pollInterval), seconds(0.1, 3600), pollInterval.default),
 		timeoutSeconds: readOr(source, field(timeout), seconds(1, 86_400), timeout.default),
+		// Version 1: the Timeout is the whole run's budget, starting the diagnostic included.
 		timeoutCountsStart: version1,
 	};
 }

@@ -1,6 +1,11 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { binaryPropertyNameProperty, maxFileSizeOption } from '../../../shared/descriptions';
+import {
+	binaryPropertyNameProperty,
+	maxFileSizeOption,
+	readReportId,
+	reportIdProperty,
+} from '../../../shared/descriptions';
 import {
 	downloadReportFile,
 	FILE_NOT_READY_WAIT_MS,
@@ -8,13 +13,12 @@ import {
 	readBinaryPropertyName,
 } from '../../../shared/reportFiles';
 import type { AdPerformanceClient } from '../../../shared/transport';
-import { read, type InputSource } from '../../../shared/inputSource';
+import type { InputSource } from '../../../shared/inputSource';
 import {
 	REPORT_ID_ARGUMENT,
 	withTool,
 	type OperationTool,
 } from '../../../shared/tool/operationTool';
-import { REPORT_ID_FIELD, reportIdProperty } from '../common.descriptions';
 import { reportAsText } from './get.operation';
 
 const properties: INodeProperties[] = [
@@ -30,16 +34,11 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-interface ReportDownload {
-	reportId: string;
-	binaryPropertyName: string;
-	maxFileBytes: number;
-}
+type ReportDownload = ReturnType<typeof readInput>;
 
-export function readInput(source: InputSource): ReportDownload {
-	const { check } = source;
+export function readInput(source: InputSource) {
 	return {
-		reportId: read(source, REPORT_ID_FIELD, (name, value) => check.id(name, value, 'report')),
+		reportId: readReportId(source),
 		binaryPropertyName: readBinaryPropertyName(source),
 		maxFileBytes: maxFileBytesOf(source),
 	};

@@ -17,7 +17,6 @@ import {
 	inputField,
 	type InputSource,
 } from '../../../shared/inputSource';
-import type { FieldName } from '../../../shared/errors';
 import { reportForRequest } from '../../../shared/reportLedger';
 import type { AdPerformanceClient } from '../../../shared/transport';
 import { REPORT_FORMAT_OPTIONS, REPORT_FORMATS, type ServiceReport } from '../../../shared/types';
@@ -34,7 +33,6 @@ import {
 	reportHintOf,
 	settleReportWaits,
 	type ReportWait,
-	type WaitInput,
 } from '../../../shared/waitForReports';
 
 const WAIT_FOR_COMPLETION_SWITCH: INodeProperties = {
@@ -180,21 +178,15 @@ const COMPANY_NAME = inputField(`${BRANDING}.companyName`, 'White Label → Comp
 const LOGO_URL = inputField(`${BRANDING}.logoUrl`, 'White Label → Logo URL');
 const PRIMARY_COLOR = inputField(`${BRANDING}.primaryColor`, 'White Label → Primary Color');
 
-/** A checked Generate: the POST /v1/reports body but its account, and whether to reuse. */
-interface ReportRequest {
-	/** An ad platform account ID, or in a tool call also the service's account `id`. */
-	account: string;
-	/** How errors name the account (platformAccountIdOf). */
-	accountName: FieldName;
-	body: IDataObject;
-	reuse: boolean;
-	wait?: WaitInput;
-}
+type ReportRequest = ReturnType<typeof readInput>;
 
 export const sends = 'generation';
 
-/** Reads and checks a Generate; optional fields go into the body only when set. */
-export function readInput(source: InputSource): ReportRequest {
+/**
+ * A checked Generate: the POST /v1/reports body but its account (and how errors name it), whether
+ * to reuse, and how to wait. Optional fields go into the body only when set.
+ */
+export function readInput(source: InputSource) {
 	const { check } = source;
 	let account = read(source, ACCOUNT, (name, value) => check.id(name, value, 'account'));
 	// The tool also takes the service's account id, resolved with one read before the POST
@@ -221,15 +213,12 @@ export function readInput(source: InputSource): ReportRequest {
 		whiteLabel: Object.keys(whiteLabel).length > 0 ? whiteLabel : undefined,
 	});
 	const reuse = readOr(source, REUSE, check.boolean, false);
-	return { account, accountName: source.name(ACCOUNT), body, reuse, wait: readWait(source) };
-}
-
-/** Wait for Completion and, when on, Wait for Ad Report's settings, read by its own reader. */
-function readWait(source: InputSource): ReportRequest['wait'] {
-	const byDefault = source.nodeVersion >= 1.1;
-	if (source.isTool || !readOr(source, WAIT_FOR_COMPLETION, source.check.boolean, byDefault))
-		return undefined;
-	return readWaitInput(source);
+	// Wait for Completion (on by default from 1.1) and then Wait for Ad Report's settings, by their
+	// own reader.
+	const waits =
+		!source.isTool && readOr(source, WAIT_FOR_COMPLETION, check.boolean, source.nodeVersion >= 1.1);
+	const wait = waits ? readWaitInput(source) : undefined;
+	return { account, accountName: source.name(ACCOUNT), body, reuse, wait };
 }
 
 /** Creates the report, or with reuse on returns a recent identical one (reportLedger.ts). */

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { accountIdOption } from '../../../shared/descriptions';
-import { inputField, read, readOptional, type InputSource } from '../../../shared/inputSource';
+import { accountIdOption, readReportId, reportIdProperty } from '../../../shared/descriptions';
+import { inputField, readOptional, type InputSource } from '../../../shared/inputSource';
 import { findReport } from '../../../shared/reportLedger';
 import type { AdPerformanceClient } from '../../../shared/transport';
 import { simplifyReport } from '../../../shared/tool/toolResults';
@@ -11,7 +11,6 @@ import {
 	withTool,
 	type OperationTool,
 } from '../../../shared/tool/operationTool';
-import { REPORT_ID_FIELD, reportIdProperty } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
 	reportIdProperty('ID of the report, as returned by Generate'),
@@ -47,7 +46,7 @@ interface ReportLookup {
 export function readInput(source: InputSource): ReportLookup {
 	const { check } = source;
 	return {
-		reportId: read(source, REPORT_ID_FIELD, (name, value) => check.id(name, value, 'report')),
+		reportId: readReportId(source),
 		narrow: {
 			accountId: readOptional(source, ACCOUNT, (name, value) => check.id(name, value, 'account')),
 			createdAfter: readOptional(source, CREATED_AFTER, (name, value) =>
