@@ -297,16 +297,20 @@ interface ReadableClass {
 }
 
 /**
- * Node's Readable class, found through the body's own class chain: node code may not import
- * `stream`, and n8n's binary store takes a Buffer or a Readable.
+ * `chunks` as a Readable, with Node's Readable class found through the body's own class chain
+ * (node code may not import `stream`, and n8n's binary store takes a Buffer or a Readable);
+ * undefined when the body is no Node stream. A stream destroyed before its first read never
+ * runs the generator's clean-up: `onClose` does it.
  */
-function readableClassOf(body: unknown): ReadableClass | undefined {
+function readableOf(body: unknown, chunks: AsyncIterable<Buffer>, onClose: () => void): unknown {
 	if (typeof body !== 'object' || body === null) return undefined;
 	let candidate: unknown = (body as { constructor?: unknown }).constructor;
 	for (let depth = 0; typeof candidate === 'function' && depth < 10; depth++) {
 		const from = (candidate as Partial<ReadableClass>).from;
 		if (candidate.name === 'Readable' && typeof from === 'function') {
-			return candidate as unknown as ReadableClass;
+			const stream = (candidate as unknown as ReadableClass).from(chunks, { objectMode: false });
+			stream.once('close', onClose);
+			return stream;
 		}
 		candidate = Object.getPrototypeOf(candidate);
 	}
@@ -318,15 +322,10 @@ function readableClassOf(body: unknown): ReadableClass | undefined {
  * from as it reads (memory never holds the file); undefined when the body is no Node stream.
  */
 export function boundedStream(body: unknown, bounds: ReadBounds): unknown {
-	const Readable = readableClassOf(body);
-	if (!Readable) return undefined;
-	const stream = Readable.from(failingPastLimit(body, bounds), { objectMode: false });
-	// A stream destroyed before its first read never runs the reader's own clean-up.
-	stream.once('close', () => {
+	return readableOf(body, failingPastLimit(body, bounds), () => {
 		discardBody(body);
 		bounds.onSettled?.();
 	});
-	return stream;
 }
 
 /**
@@ -364,11 +363,7 @@ export async function peekBody(
 			if (!finished) await chunks.return?.();
 		}
 	}
+	const rest = whole();
 	const head = Buffer.concat(read).subarray(0, bytes);
-	const Readable = readableClassOf(body);
-	if (!Readable) return { head, body: whole() };
-	const stream = Readable.from(whole(), { objectMode: false });
-	// A stream destroyed before its first read never runs the generator's clean-up.
-	stream.once('close', () => discardBody(body));
-	return { head, body: stream };
+	return { head, body: readableOf(body, rest, () => discardBody(body)) ?? rest };
 }

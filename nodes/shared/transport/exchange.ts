@@ -57,14 +57,13 @@ export interface OutgoingRequest {
 	url: string;
 	qs?: IDataObject;
 	body?: IDataObject;
-	/** Ask for JSON, to be checked by envelope.ts (false: the raw body, e.g. a file stream). */
-	json: boolean;
-	/** Hand a successful body back as a bounded stream instead of reading it here (downloads). */
-	stream?: boolean;
+	/**
+	 * A file download of at most `maxBytes`: its successful body is handed back as a bounded
+	 * stream, not read here. Otherwise JSON is asked for (ANSWER_LIMITS.jsonBytes), for envelope.ts.
+	 */
+	file?: { maxBytes: number };
 	/** Total time of the exchange: every hop and the whole answer, not just silence. */
 	timeoutMs: number;
-	/** Largest successful answer (default ANSWER_LIMITS.jsonBytes); error bodies get errorBytes. */
-	maxBytes?: number;
 	/** Names the request in errors, e.g. "the request for report rpt_1". */
 	what: string;
 }
@@ -103,11 +102,7 @@ export async function sendFollowingRedirects(
 				json: false,
 				// A file is asked for unpacked: n8n's helper unpacks leniently, so a packed file cut
 				// short inside its coding would be stored as if whole (reportFiles.ts refuses one).
-				headers: request.json
-					? { accept: 'application/json' }
-					: request.stream
-						? { 'accept-encoding': 'identity' }
-						: {},
+				headers: request.file ? { 'accept-encoding': 'identity' } : { accept: 'application/json' },
 			};
 			if (body !== undefined) {
 				options.body = JSON.stringify(body);
@@ -142,7 +137,7 @@ export async function sendFollowingRedirects(
 				);
 			}
 			// An API answer is the service's records only from its own origin; a file may come from a CDN.
-			const problem = hopProblem(hop.baseUrl, url, next, request.json);
+			const problem = hopProblem(hop.baseUrl, url, next, !request.file);
 			if (problem) {
 				throw hop.refuse(
 					`The service redirected ${request.what} to an address that ${problem}`,
@@ -199,7 +194,7 @@ async function readAnswer(
 ): Promise<RawResponse> {
 	const success = response.statusCode >= 200 && response.statusCode < 300;
 	const maxBytes = success
-		? (request.maxBytes ?? ANSWER_LIMITS.jsonBytes)
+		? (request.file?.maxBytes ?? ANSWER_LIMITS.jsonBytes)
 		: ANSWER_LIMITS.errorBytes;
 	const reading = readBounded(response.body, boundsOf(response, maxBytes, deadline));
 	const read = success
@@ -211,7 +206,7 @@ async function readAnswer(
 			});
 	if (read instanceof AnswerTooLarge) return { ...response, body: undefined, tooLarge: read };
 	// Decoded once here: envelope.ts would copy the bytes before decoding them.
-	const asText = request.json || !success;
+	const asText = !request.file || !success;
 	return { ...response, body: asText ? read?.toString('utf8') : read };
 }
 
@@ -221,9 +216,9 @@ function streamAnswer(
 	request: OutgoingRequest,
 	deadline: ExchangeDeadline,
 ): RawResponse | undefined {
-	if (!request.stream || response.statusCode < 200 || response.statusCode >= 300) return undefined;
+	if (!request.file || response.statusCode < 200 || response.statusCode >= 300) return undefined;
 	const stream = boundedStream(response.body, {
-		...boundsOf(response, request.maxBytes ?? ANSWER_LIMITS.jsonBytes, deadline),
+		...boundsOf(response, request.file.maxBytes, deadline),
 		onSettled: () => deadline.dispose(),
 	});
 	if (stream === undefined) return undefined;

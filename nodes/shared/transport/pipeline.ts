@@ -66,11 +66,8 @@ export interface RequestSpec {
 	singleFlight?: boolean;
 }
 
-type Transfer = Pick<OutgoingRequest, 'json' | 'stream' | 'maxBytes'> & {
-	/** A full address instead of a path below the Base URL (download links). */
-	absoluteUrl?: string;
-	totalMs?: number;
-};
+/** A file to download from a full address (a link, perhaps to a file host), of at most `maxBytes`. */
+type Download = NonNullable<OutgoingRequest['file']> & { url: string };
 
 type WaitExceeded = Parameters<TransportErrors['rateLimitWaitExceeded']>[0];
 
@@ -87,9 +84,8 @@ interface PipelineParts extends RetryParts {
 }
 
 /** The key's buckets a request spends; a link to another origin spends none (it is not the key's). */
-function bucketsOf(spec: RequestSpec, transfer: Transfer, baseUrl: string): Bucket[] {
-	if (transfer.absoluteUrl !== undefined && !isServiceOrigin(baseUrl, transfer.absoluteUrl))
-		return [];
+function bucketsOf(spec: RequestSpec, baseUrl: string, download?: Download): Bucket[] {
+	if (download && !isServiceOrigin(baseUrl, download.url)) return [];
 	if (spec.method === 'GET') return ['read'];
 	return spec.writeLimit ? ['write', spec.writeLimit] : ['write'];
 }
@@ -112,21 +108,21 @@ export class RequestPipeline {
 
 	async exchangeOnce(
 		spec: RequestSpec,
-		transfer: Transfer,
 		round: Round,
+		download?: Download,
 	): Promise<Attempt<RawResponse>> {
-		const buckets = bucketsOf(spec, transfer, this.parts.baseUrl);
-		const exchanged = await this.exchangeShared(spec, transfer, buckets, round);
-		return this.classify(spec, transfer, buckets, exchanged, round);
+		const buckets = bucketsOf(spec, this.parts.baseUrl, download);
+		const exchanged = await this.exchangeShared(spec, buckets, round, download);
+		return this.classify(spec, buckets, exchanged, round, download);
 	}
 
 	private async exchangeShared(
 		spec: RequestSpec,
-		transfer: Transfer,
 		buckets: Bucket[],
 		round: Round,
+		download?: Download,
 	): Promise<Exchanged> {
-		if (!spec.singleFlight) return await this.sendWhenDue(spec, transfer, buckets, round);
+		if (!spec.singleFlight) return await this.sendWhenDue(spec, buckets, round, download);
 		const { shared } = this.parts.pacer;
 		const apiKey = apiKeyOf(this.parts.credentials);
 		const key = JSON.stringify([spec.method, spec.path, spec.body ?? null]);
@@ -140,7 +136,7 @@ export class RequestPipeline {
 			// Undefined: it was never sent (its execution gave up first); then send this one.
 			if (answer) return { ...answer, shared: true };
 		}
-		const own = this.sendWhenDue(spec, transfer, buckets, round);
+		const own = this.sendWhenDue(spec, buckets, round, download);
 		const entry = { apiKey, exchange: own.catch(() => undefined) };
 		shared.set(key, entry);
 		try {
@@ -153,9 +149,9 @@ export class RequestPipeline {
 	/** Waits for the key's turn (writes) and pacing, and sends; the turn ends once it has left. */
 	private async sendWhenDue(
 		spec: RequestSpec,
-		transfer: Transfer,
 		buckets: Bucket[],
 		round: Round,
+		download?: Download,
 	): Promise<Exchanged> {
 		const { pacer, waiting } = this.parts;
 		const turn = buckets.includes('write') ? pacer.writes.join() : undefined;
@@ -184,7 +180,7 @@ export class RequestPipeline {
 			waiting.throwIfCancelled();
 			const sendNumber = pacer.limiter.onSent(buckets);
 			const sentAt = Date.now();
-			const answer = this.transmit(spec, transfer);
+			const answer = this.transmit(spec, download);
 			turn?.release();
 			try {
 				return { response: await answer, sentAt, sendNumber };
@@ -196,9 +192,9 @@ export class RequestPipeline {
 		}
 	}
 
-	private async transmit(spec: RequestSpec, transfer: Transfer): Promise<RawResponse> {
+	private async transmit(spec: RequestSpec, download?: Download): Promise<RawResponse> {
 		const { ctx, credentials, baseUrl, waiting, errors } = this.parts;
-		const { absoluteUrl, totalMs = ANSWER_LIMITS.requestMs, ...carried } = transfer;
+		const totalMs = download ? ANSWER_LIMITS.downloadMs : ANSWER_LIMITS.requestMs;
 		return await sendFollowingRedirects(
 			{
 				ctx,
@@ -209,12 +205,12 @@ export class RequestPipeline {
 			},
 			{
 				method: spec.method,
-				url: absoluteUrl ?? `${baseUrl}/v1${spec.path}`,
+				url: download?.url ?? `${baseUrl}/v1${spec.path}`,
 				qs: spec.qs,
 				body: spec.body,
-				...carried,
+				file: download,
 				timeoutMs: Math.max(1, Math.min(totalMs, spec.deadline - Date.now())),
-				what: this.describe(spec, transfer),
+				what: this.describe(spec, download),
 			},
 		);
 	}
@@ -225,16 +221,16 @@ export class RequestPipeline {
 	 */
 	private classify(
 		spec: RequestSpec,
-		transfer: Transfer,
 		buckets: Bucket[],
 		exchanged: Exchanged,
 		round: Round,
+		download?: Download,
 	): Attempt<RawResponse> {
 		const { waiting, errors, pacer, clock, redactor } = this.parts;
 		const { response, sentAt } = exchanged;
 		const declared = {
 			resendable: spec.resendable,
-			file: transfer.stream,
+			file: download !== undefined,
 			notYet: {
 				pollMs: spec.notYet?.pollMs ?? 0,
 				until: Math.min(spec.notYet?.until ?? spec.deadline, spec.deadline),
@@ -278,9 +274,9 @@ export class RequestPipeline {
 		const date = headerOf(response.headers, 'date');
 		if (fromService) clock.observeExchange(date, sentAt, Math.max(Date.now(), sentAt));
 		if (isSuccess(status, declared)) {
-			const envelope = transfer.json
-				? readEnvelope(response, spec.expect ?? 'any', redactor)
-				: undefined;
+			const envelope = download
+				? undefined
+				: readEnvelope(response, spec.expect ?? 'any', redactor);
 			teach?.onAccepted(buckets, remainingOf(envelope?.value), exchanged.sendNumber);
 			// The service did the work and garbled the answer: a write is not resent blindly.
 			if (envelope?.problem !== undefined)
@@ -292,7 +288,7 @@ export class RequestPipeline {
 		}
 
 		// A file's body that is not the file (206, 204) is let go of unread.
-		if (transfer.stream && status >= 200 && status < 300) discardBody(response.body);
+		if (download && status >= 200 && status < 300) discardBody(response.body);
 		// An error answer's JSON, if it has any: its status alone is enough to go by.
 		const said = (readEnvelope(response, 'any').value as ServiceErrorBody | undefined)?.error;
 		const type = typeof said?.type === 'string' ? said.type : undefined;
@@ -319,9 +315,7 @@ export class RequestPipeline {
 			teach?.onAccepted(buckets, undefined);
 		}
 		const decision = decide(seen, declared, round);
-		const origin = fromService
-			? undefined
-			: new URL(transfer.absoluteUrl ?? this.parts.baseUrl).origin;
+		const origin = fromService ? undefined : new URL(download?.url ?? this.parts.baseUrl).origin;
 		const { itemIndex, subject } = spec;
 		const details = { status, type, serviceMessage, origin, itemIndex, subject };
 		const error =
@@ -352,11 +346,11 @@ export class RequestPipeline {
 		return this.parts.errors.rateLimitWaitExceeded({ ...wait, maxWaitMinutes }, spec);
 	}
 
-	private describe(spec: RequestSpec, { absoluteUrl }: Transfer): string {
+	private describe(spec: RequestSpec, download?: Download): string {
 		if (spec.subject) return `the request for ${spec.subject}`;
-		if (!absoluteUrl) return `${spec.method} /v1${spec.path}`;
-		const target = new URL(absoluteUrl);
-		const origin = isServiceOrigin(this.parts.baseUrl, absoluteUrl) ? '' : target.origin;
+		if (!download) return `${spec.method} /v1${spec.path}`;
+		const target = new URL(download.url);
+		const origin = isServiceOrigin(this.parts.baseUrl, download.url) ? '' : target.origin;
 		return `${spec.method} ${origin}${target.pathname}`;
 	}
 }

@@ -140,11 +140,6 @@ export class RateLimiter {
 		this.expected[bucket] = Math.max(0, (this.expected[bucket] ?? 0) + change);
 	}
 
-	/** What this process's executions said they have still to send; undefined if never told. */
-	expecting(bucket: Bucket): number | undefined {
-		return this.expected[bucket];
-	}
-
 	/** Whether this process, with others about, has too little left to fill a window it opened. */
 	private leavesOpeningToOthers(bucket: Bucket): boolean {
 		const expected = this.expected[bucket];
