@@ -2,7 +2,6 @@ import type { ICredentialDataDecryptedObject, IDataObject, NodeApiError } from '
 
 import { apiKeyOf, isServiceOrigin } from '../credentialRules';
 import { DeadlineReached, type TransportErrors } from '../errors';
-import { ANSWER_LIMITS } from '../limits';
 import type { Redactor } from '../redaction';
 import type { HttpMethod, ServiceErrorBody } from '../types';
 import type { CancellableWait } from './cancellableWait';
@@ -10,7 +9,7 @@ import { readEnvelope, remainingOf, type Expectation } from './envelope';
 import {
 	headerOf,
 	sendFollowingRedirects,
-	type OutgoingRequest,
+	type Download,
 	type RawResponse,
 	type RequestContext,
 } from './exchange';
@@ -66,13 +65,11 @@ export interface RequestSpec {
 	singleFlight?: boolean;
 }
 
-/** A file to download from a full address (a link, perhaps to a file host), of at most `maxBytes`. */
-type Download = NonNullable<OutgoingRequest['file']> & { url: string };
-
 type WaitExceeded = Parameters<TransportErrors['rateLimitWaitExceeded']>[0];
 
-interface PipelineParts extends RetryParts {
+export interface PipelineParts extends RetryParts {
 	ctx: RequestContext;
+	/** Read once per execution; handed to n8n with each request instead of decrypting it again. */
 	credentials: ICredentialDataDecryptedObject;
 	baseUrl: string;
 	clock: ServiceClock;
@@ -180,7 +177,7 @@ export class RequestPipeline {
 			waiting.throwIfCancelled();
 			const sendNumber = pacer.limiter.onSent(buckets);
 			const sentAt = Date.now();
-			const answer = this.transmit(spec, download);
+			const answer = sendFollowingRedirects(this.parts, spec, download);
 			turn?.release();
 			try {
 				return { response: await answer, sentAt, sendNumber };
@@ -190,29 +187,6 @@ export class RequestPipeline {
 		} finally {
 			turn?.release();
 		}
-	}
-
-	private async transmit(spec: RequestSpec, download?: Download): Promise<RawResponse> {
-		const { ctx, credentials, baseUrl, waiting, errors } = this.parts;
-		const totalMs = download ? ANSWER_LIMITS.downloadMs : ANSWER_LIMITS.requestMs;
-		return await sendFollowingRedirects(
-			{
-				ctx,
-				credentials,
-				baseUrl,
-				cancelSignal: waiting.signal,
-				refuse: (message, description) => errors.refused(message, description, spec.itemIndex),
-			},
-			{
-				method: spec.method,
-				url: download?.url ?? `${baseUrl}/v1${spec.path}`,
-				qs: spec.qs,
-				body: spec.body,
-				file: download,
-				timeoutMs: Math.max(1, Math.min(totalMs, spec.deadline - Date.now())),
-				what: this.describe(spec, download),
-			},
-		);
 	}
 
 	/**
@@ -344,13 +318,5 @@ export class RequestPipeline {
 	private waitExceeded(wait: Omit<WaitExceeded, 'maxWaitMinutes'>, spec: RequestSpec) {
 		const maxWaitMinutes = this.parts.clock.serviceMs(this.parts.rateLimitWaitMs) / 60_000;
 		return this.parts.errors.rateLimitWaitExceeded({ ...wait, maxWaitMinutes }, spec);
-	}
-
-	private describe(spec: RequestSpec, download?: Download): string {
-		if (spec.subject) return `the request for ${spec.subject}`;
-		if (!download) return `${spec.method} /v1${spec.path}`;
-		const target = new URL(download.url);
-		const origin = isServiceOrigin(this.parts.baseUrl, download.url) ? '' : target.origin;
-		return `${spec.method} ${origin}${target.pathname}`;
 	}
 }

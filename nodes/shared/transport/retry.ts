@@ -32,11 +32,7 @@ export type Seen =
 			rateLimitMs?: number;
 			hinted?: boolean;
 	  }
-	| { kind: 'garbled' }
-	| { kind: 'unsent' }
-	| { kind: 'lost' }
-	| { kind: 'refused' }
-	| { kind: 'unexplained' };
+	| { kind: 'garbled' | 'unsent' | 'lost' | 'refused' | 'unexplained' };
 
 /** What a request declares to the table about itself. */
 export interface Declared {
