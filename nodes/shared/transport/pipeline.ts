@@ -298,7 +298,7 @@ export class RequestPipeline {
 				: errors.service({ ...details, ...spec.explain?.(status, type) });
 		if (decision.kind !== 'final' || !decision.tooLong)
 			return failedAttempt(decision, error, sentAt);
-		if (status === 429 && fromService) {
+		if (decision.tooLong.rateLimit) {
 			const exceeded = this.waitExceeded({ cause: 'service', type, serviceMessage }, spec);
 			return { kind: 'final', error: exceeded, sentAt };
 		}
