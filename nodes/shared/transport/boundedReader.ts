@@ -208,7 +208,7 @@ async function beforeStop<T>(promise: Promise<T>, deadline: ExchangeDeadline): P
 	});
 }
 
-/** The body's chunks, each awaited within the bounds; past the byte limit, an AnswerTooLarge. */
+/** The body's chunks, each awaited within the bounds; past the byte limit it throws AnswerTooLarge. */
 async function* boundedChunks(body: unknown, bounds: ReadBounds): AsyncGenerator<Buffer> {
 	const { maxBytes, deadline } = bounds;
 	let ended = false;

@@ -69,8 +69,8 @@ export async function sendFollowingRedirects(
 	spec: RequestSpec,
 	download?: Download,
 ): Promise<RawResponse> {
-	// The total time bounds every hop and the whole answer, not just silence; the execution's
-	// cancel signal reaches every hop, also those n8n would not give it.
+	// The total time bounds every hop and the whole answer; the execution's cancel signal reaches
+	// every hop, also those n8n would not give it.
 	const totalMs = download ? ANSWER_LIMITS.downloadMs : ANSWER_LIMITS.requestMs;
 	const timeoutMs = Math.max(1, Math.min(totalMs, spec.deadline - Date.now()));
 	const deadline = new ExchangeDeadline(timeoutMs, hop.waiting.signal);
