@@ -1,4 +1,6 @@
 import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
 	IExecuteFunctions,
 	IHttpRequestOptions,
 	ILoadOptionsFunctions,
@@ -6,7 +8,9 @@ import type {
 } from 'n8n-workflow';
 
 import { isServiceOrigin } from '../credentialRules';
+import type { TransportErrors } from '../errors';
 import { ANSWER_LIMITS } from '../limits';
+import type { HttpMethod } from '../types';
 import {
 	AnswerTooLarge,
 	boundedStream,
@@ -14,7 +18,6 @@ import {
 	ExchangeDeadline,
 	readBounded,
 } from './boundedReader';
-import type { PipelineParts, RequestSpec } from './pipeline';
 import { hopProblem, MAX_REDIRECTS, REDIRECT_STATUSES } from './urlPolicy';
 
 /**
@@ -51,7 +54,29 @@ export interface Download {
 	maxBytes: number;
 }
 
-type HopContext = Pick<PipelineParts, 'ctx' | 'credentials' | 'baseUrl' | 'waiting' | 'errors'>;
+/** What every hop is sent with (of pipeline.ts's parts). */
+export interface HopContext {
+	ctx: RequestContext;
+	/** Read once per execution; handed to n8n with each request instead of decrypting it again. */
+	credentials: ICredentialDataDecryptedObject;
+	baseUrl: string;
+	errors: Pick<TransportErrors, 'refused'>;
+	waiting: { readonly signal: AbortSignal | undefined };
+}
+
+/** A request as it is sent; pipeline.ts's RequestSpec adds how it is paced and judged. */
+export interface SentRequest {
+	method: HttpMethod;
+	/** Path below /v1, starting with '/'. Ids must already be encoded (encodeURIComponent). */
+	path: string;
+	qs?: IDataObject;
+	body?: IDataObject;
+	itemIndex?: number;
+	/** Names what the request is about in error messages, e.g. "campaign camp_1". */
+	subject?: string;
+	/** n8n time (ms) ending it, its retries and its waits (DeadlineReached); see client.deadline(). */
+	deadline: number;
+}
 
 /** A header's first value; `name` in lowercase, as Node.js gives header names. */
 export function headerOf(
@@ -66,7 +91,7 @@ export function headerOf(
 /** Sends a request and follows its redirects; a hop urlPolicy.ts forbids is refused unsent. */
 export async function sendFollowingRedirects(
 	hop: HopContext,
-	spec: RequestSpec,
+	spec: SentRequest,
 	download?: Download,
 ): Promise<RawResponse> {
 	// The total time bounds every hop and the whole answer; the execution's cancel signal reaches
@@ -224,7 +249,7 @@ function streamAnswer(
 }
 
 /** Names the request in errors, e.g. "the request for report rpt_1". */
-function describe(spec: RequestSpec, baseUrl: string, download?: Download): string {
+function describe(spec: SentRequest, baseUrl: string, download?: Download): string {
 	if (spec.subject) return `the request for ${spec.subject}`;
 	if (!download) return `${spec.method} /v1${spec.path}`;
 	const target = new URL(download.url);

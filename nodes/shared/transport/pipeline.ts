@@ -1,17 +1,18 @@
-import type { ICredentialDataDecryptedObject, IDataObject, NodeApiError } from 'n8n-workflow';
+import type { NodeApiError } from 'n8n-workflow';
 
 import { apiKeyOf, isServiceOrigin } from '../credentialRules';
 import { DeadlineReached, type TransportErrors } from '../errors';
 import type { Redactor } from '../redaction';
-import type { HttpMethod, ServiceErrorBody } from '../types';
+import type { ServiceErrorBody } from '../types';
 import type { CancellableWait } from './cancellableWait';
 import { readEnvelope, remainingOf, type Expectation } from './envelope';
 import {
 	headerOf,
 	sendFollowingRedirects,
 	type Download,
+	type HopContext,
 	type RawResponse,
-	type RequestContext,
+	type SentRequest,
 } from './exchange';
 import { failedAttempt, type Attempt, type RetryParts } from './attempts';
 import { AnswerCut, discardBody } from './boundedReader';
@@ -30,15 +31,7 @@ import {
 } from './retry';
 import type { ServiceClock } from './serviceClock';
 
-export interface RequestSpec {
-	method: HttpMethod;
-	/** Path below /v1, starting with '/'. Ids must already be encoded (encodeURIComponent). */
-	path: string;
-	qs?: IDataObject;
-	body?: IDataObject;
-	itemIndex?: number;
-	/** Names what the request is about in error messages, e.g. "campaign camp_1". */
-	subject?: string;
+export interface RequestSpec extends SentRequest {
 	/** The envelope a success must have; anything else is a protocol error. */
 	expect?: Expectation;
 	/** The write's own limit, named by the caller (the transport knows no paths). */
@@ -56,8 +49,6 @@ export interface RequestSpec {
 		status: number,
 		type: string | undefined,
 	) => { message?: string; description?: string } | undefined;
-	/** n8n time (ms) ending it, its retries and its waits (DeadlineReached); see client.deadline(). */
-	deadline: number;
 	/**
 	 * Identical requests (same key, same body) of other executions of this process, while this
 	 * one is in flight, share its answer instead of sending their own (Generate: one report).
@@ -67,11 +58,7 @@ export interface RequestSpec {
 
 type WaitExceeded = Parameters<TransportErrors['rateLimitWaitExceeded']>[0];
 
-export interface PipelineParts extends RetryParts {
-	ctx: RequestContext;
-	/** Read once per execution; handed to n8n with each request instead of decrypting it again. */
-	credentials: ICredentialDataDecryptedObject;
-	baseUrl: string;
+interface PipelineParts extends RetryParts, HopContext {
 	clock: ServiceClock;
 	pacer: KeyPacer;
 	errors: TransportErrors;
