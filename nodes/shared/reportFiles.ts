@@ -181,7 +181,7 @@ async function fetchFile<T>(
 				if (peeked && beginsAsWebPage(peeked.head)) return webPage();
 				return { kind: 'done', value: await keep.body(peeked?.body ?? response.body, headers) };
 			} catch (error) {
-				client.throwIfCancelled();
+				client.waiting.throwIfCancelled();
 				if (isAnswerTooLarge(error)) return tooLarge(round);
 				if (isAnswerTimedOut(error)) {
 					// We stopped reading at the download's time limit: refused, not resent.

@@ -245,7 +245,7 @@ async function findCreatedBy(
 		if (ours) client.claimedReports.add(ours.id);
 		return ours;
 	} catch (failure) {
-		client.throwIfCancelled();
+		client.waiting.throwIfCancelled();
 		// Already named for what the search saw (a report that may be ours or another's).
 		if (errorTypeOf(failure) === 'ambiguous_outcome') throw failure as Error;
 		const seen = failure instanceof Error ? failure.message : String(failure);

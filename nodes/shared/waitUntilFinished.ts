@@ -157,7 +157,7 @@ export async function waitUntilFinished<V>(
 		const nextBeat = started + beat * options.intervalMs;
 		const soonest = Math.min(nextBeat, deadline, ...expected.values());
 		if (soonest === nextBeat) beat++;
-		await client.wait(Math.max(0, soonest - now));
+		await client.waiting.wait(Math.max(0, soonest - now));
 	}
 	return {
 		states,

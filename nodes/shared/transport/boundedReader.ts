@@ -208,29 +208,21 @@ async function beforeStop<T>(promise: Promise<T>, deadline: ExchangeDeadline): P
 	});
 }
 
-/**
- * The body's chunks, each awaited within the bounds; past the byte limit the last is the
- * AnswerTooLarge, a value that a reader of whole answers keeps as the outcome.
- */
-async function* boundedChunks(
-	body: unknown,
-	bounds: ReadBounds,
-): AsyncGenerator<Buffer | AnswerTooLarge> {
+/** The body's chunks, each awaited within the bounds; past the byte limit it throws AnswerTooLarge. */
+async function* boundedChunks(body: unknown, bounds: ReadBounds): AsyncGenerator<Buffer> {
 	const { maxBytes, deadline } = bounds;
 	let ended = false;
 	try {
 		if (deadline.reason) throw deadline.reason;
 		// A packed answer announces its packed size: held to the wire's limit.
-		if (bounds.announcedBytes !== undefined && bounds.announcedBytes > wireLimitOf(maxBytes)) {
-			yield new AnswerTooLarge(maxBytes, 'announced');
-			return;
-		}
+		if (bounds.announcedBytes !== undefined && bounds.announcedBytes > wireLimitOf(maxBytes))
+			throw new AnswerTooLarge(maxBytes, 'announced');
 		if (!isAsyncIterable(body)) {
 			// Bytes already in memory (a helper that buffered them): only the limit is left to check.
 			const bytes = bytesOf(body);
 			ended = true;
-			if (bytes.length > maxBytes) yield new AnswerTooLarge(maxBytes, 'read');
-			else if (bytes.length > 0) yield bytes;
+			if (bytes.length > maxBytes) throw new AnswerTooLarge(maxBytes, 'read');
+			if (bytes.length > 0) yield bytes;
 			return;
 		}
 		const wireExceeded = watchWireBytes(body, wireLimitOf(maxBytes));
@@ -242,10 +234,7 @@ async function* boundedChunks(
 				if (wireExceeded?.() && !deadline.reason) return undefined;
 				throw error;
 			});
-			if (next === undefined || wireExceeded?.()) {
-				yield new AnswerTooLarge(maxBytes, 'wire');
-				return;
-			}
+			if (next === undefined || wireExceeded?.()) throw new AnswerTooLarge(maxBytes, 'wire');
 			if (next.done) {
 				ended = true;
 				// Unpacked bytes cannot be held to a packed length; plain ones must be all it announced.
@@ -256,10 +245,7 @@ async function* boundedChunks(
 			}
 			const chunk = bytesOf(next.value);
 			read += chunk.length;
-			if (read > maxBytes) {
-				yield new AnswerTooLarge(maxBytes, 'read');
-				return;
-			}
+			if (read > maxBytes) throw new AnswerTooLarge(maxBytes, 'read');
 			yield chunk;
 		}
 	} finally {
@@ -273,20 +259,15 @@ export async function readBounded(
 	body: unknown,
 	bounds: ReadBounds,
 ): Promise<Buffer | AnswerTooLarge> {
-	const chunks: Buffer[] = [];
-	for await (const chunk of boundedChunks(body, bounds)) {
-		if (chunk instanceof AnswerTooLarge) return chunk;
-		chunks.push(chunk);
-	}
-	return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-}
-
-/** The chunks of a stream that must end in an error past its limit (a file being stored). */
-async function* failingPastLimit(body: unknown, bounds: ReadBounds): AsyncGenerator<Buffer> {
-	for await (const chunk of boundedChunks(body, bounds)) {
-		if (chunk instanceof AnswerTooLarge) throw chunk;
-		yield chunk;
-	}
+	const read = async () => {
+		const chunks: Buffer[] = [];
+		for await (const chunk of boundedChunks(body, bounds)) chunks.push(chunk);
+		return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+	};
+	return await read().catch((error: unknown) => {
+		if (error instanceof AnswerTooLarge) return error;
+		throw error;
+	});
 }
 
 interface ReadableClass {
@@ -297,16 +278,20 @@ interface ReadableClass {
 }
 
 /**
- * Node's Readable class, found through the body's own class chain: node code may not import
- * `stream`, and n8n's binary store takes a Buffer or a Readable.
+ * `chunks` as a Readable, with Node's Readable class found through the body's own class chain
+ * (node code may not import `stream`, and n8n's binary store takes a Buffer or a Readable);
+ * undefined when the body is no Node stream. A stream destroyed before its first read never
+ * runs the generator's clean-up: `onClose` does it.
  */
-function readableClassOf(body: unknown): ReadableClass | undefined {
+function readableOf(body: unknown, chunks: AsyncIterable<Buffer>, onClose: () => void): unknown {
 	if (typeof body !== 'object' || body === null) return undefined;
 	let candidate: unknown = (body as { constructor?: unknown }).constructor;
 	for (let depth = 0; typeof candidate === 'function' && depth < 10; depth++) {
 		const from = (candidate as Partial<ReadableClass>).from;
 		if (candidate.name === 'Readable' && typeof from === 'function') {
-			return candidate as unknown as ReadableClass;
+			const stream = (candidate as unknown as ReadableClass).from(chunks, { objectMode: false });
+			stream.once('close', onClose);
+			return stream;
 		}
 		candidate = Object.getPrototypeOf(candidate);
 	}
@@ -318,15 +303,10 @@ function readableClassOf(body: unknown): ReadableClass | undefined {
  * from as it reads (memory never holds the file); undefined when the body is no Node stream.
  */
 export function boundedStream(body: unknown, bounds: ReadBounds): unknown {
-	const Readable = readableClassOf(body);
-	if (!Readable) return undefined;
-	const stream = Readable.from(failingPastLimit(body, bounds), { objectMode: false });
-	// A stream destroyed before its first read never runs the reader's own clean-up.
-	stream.once('close', () => {
+	return readableOf(body, boundedChunks(body, bounds), () => {
 		discardBody(body);
 		bounds.onSettled?.();
 	});
-	return stream;
 }
 
 /**
@@ -364,11 +344,7 @@ export async function peekBody(
 			if (!finished) await chunks.return?.();
 		}
 	}
+	const rest = whole();
 	const head = Buffer.concat(read).subarray(0, bytes);
-	const Readable = readableClassOf(body);
-	if (!Readable) return { head, body: whole() };
-	const stream = Readable.from(whole(), { objectMode: false });
-	// A stream destroyed before its first read never runs the generator's clean-up.
-	stream.once('close', () => discardBody(body));
-	return { head, body: stream };
+	return { head, body: readableOf(body, rest, () => discardBody(body)) ?? rest };
 }

@@ -87,8 +87,11 @@ export class AdPerformanceClient {
 	/** Reports this execution created or recovered (reportLedger.ts): no two items claim one. */
 	readonly claimedReports = new Set<string>();
 
-	/** The parts every request of the execution is sent with (pipeline.ts), kept nowhere else. */
+	/** The parts every request of the execution is sent with (pipeline.ts). */
 	private readonly pipeline: RequestPipeline;
+
+	/** The execution's waits (polling here, retries and pacing in the pipeline), ended by cancel. */
+	readonly waiting: CancellableWait;
 
 	private constructor(
 		private readonly ctx: RequestContext,
@@ -100,6 +103,7 @@ export class AdPerformanceClient {
 		rateLimitWaitMs: number,
 	) {
 		this.errors = new TransportErrors(() => ctx.getNode(), this.redactor, baseUrl, maxAttempts);
+		this.waiting = new CancellableWait(ctx);
 		this.pipeline = new RequestPipeline({
 			ctx,
 			credentials,
@@ -113,7 +117,7 @@ export class AdPerformanceClient {
 			}),
 			errors: this.errors,
 			redactor,
-			waiting: new CancellableWait(ctx),
+			waiting: this.waiting,
 		});
 	}
 
@@ -172,15 +176,6 @@ export class AdPerformanceClient {
 		return this.ctx.getNode();
 	}
 
-	/** Waits with n8n's sleep (a polling interval, never a retry); stops at once on cancel. */
-	async wait(ms: number): Promise<void> {
-		await this.pipeline.parts.waiting.wait(ms);
-	}
-
-	throwIfCancelled() {
-		this.pipeline.parts.waiting.throwIfCancelled();
-	}
-
 	/**
 	 * The deadline every request of an operation is sent with: now plus its own budget (a Timeout,
 	 * a poll budget, the Tool Timeout), else past what Request Options allow, so they end it first.
@@ -193,7 +188,7 @@ export class AdPerformanceClient {
 
 	/** Sends one request with pacing and retries; resolves with the checked JSON envelope. */
 	async request<T>(spec: RequestSpec): Promise<T> {
-		const exchange = (round: Round) => this.pipeline.exchangeOnce(spec, { json: true }, round);
+		const exchange = (round: Round) => this.pipeline.exchangeOnce(spec, round);
 		return (await this.attempts(exchange, { deadline: spec.deadline })).body as T;
 	}
 
@@ -213,11 +208,7 @@ export class AdPerformanceClient {
 		spec: Omit<RequestSpec, 'method' | 'resendable'>,
 		round: Round,
 	): Promise<Attempt<RawResponse>> {
-		return await this.pipeline.exchangeOnce(
-			{ ...spec, method: 'POST', resendable: false },
-			{ json: true },
-			round,
-		);
+		return await this.pipeline.exchangeOnce({ ...spec, method: 'POST', resendable: false }, round);
 	}
 
 	async listPage<T>(
@@ -328,16 +319,7 @@ export class AdPerformanceClient {
 			);
 		}
 		const { maxBytes, ...spec } = options;
-		return await this.pipeline.exchangeOnce(
-			{ method: 'GET', path: '', ...spec },
-			{
-				json: false,
-				absoluteUrl: target,
-				stream: true,
-				maxBytes,
-				totalMs: ANSWER_LIMITS.downloadMs,
-			},
-			round,
-		);
+		const download = { url: target, maxBytes };
+		return await this.pipeline.exchangeOnce({ method: 'GET', path: '', ...spec }, round, download);
 	}
 }

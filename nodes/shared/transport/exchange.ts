@@ -8,7 +8,9 @@ import type {
 } from 'n8n-workflow';
 
 import { isServiceOrigin } from '../credentialRules';
+import type { TransportErrors } from '../errors';
 import { ANSWER_LIMITS } from '../limits';
+import type { HttpMethod } from '../types';
 import {
 	AnswerTooLarge,
 	boundedStream,
@@ -42,31 +44,38 @@ export interface RawResponse {
 	fromService: boolean;
 }
 
-interface HopContext {
+/**
+ * A file to download from a full address (a link, perhaps to a file host), of at most `maxBytes`:
+ * its successful body is handed back as a bounded stream, not read here. Any other request asks
+ * for JSON (ANSWER_LIMITS.jsonBytes), for envelope.ts.
+ */
+export interface Download {
+	url: string;
+	maxBytes: number;
+}
+
+/** What every hop is sent with (of pipeline.ts's parts). */
+export interface HopContext {
 	ctx: RequestContext;
 	/** Read once per execution; handed to n8n with each request instead of decrypting it again. */
 	credentials: ICredentialDataDecryptedObject;
 	baseUrl: string;
-	/** Passed to every hop, also those n8n would not give the execution's signal. */
-	cancelSignal?: AbortSignal;
-	refuse(message: string, description: string): Error;
+	errors: Pick<TransportErrors, 'refused'>;
+	waiting: { readonly signal: AbortSignal | undefined };
 }
 
-export interface OutgoingRequest {
-	method: string;
-	url: string;
+/** A request as it is sent; pipeline.ts's RequestSpec adds how it is paced and judged. */
+export interface SentRequest {
+	method: HttpMethod;
+	/** Path below /v1, starting with '/'. Ids must already be encoded (encodeURIComponent). */
+	path: string;
 	qs?: IDataObject;
 	body?: IDataObject;
-	/** Ask for JSON, to be checked by envelope.ts (false: the raw body, e.g. a file stream). */
-	json: boolean;
-	/** Hand a successful body back as a bounded stream instead of reading it here (downloads). */
-	stream?: boolean;
-	/** Total time of the exchange: every hop and the whole answer, not just silence. */
-	timeoutMs: number;
-	/** Largest successful answer (default ANSWER_LIMITS.jsonBytes); error bodies get errorBytes. */
-	maxBytes?: number;
-	/** Names the request in errors, e.g. "the request for report rpt_1". */
-	what: string;
+	itemIndex?: number;
+	/** Names what the request is about in error messages, e.g. "campaign camp_1". */
+	subject?: string;
+	/** n8n time (ms) ending it, its retries and its waits (DeadlineReached); see client.deadline(). */
+	deadline: number;
 }
 
 /** A header's first value; `name` in lowercase, as Node.js gives header names. */
@@ -82,12 +91,21 @@ export function headerOf(
 /** Sends a request and follows its redirects; a hop urlPolicy.ts forbids is refused unsent. */
 export async function sendFollowingRedirects(
 	hop: HopContext,
-	request: OutgoingRequest,
+	spec: SentRequest,
+	download?: Download,
 ): Promise<RawResponse> {
-	const deadline = new ExchangeDeadline(request.timeoutMs, hop.cancelSignal);
+	// The total time bounds every hop and the whole answer; the execution's cancel signal reaches
+	// every hop, also those n8n would not give it.
+	const totalMs = download ? ANSWER_LIMITS.downloadMs : ANSWER_LIMITS.requestMs;
+	const timeoutMs = Math.max(1, Math.min(totalMs, spec.deadline - Date.now()));
+	const deadline = new ExchangeDeadline(timeoutMs, hop.waiting.signal);
+	const what = describe(spec, hop.baseUrl, download);
+	const refuse = (message: string, description: string) =>
+		hop.errors.refused(message, description, spec.itemIndex);
 	let handedOver = false;
 	try {
-		let { url, method, body, qs } = request;
+		let { method, body, qs } = spec;
+		let url = download?.url ?? `${hop.baseUrl}/v1${spec.path}`;
 		for (let hops = 0; ; hops++) {
 			const options: IHttpRequestOptions = {
 				method: method as IHttpRequestOptions['method'],
@@ -103,11 +121,7 @@ export async function sendFollowingRedirects(
 				json: false,
 				// A file is asked for unpacked: n8n's helper unpacks leniently, so a packed file cut
 				// short inside its coding would be stored as if whole (reportFiles.ts refuses one).
-				headers: request.json
-					? { accept: 'application/json' }
-					: request.stream
-						? { 'accept-encoding': 'identity' }
-						: {},
+				headers: download ? { 'accept-encoding': 'identity' } : { accept: 'application/json' },
 			};
 			if (body !== undefined) {
 				options.body = JSON.stringify(body);
@@ -128,24 +142,24 @@ export async function sendFollowingRedirects(
 			}
 			const location = headerOf(response.headers, 'location');
 			if (!REDIRECT_STATUSES.has(response.statusCode) || !location) {
-				const streamed = streamAnswer(response, request, deadline);
-				if (streamed === undefined) return await readAnswer(response, request, deadline);
+				const streamed = streamAnswer(response, deadline, download);
+				if (streamed === undefined) return await readAnswer(response, deadline, download);
 				handedOver = true;
 				return streamed;
 			}
 			discardBody(response.body);
 			const next = new URL(location, url).toString();
 			if (hops >= MAX_REDIRECTS) {
-				throw hop.refuse(
-					`The service redirected ${request.what} more than ${MAX_REDIRECTS} times`,
+				throw refuse(
+					`The service redirected ${what} more than ${MAX_REDIRECTS} times`,
 					'The redirects were not followed further. Check the Base URL in the credential; if it is right, the service is misconfigured.',
 				);
 			}
 			// An API answer is the service's records only from its own origin; a file may come from a CDN.
-			const problem = hopProblem(hop.baseUrl, url, next, request.json);
+			const problem = hopProblem(hop.baseUrl, url, next, !download);
 			if (problem) {
-				throw hop.refuse(
-					`The service redirected ${request.what} to an address that ${problem}`,
+				throw refuse(
+					`The service redirected ${what} to an address that ${problem}`,
 					'The redirect was not followed and the API key was not sent there. Check that the Base URL in the credential is the service address (https).',
 				);
 			}
@@ -194,12 +208,12 @@ function boundsOf(response: RawResponse, maxBytes: number, deadline: ExchangeDea
 /** The final answer, read whole within its limit (error bodies: ANSWER_LIMITS.errorBytes). */
 async function readAnswer(
 	response: RawResponse,
-	request: OutgoingRequest,
 	deadline: ExchangeDeadline,
+	download?: Download,
 ): Promise<RawResponse> {
 	const success = response.statusCode >= 200 && response.statusCode < 300;
 	const maxBytes = success
-		? (request.maxBytes ?? ANSWER_LIMITS.jsonBytes)
+		? (download?.maxBytes ?? ANSWER_LIMITS.jsonBytes)
 		: ANSWER_LIMITS.errorBytes;
 	const reading = readBounded(response.body, boundsOf(response, maxBytes, deadline));
 	const read = success
@@ -211,19 +225,19 @@ async function readAnswer(
 			});
 	if (read instanceof AnswerTooLarge) return { ...response, body: undefined, tooLarge: read };
 	// Decoded once here: envelope.ts would copy the bytes before decoding them.
-	const asText = request.json || !success;
+	const asText = !download || !success;
 	return { ...response, body: asText ? read?.toString('utf8') : read };
 }
 
 /** A successful download as a bounded stream, which keeps the deadline while it is read. */
 function streamAnswer(
 	response: RawResponse,
-	request: OutgoingRequest,
 	deadline: ExchangeDeadline,
+	download?: Download,
 ): RawResponse | undefined {
-	if (!request.stream || response.statusCode < 200 || response.statusCode >= 300) return undefined;
+	if (!download || response.statusCode < 200 || response.statusCode >= 300) return undefined;
 	const stream = boundedStream(response.body, {
-		...boundsOf(response, request.maxBytes ?? ANSWER_LIMITS.jsonBytes, deadline),
+		...boundsOf(response, download.maxBytes, deadline),
 		onSettled: () => deadline.dispose(),
 	});
 	if (stream === undefined) return undefined;
@@ -232,6 +246,15 @@ function streamAnswer(
 	// A zlib stream counts the packed bytes it takes in: the body is being unpacked.
 	const packed = typeof (response.body as { bytesWritten?: unknown })?.bytesWritten === 'number';
 	return { ...response, body: stream, packed };
+}
+
+/** Names the request in errors, e.g. "the request for report rpt_1". */
+function describe(spec: SentRequest, baseUrl: string, download?: Download): string {
+	if (spec.subject) return `the request for ${spec.subject}`;
+	if (!download) return `${spec.method} /v1${spec.path}`;
+	const target = new URL(download.url);
+	const origin = isServiceOrigin(baseUrl, download.url) ? '' : target.origin;
+	return `${spec.method} ${origin}${target.pathname}`;
 }
 
 async function sendWithKey(hop: HopContext, options: IHttpRequestOptions): Promise<RawResponse> {

@@ -1,18 +1,18 @@
-import type { ICredentialDataDecryptedObject, IDataObject, NodeApiError } from 'n8n-workflow';
+import type { NodeApiError } from 'n8n-workflow';
 
 import { apiKeyOf, isServiceOrigin } from '../credentialRules';
 import { DeadlineReached, type TransportErrors } from '../errors';
-import { ANSWER_LIMITS } from '../limits';
 import type { Redactor } from '../redaction';
-import type { HttpMethod, ServiceErrorBody } from '../types';
+import type { ServiceErrorBody } from '../types';
 import type { CancellableWait } from './cancellableWait';
 import { readEnvelope, remainingOf, type Expectation } from './envelope';
 import {
 	headerOf,
 	sendFollowingRedirects,
-	type OutgoingRequest,
+	type Download,
+	type HopContext,
 	type RawResponse,
-	type RequestContext,
+	type SentRequest,
 } from './exchange';
 import { failedAttempt, type Attempt, type RetryParts } from './attempts';
 import { AnswerCut, discardBody } from './boundedReader';
@@ -31,15 +31,7 @@ import {
 } from './retry';
 import type { ServiceClock } from './serviceClock';
 
-export interface RequestSpec {
-	method: HttpMethod;
-	/** Path below /v1, starting with '/'. Ids must already be encoded (encodeURIComponent). */
-	path: string;
-	qs?: IDataObject;
-	body?: IDataObject;
-	itemIndex?: number;
-	/** Names what the request is about in error messages, e.g. "campaign camp_1". */
-	subject?: string;
+export interface RequestSpec extends SentRequest {
 	/** The envelope a success must have; anything else is a protocol error. */
 	expect?: Expectation;
 	/** The write's own limit, named by the caller (the transport knows no paths). */
@@ -57,8 +49,6 @@ export interface RequestSpec {
 		status: number,
 		type: string | undefined,
 	) => { message?: string; description?: string } | undefined;
-	/** n8n time (ms) ending it, its retries and its waits (DeadlineReached); see client.deadline(). */
-	deadline: number;
 	/**
 	 * Identical requests (same key, same body) of other executions of this process, while this
 	 * one is in flight, share its answer instead of sending their own (Generate: one report).
@@ -66,18 +56,9 @@ export interface RequestSpec {
 	singleFlight?: boolean;
 }
 
-type Transfer = Pick<OutgoingRequest, 'json' | 'stream' | 'maxBytes'> & {
-	/** A full address instead of a path below the Base URL (download links). */
-	absoluteUrl?: string;
-	totalMs?: number;
-};
-
 type WaitExceeded = Parameters<TransportErrors['rateLimitWaitExceeded']>[0];
 
-interface PipelineParts extends RetryParts {
-	ctx: RequestContext;
-	credentials: ICredentialDataDecryptedObject;
-	baseUrl: string;
+interface PipelineParts extends RetryParts, HopContext {
 	clock: ServiceClock;
 	pacer: KeyPacer;
 	errors: TransportErrors;
@@ -87,9 +68,8 @@ interface PipelineParts extends RetryParts {
 }
 
 /** The key's buckets a request spends; a link to another origin spends none (it is not the key's). */
-function bucketsOf(spec: RequestSpec, transfer: Transfer, baseUrl: string): Bucket[] {
-	if (transfer.absoluteUrl !== undefined && !isServiceOrigin(baseUrl, transfer.absoluteUrl))
-		return [];
+function bucketsOf(spec: RequestSpec, baseUrl: string, download?: Download): Bucket[] {
+	if (download && !isServiceOrigin(baseUrl, download.url)) return [];
 	if (spec.method === 'GET') return ['read'];
 	return spec.writeLimit ? ['write', spec.writeLimit] : ['write'];
 }
@@ -112,21 +92,21 @@ export class RequestPipeline {
 
 	async exchangeOnce(
 		spec: RequestSpec,
-		transfer: Transfer,
 		round: Round,
+		download?: Download,
 	): Promise<Attempt<RawResponse>> {
-		const buckets = bucketsOf(spec, transfer, this.parts.baseUrl);
-		const exchanged = await this.exchangeShared(spec, transfer, buckets, round);
-		return this.classify(spec, transfer, buckets, exchanged, round);
+		const buckets = bucketsOf(spec, this.parts.baseUrl, download);
+		const exchanged = await this.exchangeShared(spec, buckets, round, download);
+		return this.classify(spec, buckets, exchanged, round, download);
 	}
 
 	private async exchangeShared(
 		spec: RequestSpec,
-		transfer: Transfer,
 		buckets: Bucket[],
 		round: Round,
+		download?: Download,
 	): Promise<Exchanged> {
-		if (!spec.singleFlight) return await this.sendWhenDue(spec, transfer, buckets, round);
+		if (!spec.singleFlight) return await this.sendWhenDue(spec, buckets, round, download);
 		const { shared } = this.parts.pacer;
 		const apiKey = apiKeyOf(this.parts.credentials);
 		const key = JSON.stringify([spec.method, spec.path, spec.body ?? null]);
@@ -140,7 +120,7 @@ export class RequestPipeline {
 			// Undefined: it was never sent (its execution gave up first); then send this one.
 			if (answer) return { ...answer, shared: true };
 		}
-		const own = this.sendWhenDue(spec, transfer, buckets, round);
+		const own = this.sendWhenDue(spec, buckets, round, download);
 		const entry = { apiKey, exchange: own.catch(() => undefined) };
 		shared.set(key, entry);
 		try {
@@ -153,9 +133,9 @@ export class RequestPipeline {
 	/** Waits for the key's turn (writes) and pacing, and sends; the turn ends once it has left. */
 	private async sendWhenDue(
 		spec: RequestSpec,
-		transfer: Transfer,
 		buckets: Bucket[],
 		round: Round,
+		download?: Download,
 	): Promise<Exchanged> {
 		const { pacer, waiting } = this.parts;
 		const turn = buckets.includes('write') ? pacer.writes.join() : undefined;
@@ -184,7 +164,7 @@ export class RequestPipeline {
 			waiting.throwIfCancelled();
 			const sendNumber = pacer.limiter.onSent(buckets);
 			const sentAt = Date.now();
-			const answer = this.transmit(spec, transfer);
+			const answer = sendFollowingRedirects(this.parts, spec, download);
 			turn?.release();
 			try {
 				return { response: await answer, sentAt, sendNumber };
@@ -196,45 +176,22 @@ export class RequestPipeline {
 		}
 	}
 
-	private async transmit(spec: RequestSpec, transfer: Transfer): Promise<RawResponse> {
-		const { ctx, credentials, baseUrl, waiting, errors } = this.parts;
-		const { absoluteUrl, totalMs = ANSWER_LIMITS.requestMs, ...carried } = transfer;
-		return await sendFollowingRedirects(
-			{
-				ctx,
-				credentials,
-				baseUrl,
-				cancelSignal: waiting.signal,
-				refuse: (message, description) => errors.refused(message, description, spec.itemIndex),
-			},
-			{
-				method: spec.method,
-				url: absoluteUrl ?? `${baseUrl}/v1${spec.path}`,
-				qs: spec.qs,
-				body: spec.body,
-				...carried,
-				timeoutMs: Math.max(1, Math.min(totalMs, spec.deadline - Date.now())),
-				what: this.describe(spec, transfer),
-			},
-		);
-	}
-
 	/**
 	 * What an exchange came to (retry.ts, Seen; decide says what follows), told to the key's
 	 * pacing only by its sender, and only from the service's own origin.
 	 */
 	private classify(
 		spec: RequestSpec,
-		transfer: Transfer,
 		buckets: Bucket[],
 		exchanged: Exchanged,
 		round: Round,
+		download?: Download,
 	): Attempt<RawResponse> {
 		const { waiting, errors, pacer, clock, redactor } = this.parts;
 		const { response, sentAt } = exchanged;
 		const declared = {
 			resendable: spec.resendable,
-			file: transfer.stream,
+			file: download !== undefined,
 			notYet: {
 				pollMs: spec.notYet?.pollMs ?? 0,
 				until: Math.min(spec.notYet?.until ?? spec.deadline, spec.deadline),
@@ -278,9 +235,9 @@ export class RequestPipeline {
 		const date = headerOf(response.headers, 'date');
 		if (fromService) clock.observeExchange(date, sentAt, Math.max(Date.now(), sentAt));
 		if (isSuccess(status, declared)) {
-			const envelope = transfer.json
-				? readEnvelope(response, spec.expect ?? 'any', redactor)
-				: undefined;
+			const envelope = download
+				? undefined
+				: readEnvelope(response, spec.expect ?? 'any', redactor);
 			teach?.onAccepted(buckets, remainingOf(envelope?.value), exchanged.sendNumber);
 			// The service did the work and garbled the answer: a write is not resent blindly.
 			if (envelope?.problem !== undefined)
@@ -292,7 +249,7 @@ export class RequestPipeline {
 		}
 
 		// A file's body that is not the file (206, 204) is let go of unread.
-		if (transfer.stream && status >= 200 && status < 300) discardBody(response.body);
+		if (download && status >= 200 && status < 300) discardBody(response.body);
 		// An error answer's JSON, if it has any: its status alone is enough to go by.
 		const said = (readEnvelope(response, 'any').value as ServiceErrorBody | undefined)?.error;
 		const type = typeof said?.type === 'string' ? said.type : undefined;
@@ -319,9 +276,7 @@ export class RequestPipeline {
 			teach?.onAccepted(buckets, undefined);
 		}
 		const decision = decide(seen, declared, round);
-		const origin = fromService
-			? undefined
-			: new URL(transfer.absoluteUrl ?? this.parts.baseUrl).origin;
+		const origin = fromService ? undefined : new URL(download?.url ?? this.parts.baseUrl).origin;
 		const { itemIndex, subject } = spec;
 		const details = { status, type, serviceMessage, origin, itemIndex, subject };
 		const error =
@@ -330,7 +285,7 @@ export class RequestPipeline {
 				: errors.service({ ...details, ...spec.explain?.(status, type) });
 		if (decision.kind !== 'final' || !decision.tooLong)
 			return failedAttempt(decision, error, sentAt);
-		if (status === 429 && fromService) {
+		if (decision.tooLong.rateLimit) {
 			const exceeded = this.waitExceeded({ cause: 'service', type, serviceMessage }, spec);
 			return { kind: 'final', error: exceeded, sentAt };
 		}
@@ -350,13 +305,5 @@ export class RequestPipeline {
 	private waitExceeded(wait: Omit<WaitExceeded, 'maxWaitMinutes'>, spec: RequestSpec) {
 		const maxWaitMinutes = this.parts.clock.serviceMs(this.parts.rateLimitWaitMs) / 60_000;
 		return this.parts.errors.rateLimitWaitExceeded({ ...wait, maxWaitMinutes }, spec);
-	}
-
-	private describe(spec: RequestSpec, { absoluteUrl }: Transfer): string {
-		if (spec.subject) return `the request for ${spec.subject}`;
-		if (!absoluteUrl) return `${spec.method} /v1${spec.path}`;
-		const target = new URL(absoluteUrl);
-		const origin = isServiceOrigin(this.parts.baseUrl, absoluteUrl) ? '' : target.origin;
-		return `${spec.method} ${origin}${target.pathname}`;
 	}
 }

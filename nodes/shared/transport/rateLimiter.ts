@@ -140,11 +140,6 @@ export class RateLimiter {
 		this.expected[bucket] = Math.max(0, (this.expected[bucket] ?? 0) + change);
 	}
 
-	/** What this process's executions said they have still to send; undefined if never told. */
-	expecting(bucket: Bucket): number | undefined {
-		return this.expected[bucket];
-	}
-
 	/** Whether this process, with others about, has too little left to fill a window it opened. */
 	private leavesOpeningToOthers(bucket: Bucket): boolean {
 		const expected = this.expected[bucket];
@@ -265,19 +260,16 @@ export class RateLimiter {
 		const { clock, windowMs } = this.options;
 		const scale = windowMs / 60_000;
 		const now = clock.now();
-		for (const bucket of buckets) {
-			this.land(bucket);
-			// Refused: another process spends the key too (queue mode), whatever the counts showed.
-			this.sharedLately[bucket] = true;
-		}
 		// Equal jitter: half the backoff's ceiling (service ms) for sure, the other half at random.
 		const ceiling = backoffMs(attempt, 1);
 		const floor = (ceiling / 2 + (clock.random() * ceiling) / 2) * scale;
 		const longerHint = hintMs === undefined || hintMs <= floor ? undefined : hintMs;
-		// The service refused: nothing more of the buckets is sent until the longer hint, or floor.
 		for (const bucket of buckets) {
-			const state = this.current(bucket, now);
-			const { inFlight, mine, othersSeen, opener } = state;
+			this.land(bucket);
+			// Refused: another process spends the key too (queue mode), whatever the counts showed.
+			this.sharedLately[bucket] = true;
+			// Nothing more of the bucket is sent until the longer hint, or the floor.
+			const { inFlight, mine, othersSeen, opener } = this.current(bucket, now);
 			this.buckets[bucket] = {
 				remaining: 0,
 				resetAt: now + (longerHint ?? floor),

@@ -32,11 +32,7 @@ export type Seen =
 			rateLimitMs?: number;
 			hinted?: boolean;
 	  }
-	| { kind: 'garbled' }
-	| { kind: 'unsent' }
-	| { kind: 'lost' }
-	| { kind: 'refused' }
-	| { kind: 'unexplained' };
+	| { kind: 'garbled' | 'unsent' | 'lost' | 'refused' | 'unexplained' };
 
 /** What a request declares to the table about itself. */
 export interface Declared {
@@ -69,14 +65,15 @@ export interface Round {
 /**
  * What follows an attempt, with its wait in real ms: `ambiguous` is a retry of what may be done
  * (looked for before anything is sent again); `last`, no attempt or wait is left (a lost write is
- * still looked for once more); `tooLong`, the wait asked for ends past its bound.
+ * still looked for once more); `tooLong`, the wait asked for ends past its bound (`rateLimit`:
+ * the key's, Max Wait When Rate Limited).
  */
 export type Decision =
 	| { kind: 'done' }
 	| { kind: 'retry' | 'ambiguous'; waitMs: number; last: boolean }
 	| { kind: 'scheduled'; waitMs: number; countsAsFailure: boolean }
 	| { kind: 'notYet'; waitMs: number }
-	| { kind: 'final'; tooLong?: { askedMs: number; leftMs: number } };
+	| { kind: 'final'; tooLong?: { askedMs: number; leftMs: number; rateLimit?: boolean } };
 
 /** Whether an answer's status is the whole success the request asked for. */
 export function isSuccess(status: number, request: Declared): boolean {
@@ -138,7 +135,7 @@ function scheduled(seen: Seen & { kind: 'answer' }, round: Round): Decision {
 	if (pastMaxWait(waitMs, round))
 		return {
 			kind: 'final',
-			tooLong: { askedMs: waitMs, leftMs: round.rateLimitDeadline - Date.now() },
+			tooLong: { askedMs: waitMs, leftMs: round.rateLimitDeadline - Date.now(), rateLimit: true },
 		};
 	return { kind: 'scheduled', waitMs, countsAsFailure: !seen.hinted };
 }

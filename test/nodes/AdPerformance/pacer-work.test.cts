@@ -29,16 +29,20 @@ describe('Report → Generate tells the key’s pacer the generations still to c
 		'the items not yet done, at every POST; none once the execution ends',
 		async (items) => {
 			service.fake.resetLimits();
-			const limiter = pacer().limiter;
-			const before = limiter.expecting('generation') ?? 0;
+			// What the execution told the pacer (RateLimiter.expect) since this run began.
+			const told = jest.spyOn(pacer().limiter, 'expect');
+			const expecting = () =>
+				told.mock.calls
+					.filter(([bucket]) => bucket === 'generation')
+					.reduce((sum, [, change]) => sum + change, 0);
 			const valid = items.filter((each) => each.validInput);
-			const seen: Array<number | undefined> = [];
+			const seen: number[] = [];
 			let posted = 0;
 			const release = service.fake.intercept({
 				method: 'POST',
 				pathPrefix: '/v1/reports',
 				respond: () => {
-					seen.push(limiter.expecting('generation'));
+					seen.push(expecting());
 					if (!valid[posted++]?.serviceRefuses) return undefined;
 					return {
 						status: 400,
@@ -72,9 +76,10 @@ describe('Report → Generate tells the key’s pacer the generations still to c
 				expect(result.error).toBeUndefined();
 			} finally {
 				release();
+				told.mockRestore();
 			}
-			expect(seen).toEqual(valid.map((_, index) => before + valid.length - index));
-			expect(limiter.expecting('generation') ?? 0).toBe(before);
+			expect(seen).toEqual(valid.map((_, index) => valid.length - index));
+			expect(expecting()).toBe(0);
 		},
 	);
 });
