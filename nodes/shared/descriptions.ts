@@ -3,14 +3,23 @@ import type { INodeProperties } from 'n8n-workflow';
 import { inputField, read, type InputSource } from './inputSource';
 import { ANSWER_LIMITS } from './limits';
 
+/** A collection (n8n's "Add …" list) of `options`, empty by default. */
+export function collection(
+	name: string,
+	displayName: string,
+	placeholder: string,
+	options: INodeProperties[],
+	more: Pick<INodeProperties, 'description' | 'displayOptions'> = {},
+): INodeProperties {
+	return { displayName, name, type: 'collection', placeholder, default: {}, ...more, options };
+}
+
 /** Request Options, the same on every node (read by createClient.ts). */
-export const requestOptionsProperty: INodeProperties = {
-	displayName: 'Request Options',
-	name: 'requestOptions',
-	type: 'collection',
-	placeholder: 'Add option',
-	default: {},
-	options: [
+export const requestOptionsProperty = collection(
+	'requestOptions',
+	'Request Options',
+	'Add option',
+	[
 		{
 			displayName: 'Max Attempts',
 			name: 'maxAttempts',
@@ -30,7 +39,7 @@ export const requestOptionsProperty: INodeProperties = {
 				'How long one request may keep waiting while the service answers "rate limit exceeded, retry after N seconds". Workflows sharing a key take turns this way instead of failing; 0 fails at the first such answer.',
 		},
 	],
-};
+);
 
 /** The Report ID parameter of Report → Get and Download and of Wait for Ad Report. */
 export function reportIdProperty(description: string, byDefault = ''): INodeProperties {
@@ -140,15 +149,9 @@ export const reportWaitProperties: INodeProperties[] = [
 		description: 'Whether to download the finished report and output it as binary data',
 	},
 	{ ...binaryPropertyNameProperty, displayOptions: { show: { download: [true] } } },
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add option',
-		default: {},
+	collection('options', 'Options', 'Add option', [maxFileSizeOption], {
 		displayOptions: { show: { download: [true] } },
-		options: [maxFileSizeOption],
-	},
+	}),
 ];
 
 /**

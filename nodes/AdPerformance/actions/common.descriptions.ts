@@ -1,5 +1,6 @@
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
+import { collection } from '../../shared/descriptions';
 import { inputField } from '../../shared/inputSource';
 
 /** A resource's Operation selector (shown for it) of `choices`, then its operations' properties. */
@@ -40,14 +41,7 @@ export function listProperties(filters: INodeProperties[]): INodeProperties[] {
 			description: 'Max number of results to return',
 			displayOptions: { show: { returnAll: [false] } },
 		},
-		{
-			displayName: 'Filters',
-			name: 'filters',
-			type: 'collection',
-			placeholder: 'Add Filter',
-			default: {},
-			options: filters,
-		},
+		collection('filters', 'Filters', 'Add Filter', filters),
 	];
 }
 

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { FROM_VERSION_1_1, VERSION_1 } from '../../../shared/descriptions';
+import { collection, FROM_VERSION_1_1, VERSION_1 } from '../../../shared/descriptions';
 import type { FieldName } from '../../../shared/errors';
 import { errorTypeOf } from '../../../shared/errorTypes';
 import { verdictOf, waitUntilFinished } from '../../../shared/waitUntilFinished';
@@ -50,19 +50,17 @@ const properties: INodeProperties[] = [
 		...property,
 		displayOptions: { show: { ...FROM_VERSION_1_1, waitForCompletion: [true] } },
 	})),
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add option',
-		default: {},
-		displayOptions: { show: VERSION_1 },
-		options: [
+	collection(
+		'options',
+		'Options',
+		'Add option',
+		[
 			waitForCompletion,
 			pollInterval,
 			{ ...timeout, description: 'How long to wait at most, starting the diagnostic included' },
 		],
-	},
+		{ displayOptions: { show: VERSION_1 } },
+	),
 ];
 
 export const tool: OperationTool<DiagnosticRun> = {

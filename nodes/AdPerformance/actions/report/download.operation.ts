@@ -2,6 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 
 import {
 	binaryPropertyNameProperty,
+	collection,
 	maxFileSizeOption,
 	readReportId,
 	reportIdProperty,
@@ -24,14 +25,7 @@ import { reportAsText } from './get.operation';
 const properties: INodeProperties[] = [
 	reportIdProperty('ID of a completed report'),
 	binaryPropertyNameProperty,
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add option',
-		default: {},
-		options: [maxFileSizeOption],
-	},
+	collection('options', 'Options', 'Add option', [maxFileSizeOption]),
 ];
 
 type ReportDownload = ReturnType<typeof readInput>;

@@ -1,6 +1,11 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { accountIdOption, readReportId, reportIdProperty } from '../../../shared/descriptions';
+import {
+	accountIdOption,
+	collection,
+	readReportId,
+	reportIdProperty,
+} from '../../../shared/descriptions';
 import { inputField, readOptional, type InputSource } from '../../../shared/inputSource';
 import { findReport } from '../../../shared/reportLedger';
 import type { AdPerformanceClient } from '../../../shared/transport';
@@ -14,14 +19,11 @@ import {
 
 const properties: INodeProperties[] = [
 	reportIdProperty('ID of the report, as returned by Generate'),
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add option',
-		default: {},
-		description: 'The service finds one report by listing; narrowing the search makes it faster',
-		options: [
+	collection(
+		'options',
+		'Options',
+		'Add option',
+		[
 			accountIdOption('Ad account of the report'),
 			{
 				displayName: 'Created After',
@@ -31,7 +33,10 @@ const properties: INodeProperties[] = [
 				description: 'A moment before the report was created',
 			},
 		],
-	},
+		{
+			description: 'The service finds one report by listing; narrowing the search makes it faster',
+		},
+	),
 ];
 
 const ACCOUNT = inputField('options.accountId', 'Options → Account ID');
