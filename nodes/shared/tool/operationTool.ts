@@ -16,7 +16,7 @@ import {
 	type ToolArgument,
 } from './toolArguments';
 import type { Simplifier } from './toolResults';
-import { createClient } from '../createClient';
+import { createClient } from '../descriptions';
 import { NodeParameters, type InputSource } from '../inputSource';
 import { everyItemFailed, ItemResults } from '../items';
 import { readAgreeing, type AdPerformanceClient, type Bucket } from '../transport';
