@@ -18,7 +18,7 @@ import {
 import type { Simplifier } from './toolResults';
 import { createClient } from '../descriptions';
 import { NodeParameters, type InputSource } from '../inputSource';
-import { everyItemFailed, ItemResults } from '../items';
+import { ItemResults } from '../items';
 import { readAgreeing, type AdPerformanceClient, type Bucket } from '../transport';
 import type { ServiceAccount } from '../types';
 import type { FieldName } from '../errors';
@@ -89,13 +89,16 @@ export async function runOperation(
 	// scrubs what this returns or throws, after the message is shaped.
 	const tool = isToolVariant(this) ? handler.tool : undefined;
 	const shaped = (error: unknown) => (tool ? asToolError(error) : error);
+	const results = new ItemResults(this);
 	let client: AdPerformanceClient;
 	try {
 		client = await createClient(this, this.getNodeParameter('requestOptions', 0, {}));
 	} catch (error) {
-		return [everyItemFailed(this, items.length, shaped(error))];
+		// The node cannot start (its credential or Request Options are unusable): every item fails.
+		const failure = shaped(error);
+		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) results.fail(itemIndex, failure);
+		return [results.list()];
 	}
-	const results = new ItemResults(this);
 
 	// Input of every item first: no request is spent, nothing is created, before all are valid.
 	const inputs = new Map<number, unknown>();
