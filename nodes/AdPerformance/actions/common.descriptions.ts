@@ -2,11 +2,15 @@ import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import { collection } from '../../shared/descriptions';
 import { inputField } from '../../shared/inputSource';
+import { withTool, type OperationTool } from '../../shared/tool/operationTool';
 
-/** A resource's Operation selector (shown for it) of `choices`, then its operations' properties. */
+/**
+ * A resource's Operation selector (shown for it) of `choices`, then each operation's properties
+ * and its tool's (withTool), shown for the resource and that operation.
+ */
 export function resourceProperties(
 	resource: string,
-	operations: Record<string, { description: INodeProperties[] }>,
+	operations: Record<string, { properties: INodeProperties[]; tool: OperationTool }>,
 	choices: INodePropertyOptions[],
 	defaultOperation: string,
 ): INodeProperties[] {
@@ -19,7 +23,10 @@ export function resourceProperties(
 		options: choices,
 		default: defaultOperation,
 	};
-	return [selector, ...Object.values(operations).flatMap((operation) => operation.description)];
+	const each = Object.entries(operations).map(([operation, { properties, tool }]) =>
+		withTool(resource, operation, properties, tool),
+	);
+	return [selector, ...each.flat()];
 }
 
 /** The properties of a Get Many: Return All, Limit and a Filters collection of `filters`. */

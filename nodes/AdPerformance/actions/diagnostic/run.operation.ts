@@ -13,7 +13,6 @@ import { simplifyDiagnostic } from '../../../shared/tool/toolResults';
 import {
 	CAMPAIGN_ID_ARGUMENT,
 	singleRecordTool,
-	withTool,
 	type OperationTool,
 } from '../../../shared/tool/operationTool';
 
@@ -43,7 +42,7 @@ const timeout = {
 	description: 'How long to wait at most, from when the diagnostic was started',
 } satisfies INodeProperties;
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	campaignLocator,
 	{ ...waitForCompletion, displayOptions: { show: FROM_VERSION_1_1 } },
 	...[pollInterval, timeout].map((property) => ({
@@ -69,8 +68,6 @@ export const tool: OperationTool<DiagnosticRun> = {
 	args: [CAMPAIGN_ID_ARGUMENT],
 	execute: singleRecordTool(execute, simplifyDiagnostic),
 };
-
-export const description = withTool('diagnostic', 'run', properties, tool);
 
 type DiagnosticRun = ReturnType<typeof readInput>;
 

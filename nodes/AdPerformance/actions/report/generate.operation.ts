@@ -29,7 +29,6 @@ import { accountLocator } from '../common.descriptions';
 import { hiddenInTool, optionalArgument } from '../../../shared/tool/toolArguments';
 import {
 	platformAccountIdOf,
-	withTool,
 	type ExecutedItem,
 	type OperationTool,
 } from '../../../shared/tool/operationTool';
@@ -49,7 +48,7 @@ const WAIT_FOR_COMPLETION_SWITCH: INodeProperties = {
 		'Whether to wait until the report is finished and output it as Wait for Ad Report does: the finished report, with its file as binary data when Download File is on. Off, the report is output at once, still generating. Timeout counts from when the reports were requested.',
 };
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	accountLocator,
 	{
 		displayName: 'Title',
@@ -364,5 +363,3 @@ function toolAnswer(report: ServiceReport, reused: boolean): IDataObject {
 				: `${already} It is still being generated: wait for it with the wait-for-report tool (at most about 20 seconds), then read its results.`,
 	};
 }
-
-export const description = withTool('report', 'generate', properties, tool);

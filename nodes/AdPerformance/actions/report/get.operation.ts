@@ -13,11 +13,10 @@ import { simplifyReport } from '../../../shared/tool/toolResults';
 import {
 	REPORT_ID_ARGUMENT,
 	singleRecordTool,
-	withTool,
 	type OperationTool,
 } from '../../../shared/tool/operationTool';
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	reportIdProperty('ID of the report, as returned by Generate'),
 	collection(
 		'options',
@@ -79,5 +78,3 @@ export const tool: OperationTool<ReportLookup> = {
 	args: [REPORT_ID_ARGUMENT],
 	execute: reportAsText,
 };
-
-export const description = withTool('report', 'get', properties, tool);
