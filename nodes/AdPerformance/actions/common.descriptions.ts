@@ -5,14 +5,14 @@ import { inputField } from '../../shared/inputSource';
 import { withTool, type OperationTool } from '../../shared/tool/operationTool';
 
 /**
- * A resource's Operation selector (shown for it) of `choices`, then each operation's properties
- * and its tool's (withTool), shown for the resource and that operation.
+ * A resource's Operation selector (shown for it), a choice per operation, then each operation's
+ * properties and its tool's (withTool), shown for the resource and that operation.
  */
-export function resourceProperties(
+export function resourceProperties<Name extends string>(
 	resource: string,
-	operations: Record<string, { properties: INodeProperties[]; tool: OperationTool }>,
-	choices: INodePropertyOptions[],
-	defaultOperation: string,
+	operations: Record<Name, { properties: INodeProperties[]; tool: OperationTool }>,
+	choices: Record<NoInfer<Name>, Omit<INodePropertyOptions, 'value'>>,
+	defaultOperation: NoInfer<Name>,
 ): INodeProperties[] {
 	const selector: INodeProperties = {
 		displayName: 'Operation',
@@ -20,12 +20,14 @@ export function resourceProperties(
 		type: 'options',
 		noDataExpression: true,
 		displayOptions: { show: { resource: [resource] } },
-		options: choices,
+		options: Object.entries<Omit<INodePropertyOptions, 'value'>>(choices).map(
+			([value, choice]) => ({ ...choice, value }),
+		),
 		default: defaultOperation,
 	};
-	const each = Object.entries(operations).map(([operation, { properties, tool }]) =>
-		withTool(resource, operation, properties, tool),
-	);
+	const each = Object.entries<{ properties: INodeProperties[]; tool: OperationTool }>(
+		operations,
+	).map(([operation, { properties, tool }]) => withTool(resource, operation, properties, tool));
 	return [selector, ...each.flat()];
 }
 
