@@ -1,12 +1,14 @@
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import { collection } from '../../shared/descriptions';
 import { inputField } from '../../shared/inputSource';
-import { withTool, type OperationTool } from '../../shared/tool/operationTool';
+import type { OperationTool } from '../../shared/tool/operationTool';
+import { hiddenInTool, toolProperties } from '../../shared/tool/toolArguments';
 
 /**
  * A resource's Operation selector (shown for it), a choice per operation, then each operation's
- * properties and its tool's (withTool), shown for the resource and that operation.
+ * properties and its tool's, shown for the resource and that operation.
  */
 export function resourceProperties<Name extends string>(
 	resource: string,
@@ -27,7 +29,16 @@ export function resourceProperties<Name extends string>(
 	};
 	const each = Object.entries<{ properties: INodeProperties[]; tool: OperationTool }>(
 		operations,
-	).map(([operation, { properties, tool }]) => withTool(resource, operation, properties, tool));
+	).map(([operation, { properties, tool }]) => {
+		const show = { resource: [resource], operation: [operation] };
+		const standIns = tool.args.map((argument) => argument.parameter);
+		return [
+			// Return All has no place in a tool (results are bounded), nor do parameters that an
+			// argument of the same name stands in for.
+			...hiddenInTool(updateDisplayOptions({ show }, properties), [...standIns, 'returnAll']),
+			...toolProperties(show, tool.description, tool.args, tool.settings),
+		];
+	});
 	return [selector, ...each.flat()];
 }
 

@@ -4,17 +4,9 @@ import type {
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { asToolError, presented } from './presenter';
-import {
-	hiddenInTool,
-	isToolVariant,
-	optionalArgument,
-	toolProperties,
-	ToolArguments,
-	type ToolArgument,
-} from './toolArguments';
+import { isToolVariant, optionalArgument, ToolArguments, type ToolArgument } from './toolArguments';
 import type { Simplifier } from './toolResults';
 import { createClient } from '../descriptions';
 import { NodeParameters, type InputSource } from '../inputSource';
@@ -141,23 +133,6 @@ export async function runOperation(
 	if (!tool && handler.afterEveryItem && executed.length > 0)
 		await handler.afterEveryItem.call(this, client, executed, results);
 	return [results.list()];
-}
-
-/** An operation's regular properties, shown for its resource and operation, and its tool's. */
-export function withTool(
-	resource: string,
-	operation: string,
-	regular: INodeProperties[],
-	tool: OperationTool,
-): INodeProperties[] {
-	const show = { resource: [resource], operation: [operation] };
-	const standIns = tool.args.map((argument) => argument.parameter);
-	return [
-		// Return All has no place in a tool (results are bounded), nor do parameters that an
-		// argument of the same name stands in for.
-		...hiddenInTool(updateDisplayOptions({ show }, regular), [...standIns, 'returnAll']),
-		...toolProperties(show, tool.description, tool.args, tool.settings),
-	];
 }
 
 /** The account argument of list filters: optional, either ID. */
