@@ -7,7 +7,7 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { throughTheBoundary } from '../shared/boundary';
-import { accountIdOption, requestOptionsProperty } from '../shared/descriptions';
+import { accountIdOption, collection, requestOptionsProperty } from '../shared/descriptions';
 import { pollEvents } from './events/pollRound';
 
 // A polling trigger: the service has no webhooks or events (docs/service-notes.md, Events), so
@@ -70,18 +70,11 @@ export class AdPerformanceTrigger implements INodeType {
 				type: 'notice',
 				default: '',
 			},
-			{
-				displayName: 'Filters',
-				name: 'filters',
-				type: 'collection',
-				placeholder: 'Add Filter',
-				default: {},
-				options: [
-					accountIdOption(
-						'Only events of this ad account. For report events use the ad platform account ID (act_ followed by digits); for account events the ad platform or the service account ID.',
-					),
-				],
-			},
+			collection('filters', 'Filters', 'Add Filter', [
+				accountIdOption(
+					'Only events of this ad account. For report events use the ad platform account ID (act_ followed by digits); for account events the ad platform or the service account ID.',
+				),
+			]),
 			requestOptionsProperty,
 		],
 	};

@@ -21,11 +21,7 @@ import {
 } from '../shared/waitForReports';
 import { waitTool, withWaitTool } from '../shared/tool/waitTool';
 
-/**
- * One wait serves every item: each item's input is checked before any request, then one sweep
- * per interval looks for all reports (per timing: waitForReports.ts), and each item is settled
- * with its report or its error. Until then an item's output is its input.
- */
+/** Wait for Ad Report: every item's report is waited for at once, by settleReportWaits. */
 const waitForReport: Operation<ReportToWaitFor> = {
 	readInput: readReportToWaitFor,
 	async afterEveryItem(client, executed, results) {

@@ -1,16 +1,27 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { inputField, read, type InputSource } from './inputSource';
+import { collectionOption, inputField, read, type InputSource } from './inputSource';
 import { ANSWER_LIMITS } from './limits';
+import { AdPerformanceClient, type ClientOptions, type RequestContext } from './transport';
+import { InputValidator } from './validation';
 
-/** Request Options, the same on every node (read by createClient.ts). */
-export const requestOptionsProperty: INodeProperties = {
-	displayName: 'Request Options',
-	name: 'requestOptions',
-	type: 'collection',
-	placeholder: 'Add option',
-	default: {},
-	options: [
+/** A collection (n8n's "Add …" list) of `options`, empty by default. */
+export function collection(
+	name: string,
+	displayName: string,
+	placeholder: string,
+	options: INodeProperties[],
+	more: Pick<INodeProperties, 'description' | 'displayOptions'> = {},
+): INodeProperties {
+	return { displayName, name, type: 'collection', placeholder, default: {}, ...more, options };
+}
+
+/** Request Options, the same on every node (read by createClient). */
+export const requestOptionsProperty = collection(
+	'requestOptions',
+	'Request Options',
+	'Add option',
+	[
 		{
 			displayName: 'Max Attempts',
 			name: 'maxAttempts',
@@ -30,7 +41,27 @@ export const requestOptionsProperty: INodeProperties = {
 				'How long one request may keep waiting while the service answers "rate limit exceeded, retry after N seconds". Workflows sharing a key take turns this way instead of failing; 0 fails at the first such answer.',
 		},
 	],
-};
+);
+
+/**
+ * The client of one execution, with the node's Request Options checked before any request: an
+ * expression that yields "abc", {} or NaN must never mean "no attempt limit".
+ */
+export async function createClient(
+	ctx: RequestContext,
+	rawRequestOptions: unknown,
+): Promise<AdPerformanceClient> {
+	const check = new InputValidator(ctx.getNode(), 0);
+	const options: ClientOptions = {};
+	const maxAttempts = 'Request Options → Max Attempts';
+	const attempts = collectionOption(check, rawRequestOptions, 'maxAttempts', maxAttempts);
+	if (attempts !== undefined) options.maxAttempts = check.integer(maxAttempts, attempts, 1, 10);
+	const maxWait = 'Request Options → Max Wait When Rate Limited (Minutes)';
+	const wait = collectionOption(check, rawRequestOptions, 'rateLimitWaitMinutes', maxWait);
+	if (wait !== undefined)
+		options.rateLimitWaitMinutes = check.number(maxWait, wait, 0, 1440, 'minutes');
+	return await AdPerformanceClient.create(ctx, options);
+}
 
 /** The Report ID parameter of Report → Get and Download and of Wait for Ad Report. */
 export function reportIdProperty(description: string, byDefault = ''): INodeProperties {
@@ -140,15 +171,9 @@ export const reportWaitProperties: INodeProperties[] = [
 		description: 'Whether to download the finished report and output it as binary data',
 	},
 	{ ...binaryPropertyNameProperty, displayOptions: { show: { download: [true] } } },
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add option',
-		default: {},
+	collection('options', 'Options', 'Add option', [maxFileSizeOption], {
 		displayOptions: { show: { download: [true] } },
-		options: [maxFileSizeOption],
-	},
+	}),
 ];
 
 /**

@@ -66,13 +66,3 @@ export class ItemResults {
 		return [...this.byItem].sort(([a], [b]) => a - b).flatMap(([, items]) => items);
 	}
 }
-
-/** When a node cannot start at all (its credential or settings are unusable): every item fails. */
-export function everyItemFailed(
-	ctx: IExecuteFunctions,
-	itemCount: number,
-	error: unknown,
-): INodeExecutionData[] {
-	if (!ctx.continueOnFail()) throw withItemIndex(error, 0);
-	return Array.from({ length: itemCount }, (_, itemIndex) => errorItem(ctx, error, itemIndex));
-}

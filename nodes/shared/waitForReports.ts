@@ -17,12 +17,6 @@ import {
 	type WaitUntilFinishedResult,
 } from './waitUntilFinished';
 
-/**
- * One item's wait settings (Poll Interval, Timeout, On Timeout, Max File Size in bytes), and the
- * field its file goes in (undefined: no download).
- */
-export type WaitInput = ReturnType<typeof readWaitInput>;
-
 const POLL_INTERVAL = inputField('pollIntervalSeconds', 'Poll Interval (Seconds)', undefined, {
 	default: 5,
 });
@@ -35,8 +29,9 @@ const DOWNLOAD = inputField('download', 'Download File');
 
 /**
  * The one reader of the wait settings (descriptions.ts, reportWaitProperties), per item
- * (docs/waiting.md). The tool's Timeout is its own setting (a tool call answers within a
- * conversation: at most 10 minutes); it outputs no file.
+ * (docs/waiting.md), and of the field the file goes in (undefined: no download). The tool's
+ * Timeout is its own setting (a tool call answers within a conversation: at most 10 minutes); it
+ * outputs no file.
  */
 export function readWaitInput(source: InputSource) {
 	const { check } = source;

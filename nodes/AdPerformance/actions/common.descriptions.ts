@@ -1,13 +1,20 @@
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
+import { collection } from '../../shared/descriptions';
 import { inputField } from '../../shared/inputSource';
+import type { OperationTool } from '../../shared/tool/operationTool';
+import { hiddenInTool, toolProperties } from '../../shared/tool/toolArguments';
 
-/** A resource's Operation selector (shown for it) of `choices`, then its operations' properties. */
-export function resourceProperties(
+/**
+ * A resource's Operation selector (shown for it), a choice per operation, then each operation's
+ * properties and its tool's, shown for the resource and that operation.
+ */
+export function resourceProperties<Name extends string>(
 	resource: string,
-	operations: Record<string, { description: INodeProperties[] }>,
-	choices: INodePropertyOptions[],
-	defaultOperation: string,
+	operations: Record<Name, { properties: INodeProperties[]; tool: OperationTool }>,
+	choices: Record<NoInfer<Name>, Omit<INodePropertyOptions, 'value'>>,
+	defaultOperation: NoInfer<Name>,
 ): INodeProperties[] {
 	const selector: INodeProperties = {
 		displayName: 'Operation',
@@ -15,10 +22,24 @@ export function resourceProperties(
 		type: 'options',
 		noDataExpression: true,
 		displayOptions: { show: { resource: [resource] } },
-		options: choices,
+		options: Object.entries<Omit<INodePropertyOptions, 'value'>>(choices).map(
+			([value, choice]) => ({ ...choice, value }),
+		),
 		default: defaultOperation,
 	};
-	return [selector, ...Object.values(operations).flatMap((operation) => operation.description)];
+	const each = Object.entries<{ properties: INodeProperties[]; tool: OperationTool }>(
+		operations,
+	).map(([operation, { properties, tool }]) => {
+		const show = { resource: [resource], operation: [operation] };
+		const standIns = tool.args.map((argument) => argument.parameter);
+		return [
+			// Return All has no place in a tool (results are bounded), nor do parameters that an
+			// argument of the same name stands in for.
+			...hiddenInTool(updateDisplayOptions({ show }, properties), [...standIns, 'returnAll']),
+			...toolProperties(show, tool.description, tool.args, tool.settings),
+		];
+	});
+	return [selector, ...each.flat()];
 }
 
 /** The properties of a Get Many: Return All, Limit and a Filters collection of `filters`. */
@@ -40,14 +61,7 @@ export function listProperties(filters: INodeProperties[]): INodeProperties[] {
 			description: 'Max number of results to return',
 			displayOptions: { show: { returnAll: [false] } },
 		},
-		{
-			displayName: 'Filters',
-			name: 'filters',
-			type: 'collection',
-			placeholder: 'Add Filter',
-			default: {},
-			options: filters,
-		},
+		collection('filters', 'Filters', 'Add Filter', filters),
 	];
 }
 

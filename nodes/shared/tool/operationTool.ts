@@ -4,21 +4,13 @@ import type {
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { asToolError, presented } from './presenter';
-import {
-	hiddenInTool,
-	isToolVariant,
-	optionalArgument,
-	toolProperties,
-	ToolArguments,
-	type ToolArgument,
-} from './toolArguments';
+import { isToolVariant, optionalArgument, ToolArguments, type ToolArgument } from './toolArguments';
 import type { Simplifier } from './toolResults';
-import { createClient } from '../createClient';
+import { createClient } from '../descriptions';
 import { NodeParameters, type InputSource } from '../inputSource';
-import { everyItemFailed, ItemResults } from '../items';
+import { ItemResults } from '../items';
 import { readAgreeing, type AdPerformanceClient, type Bucket } from '../transport';
 import type { ServiceAccount } from '../types';
 import type { FieldName } from '../errors';
@@ -89,13 +81,16 @@ export async function runOperation(
 	// scrubs what this returns or throws, after the message is shaped.
 	const tool = isToolVariant(this) ? handler.tool : undefined;
 	const shaped = (error: unknown) => (tool ? asToolError(error) : error);
+	const results = new ItemResults(this);
 	let client: AdPerformanceClient;
 	try {
 		client = await createClient(this, this.getNodeParameter('requestOptions', 0, {}));
 	} catch (error) {
-		return [everyItemFailed(this, items.length, shaped(error))];
+		// The node cannot start (its credential or Request Options are unusable): every item fails.
+		const failure = shaped(error);
+		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) results.fail(itemIndex, failure);
+		return [results.list()];
 	}
-	const results = new ItemResults(this);
 
 	// Input of every item first: no request is spent, nothing is created, before all are valid.
 	const inputs = new Map<number, unknown>();
@@ -138,23 +133,6 @@ export async function runOperation(
 	if (!tool && handler.afterEveryItem && executed.length > 0)
 		await handler.afterEveryItem.call(this, client, executed, results);
 	return [results.list()];
-}
-
-/** An operation's regular properties, shown for its resource and operation, and its tool's. */
-export function withTool(
-	resource: string,
-	operation: string,
-	regular: INodeProperties[],
-	tool: OperationTool,
-): INodeProperties[] {
-	const show = { resource: [resource], operation: [operation] };
-	const standIns = tool.args.map((argument) => argument.parameter);
-	return [
-		// Return All has no place in a tool (results are bounded), nor do parameters that an
-		// argument of the same name stands in for.
-		...hiddenInTool(updateDisplayOptions({ show }, regular), [...standIns, 'returnAll']),
-		...toolProperties(show, tool.description, tool.args, tool.settings),
-	];
 }
 
 /** The account argument of list filters: optional, either ID. */

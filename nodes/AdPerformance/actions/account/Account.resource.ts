@@ -6,13 +6,12 @@ export const operations = { getAll };
 export const description = resourceProperties(
 	'account',
 	operations,
-	[
-		{
+	{
+		getAll: {
 			name: 'Get Many',
-			value: 'getAll',
 			description: 'List the ad accounts connected to the workspace',
 			action: 'Get many accounts',
 		},
-	],
+	},
 	'getAll',
 );

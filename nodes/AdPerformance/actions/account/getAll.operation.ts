@@ -3,9 +3,9 @@ import { CONNECTION_STATUSES } from '../../../shared/types';
 import { listOperation, readListInput, type ListInput } from '../listRecords';
 import { listProperties } from '../common.descriptions';
 import { simplifyAccount } from '../../../shared/tool/toolResults';
-import { statusArgument, withTool } from '../../../shared/tool/operationTool';
+import { statusArgument } from '../../../shared/tool/operationTool';
 
-const properties = listProperties([
+export const properties = listProperties([
 	{
 		displayName: 'Connection Status',
 		name: 'connectionStatus',
@@ -35,8 +35,6 @@ export const { execute, tool } = listOperation(
 	[statusArgument('accounts whose connection is', CONNECTION_STATUSES)],
 	{ path: '/accounts', what: 'accounts', simplify: simplifyAccount },
 );
-
-export const description = withTool('account', 'getAll', properties, tool);
 
 export function readInput(source: InputSource): ListInput {
 	const status = readOptional(source, STATUS, (name, value) =>

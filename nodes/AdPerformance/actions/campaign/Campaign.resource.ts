@@ -7,19 +7,17 @@ export const operations = { get, getAll };
 export const description = resourceProperties(
 	'campaign',
 	operations,
-	[
-		{
+	{
+		get: {
 			name: 'Get',
-			value: 'get',
 			description: 'Get one campaign by ID',
 			action: 'Get a campaign',
 		},
-		{
+		getAll: {
 			name: 'Get Many',
-			value: 'getAll',
 			description: 'List the campaigns of the workspace',
 			action: 'Get many campaigns',
 		},
-	],
+	},
 	'getAll',
 );

@@ -7,11 +7,10 @@ import { simplifyCampaign } from '../../../shared/tool/toolResults';
 import {
 	CAMPAIGN_ID_ARGUMENT,
 	singleRecordTool,
-	withTool,
 	type OperationTool,
 } from '../../../shared/tool/operationTool';
 
-const properties: INodeProperties[] = [campaignLocator];
+export const properties: INodeProperties[] = [campaignLocator];
 
 export function readInput(source: InputSource): string {
 	return read(source, CAMPAIGN_FIELD, (name, value) => source.check.id(name, value, 'campaign'));
@@ -25,5 +24,3 @@ export const tool: OperationTool<string> = {
 	args: [CAMPAIGN_ID_ARGUMENT],
 	execute: singleRecordTool(execute, simplifyCampaign),
 };
-
-export const description = withTool('campaign', 'get', properties, tool);

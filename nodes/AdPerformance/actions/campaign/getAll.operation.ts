@@ -4,13 +4,9 @@ import { CAMPAIGN_STATUSES } from '../../../shared/types';
 import { listProperties } from '../common.descriptions';
 import { listOperation, readListInput, type ListInput } from '../listRecords';
 import { simplifyCampaign } from '../../../shared/tool/toolResults';
-import {
-	ACCOUNT_FILTER_ARGUMENT,
-	statusArgument,
-	withTool,
-} from '../../../shared/tool/operationTool';
+import { ACCOUNT_FILTER_ARGUMENT, statusArgument } from '../../../shared/tool/operationTool';
 
-const properties = listProperties([
+export const properties = listProperties([
 	accountIdOption(
 		'Only campaigns of this account (its service account ID or its ad platform account ID)',
 		'act_…',
@@ -36,8 +32,6 @@ export const { execute, tool } = listOperation(
 	[ACCOUNT_FILTER_ARGUMENT, statusArgument('campaigns', CAMPAIGN_STATUSES)],
 	{ path: '/campaigns', what: 'campaigns', simplify: simplifyCampaign },
 );
-
-export const description = withTool('campaign', 'getAll', properties, tool);
 
 export function readInput(source: InputSource): ListInput {
 	const { check } = source;

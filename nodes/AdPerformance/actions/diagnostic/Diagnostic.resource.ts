@@ -7,20 +7,18 @@ export const operations = { get, run };
 export const description = resourceProperties(
 	'diagnostic',
 	operations,
-	[
-		{
+	{
+		get: {
 			name: 'Get',
-			value: 'get',
 			description: 'Get a diagnostic with its summary, issues and recommendations',
 			action: 'Get a diagnostic',
 		},
-		{
+		run: {
 			name: 'Run',
-			value: 'run',
 			description:
 				'Run an AI diagnostic of one campaign: summary, risk-scored issues and up to 3 recommendations',
 			action: 'Run a diagnostic',
 		},
-	],
+	},
 	'run',
 );

@@ -3,9 +3,9 @@ import type { INodeProperties } from 'n8n-workflow';
 import { read, inputField, type InputSource } from '../../../shared/inputSource';
 import { getRecordById } from '../listRecords';
 import { simplifyDiagnostic } from '../../../shared/tool/toolResults';
-import { singleRecordTool, withTool, type OperationTool } from '../../../shared/tool/operationTool';
+import { singleRecordTool, type OperationTool } from '../../../shared/tool/operationTool';
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	{
 		displayName: 'Diagnostic ID',
 		name: 'diagnosticId',
@@ -39,5 +39,3 @@ export const tool: OperationTool<string> = {
 	],
 	execute: singleRecordTool(execute, simplifyDiagnostic),
 };
-
-export const description = withTool('diagnostic', 'get', properties, tool);

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { FROM_VERSION_1_1, VERSION_1 } from '../../../shared/descriptions';
+import { collection, FROM_VERSION_1_1, VERSION_1 } from '../../../shared/descriptions';
 import type { FieldName } from '../../../shared/errors';
 import { errorTypeOf } from '../../../shared/errorTypes';
 import { verdictOf, waitUntilFinished } from '../../../shared/waitUntilFinished';
@@ -13,7 +13,6 @@ import { simplifyDiagnostic } from '../../../shared/tool/toolResults';
 import {
 	CAMPAIGN_ID_ARGUMENT,
 	singleRecordTool,
-	withTool,
 	type OperationTool,
 } from '../../../shared/tool/operationTool';
 
@@ -43,26 +42,24 @@ const timeout = {
 	description: 'How long to wait at most, from when the diagnostic was started',
 } satisfies INodeProperties;
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	campaignLocator,
 	{ ...waitForCompletion, displayOptions: { show: FROM_VERSION_1_1 } },
 	...[pollInterval, timeout].map((property) => ({
 		...property,
 		displayOptions: { show: { ...FROM_VERSION_1_1, waitForCompletion: [true] } },
 	})),
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add option',
-		default: {},
-		displayOptions: { show: VERSION_1 },
-		options: [
+	collection(
+		'options',
+		'Options',
+		'Add option',
+		[
 			waitForCompletion,
 			pollInterval,
 			{ ...timeout, description: 'How long to wait at most, starting the diagnostic included' },
 		],
-	},
+		{ displayOptions: { show: VERSION_1 } },
+	),
 ];
 
 export const tool: OperationTool<DiagnosticRun> = {
@@ -71,8 +68,6 @@ export const tool: OperationTool<DiagnosticRun> = {
 	args: [CAMPAIGN_ID_ARGUMENT],
 	execute: singleRecordTool(execute, simplifyDiagnostic),
 };
-
-export const description = withTool('diagnostic', 'run', properties, tool);
 
 type DiagnosticRun = ReturnType<typeof readInput>;
 

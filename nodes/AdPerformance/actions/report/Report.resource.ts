@@ -9,32 +9,28 @@ export const operations = { download, generate, get, getAll };
 export const description = resourceProperties(
 	'report',
 	operations,
-	[
-		{
+	{
+		download: {
 			name: 'Download',
-			value: 'download',
 			description: 'Download the file of a completed report',
 			action: 'Download a report',
 		},
-		{
+		generate: {
 			name: 'Generate',
-			value: 'generate',
 			description:
 				'Generate an AI performance report (takes 10–20 seconds): turn on Wait for Completion to output the finished report and its file, or follow with Wait for Ad Report',
 			action: 'Generate a report',
 		},
-		{
+		get: {
 			name: 'Get',
-			value: 'get',
 			description: 'Get one report with its status and summary',
 			action: 'Get a report',
 		},
-		{
+		getAll: {
 			name: 'Get Many',
-			value: 'getAll',
 			description: 'List reports',
 			action: 'Get many reports',
 		},
-	],
+	},
 	'generate',
 );

@@ -2,6 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 
 import {
 	binaryPropertyNameProperty,
+	collection,
 	maxFileSizeOption,
 	readReportId,
 	reportIdProperty,
@@ -14,24 +15,13 @@ import {
 } from '../../../shared/reportFiles';
 import type { AdPerformanceClient } from '../../../shared/transport';
 import type { InputSource } from '../../../shared/inputSource';
-import {
-	REPORT_ID_ARGUMENT,
-	withTool,
-	type OperationTool,
-} from '../../../shared/tool/operationTool';
+import { REPORT_ID_ARGUMENT, type OperationTool } from '../../../shared/tool/operationTool';
 import { reportAsText } from './get.operation';
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	reportIdProperty('ID of a completed report'),
 	binaryPropertyNameProperty,
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add option',
-		default: {},
-		options: [maxFileSizeOption],
-	},
+	collection('options', 'Options', 'Add option', [maxFileSizeOption]),
 ];
 
 type ReportDownload = ReturnType<typeof readInput>;
@@ -67,5 +57,3 @@ export const tool: OperationTool<ReportDownload> = {
 		return await reportAsText.call(this, client, itemIndex, { reportId, narrow: {} });
 	},
 };
-
-export const description = withTool('report', 'download', properties, tool);

@@ -7,7 +7,12 @@ import type {
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { daysBeforeToday } from '../../../shared/calendar';
-import { FROM_VERSION_1_1, reportWaitProperties, VERSION_1 } from '../../../shared/descriptions';
+import {
+	collection,
+	FROM_VERSION_1_1,
+	reportWaitProperties,
+	VERSION_1,
+} from '../../../shared/descriptions';
 import type { ItemResults } from '../../../shared/items';
 import {
 	defined,
@@ -24,7 +29,6 @@ import { accountLocator } from '../common.descriptions';
 import { hiddenInTool, optionalArgument } from '../../../shared/tool/toolArguments';
 import {
 	platformAccountIdOf,
-	withTool,
 	type ExecutedItem,
 	type OperationTool,
 } from '../../../shared/tool/operationTool';
@@ -44,7 +48,7 @@ const WAIT_FOR_COMPLETION_SWITCH: INodeProperties = {
 		'Whether to wait until the report is finished and output it as Wait for Ad Report does: the finished report, with its file as binary data when Download File is on. Off, the report is output at once, still generating. Timeout counts from when the reports were requested.',
 };
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	accountLocator,
 	{
 		displayName: 'Title',
@@ -84,80 +88,73 @@ const properties: INodeProperties[] = [
 		],
 		['waitForCompletion', ...reportWaitProperties.map((property) => property.name)],
 	),
-	{
-		displayName: 'Additional Fields',
-		name: 'additionalFields',
-		type: 'collection',
-		placeholder: 'Add Field',
-		default: {},
-		options: [
-			{
-				displayName: 'Campaign IDs',
-				name: 'campaignIds',
-				type: 'string',
-				default: '',
-				placeholder: 'camp_abc,camp_def',
-				description:
-					'Up to 20 campaigns to cover, comma-separated (or an expression returning a list). Empty covers all campaigns of the account.',
-			},
-			{
-				displayName: 'Format',
-				name: 'format',
-				type: 'options',
-				default: 'pdf',
-				options: REPORT_FORMAT_OPTIONS,
-				description: 'File format of the finished report',
-			},
-			{
-				displayName: 'Reuse a Recent Identical Report',
-				name: 'reuseRecentReport',
-				type: 'boolean',
-				default: false,
-				description:
-					'Whether to output a report requested within the last 10 minutes with the same account, title, dates, format and campaigns (marked reused: true) instead of generating another. Makes re-running a crashed or failed execution safe. A failed report is not reused.',
-				// The tool variant has its own switch (toolReuseRecentReport), on by default.
-				displayOptions: { hide: { '@tool': [true] } } as INodeProperties['displayOptions'],
-			},
-			{
-				displayName: 'White Label',
-				name: 'whiteLabel',
-				type: 'fixedCollection',
-				default: {},
-				placeholder: 'Add White Label',
-				description: 'Brand the report as your agency (Agency plan)',
-				options: [
-					{
-						displayName: 'Branding',
-						name: 'branding',
-						values: [
-							{
-								displayName: 'Company Name',
-								name: 'companyName',
-								type: 'string',
-								default: '',
-								description: 'Your agency name, printed on the report instead of the service’s',
-							},
-							{
-								displayName: 'Logo URL',
-								name: 'logoUrl',
-								type: 'string',
-								default: '',
-								placeholder: 'https://example.com/logo.png',
-								description: 'Address (http or https) of the logo printed on the report',
-							},
-							{
-								displayName: 'Primary Color',
-								name: 'primaryColor',
-								type: 'color',
-								default: '#1a73e8',
-								description: 'Brand color of the report, as #rrggbb',
-							},
-						],
-					},
-				],
-			},
-		],
-	},
+	collection('additionalFields', 'Additional Fields', 'Add Field', [
+		{
+			displayName: 'Campaign IDs',
+			name: 'campaignIds',
+			type: 'string',
+			default: '',
+			placeholder: 'camp_abc,camp_def',
+			description:
+				'Up to 20 campaigns to cover, comma-separated (or an expression returning a list). Empty covers all campaigns of the account.',
+		},
+		{
+			displayName: 'Format',
+			name: 'format',
+			type: 'options',
+			default: 'pdf',
+			options: REPORT_FORMAT_OPTIONS,
+			description: 'File format of the finished report',
+		},
+		{
+			displayName: 'Reuse a Recent Identical Report',
+			name: 'reuseRecentReport',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether to output a report requested within the last 10 minutes with the same account, title, dates, format and campaigns (marked reused: true) instead of generating another. Makes re-running a crashed or failed execution safe. A failed report is not reused.',
+			// The tool variant has its own switch (toolReuseRecentReport), on by default.
+			displayOptions: { hide: { '@tool': [true] } } as INodeProperties['displayOptions'],
+		},
+		{
+			displayName: 'White Label',
+			name: 'whiteLabel',
+			type: 'fixedCollection',
+			default: {},
+			placeholder: 'Add White Label',
+			description: 'Brand the report as your agency (Agency plan)',
+			options: [
+				{
+					displayName: 'Branding',
+					name: 'branding',
+					values: [
+						{
+							displayName: 'Company Name',
+							name: 'companyName',
+							type: 'string',
+							default: '',
+							description: 'Your agency name, printed on the report instead of the service’s',
+						},
+						{
+							displayName: 'Logo URL',
+							name: 'logoUrl',
+							type: 'string',
+							default: '',
+							placeholder: 'https://example.com/logo.png',
+							description: 'Address (http or https) of the logo printed on the report',
+						},
+						{
+							displayName: 'Primary Color',
+							name: 'primaryColor',
+							type: 'color',
+							default: '#1a73e8',
+							description: 'Brand color of the report, as #rrggbb',
+						},
+					],
+				},
+			],
+		},
+	]),
 ];
 
 const ACCOUNT = inputField('accountId', 'Ad Account', 'account', { locator: true });
@@ -366,5 +363,3 @@ function toolAnswer(report: ServiceReport, reused: boolean): IDataObject {
 				: `${already} It is still being generated: wait for it with the wait-for-report tool (at most about 20 seconds), then read its results.`,
 	};
 }
-
-export const description = withTool('report', 'generate', properties, tool);

@@ -1,6 +1,11 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { accountIdOption, readReportId, reportIdProperty } from '../../../shared/descriptions';
+import {
+	accountIdOption,
+	collection,
+	readReportId,
+	reportIdProperty,
+} from '../../../shared/descriptions';
 import { inputField, readOptional, type InputSource } from '../../../shared/inputSource';
 import { findReport } from '../../../shared/reportLedger';
 import type { AdPerformanceClient } from '../../../shared/transport';
@@ -8,20 +13,16 @@ import { simplifyReport } from '../../../shared/tool/toolResults';
 import {
 	REPORT_ID_ARGUMENT,
 	singleRecordTool,
-	withTool,
 	type OperationTool,
 } from '../../../shared/tool/operationTool';
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	reportIdProperty('ID of the report, as returned by Generate'),
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add option',
-		default: {},
-		description: 'The service finds one report by listing; narrowing the search makes it faster',
-		options: [
+	collection(
+		'options',
+		'Options',
+		'Add option',
+		[
 			accountIdOption('Ad account of the report'),
 			{
 				displayName: 'Created After',
@@ -31,7 +32,10 @@ const properties: INodeProperties[] = [
 				description: 'A moment before the report was created',
 			},
 		],
-	},
+		{
+			description: 'The service finds one report by listing; narrowing the search makes it faster',
+		},
+	),
 ];
 
 const ACCOUNT = inputField('options.accountId', 'Options → Account ID');
@@ -74,5 +78,3 @@ export const tool: OperationTool<ReportLookup> = {
 	args: [REPORT_ID_ARGUMENT],
 	execute: reportAsText,
 };
-
-export const description = withTool('report', 'get', properties, tool);

@@ -10,13 +10,9 @@ import { listProperties } from '../common.descriptions';
 import { listOperation, readListInput, type ListInput } from '../listRecords';
 import { simplifyReport } from '../../../shared/tool/toolResults';
 import { optionalArgument } from '../../../shared/tool/toolArguments';
-import {
-	ACCOUNT_FILTER_ARGUMENT,
-	statusArgument,
-	withTool,
-} from '../../../shared/tool/operationTool';
+import { ACCOUNT_FILTER_ARGUMENT, statusArgument } from '../../../shared/tool/operationTool';
 
-const properties = listProperties([
+export const properties = listProperties([
 	accountIdOption('Only reports of this ad account'),
 	{
 		displayName: 'Campaign ID',
@@ -93,8 +89,6 @@ export const { execute, tool } = listOperation(
 	],
 	{ path: '/reports', what: 'reports', simplify: simplifyReport },
 );
-
-export const description = withTool('report', 'getAll', properties, tool);
 
 export function readInput(source: InputSource): ListInput {
 	const { check } = source;
