@@ -1,9 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { collectionOption, inputField, read, type InputSource } from './inputSource';
+import { inputField, read, type InputSource } from './inputSource';
 import { ANSWER_LIMITS } from './limits';
-import { AdPerformanceClient, type ClientOptions, type RequestContext } from './transport';
-import { InputValidator } from './validation';
 
 /** A collection (n8n's "Add …" list) of `options`, empty by default. */
 export function collection(
@@ -16,7 +14,7 @@ export function collection(
 	return { displayName, name, type: 'collection', placeholder, default: {}, ...more, options };
 }
 
-/** Request Options, the same on every node (read by createClient). */
+/** Request Options, the same on every node (read by createClient.ts). */
 export const requestOptionsProperty = collection(
 	'requestOptions',
 	'Request Options',
@@ -42,26 +40,6 @@ export const requestOptionsProperty = collection(
 		},
 	],
 );
-
-/**
- * The client of one execution, with the node's Request Options checked before any request: an
- * expression that yields "abc", {} or NaN must never mean "no attempt limit".
- */
-export async function createClient(
-	ctx: RequestContext,
-	rawRequestOptions: unknown,
-): Promise<AdPerformanceClient> {
-	const check = new InputValidator(ctx.getNode(), 0);
-	const options: ClientOptions = {};
-	const maxAttempts = 'Request Options → Max Attempts';
-	const attempts = collectionOption(check, rawRequestOptions, 'maxAttempts', maxAttempts);
-	if (attempts !== undefined) options.maxAttempts = check.integer(maxAttempts, attempts, 1, 10);
-	const maxWait = 'Request Options → Max Wait When Rate Limited (Minutes)';
-	const wait = collectionOption(check, rawRequestOptions, 'rateLimitWaitMinutes', maxWait);
-	if (wait !== undefined)
-		options.rateLimitWaitMinutes = check.number(maxWait, wait, 0, 1440, 'minutes');
-	return await AdPerformanceClient.create(ctx, options);
-}
 
 /** The Report ID parameter of Report → Get and Download and of Wait for Ad Report. */
 export function reportIdProperty(description: string, byDefault = ''): INodeProperties {

@@ -1,6 +1,6 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
-import { createClient } from '../../shared/descriptions';
+import { createClient } from '../../shared/createClient';
 import { errorTypeOf } from '../../shared/errorTypes';
 import { DeadlineReached } from '../../shared/transport';
 import { inputField, NodeParameters, read, readOptional } from '../../shared/inputSource';

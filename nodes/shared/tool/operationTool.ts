@@ -8,7 +8,7 @@ import type {
 import { asToolError, presented } from './presenter';
 import { isToolVariant, optionalArgument, ToolArguments, type ToolArgument } from './toolArguments';
 import type { Simplifier } from './toolResults';
-import { createClient } from '../descriptions';
+import { createClient } from '../createClient';
 import { NodeParameters, type InputSource } from '../inputSource';
 import { ItemResults } from '../items';
 import { readAgreeing, type AdPerformanceClient, type Bucket } from '../transport';

@@ -121,7 +121,7 @@ export class AdPerformanceClient {
 		});
 	}
 
-	/** Checks the credential before anything is sent (createClient, in descriptions.ts, validated the options). */
+	/** Checks the credential before anything is sent (createClient.ts validated the options). */
 	static async create(
 		ctx: RequestContext,
 		options: ClientOptions = {},
